@@ -1,0 +1,340 @@
+/*
+ * xlog.h - the whole public interface of xlog, and its reference manual.
+ *
+ * xlog is an asynchronous logging library for C11 and C++.  A log call costs
+ * the caller a few nanoseconds: it checks the level, copies the raw arguments
+ * (strings by value) and a TSC timestamp into a ring that belongs to the
+ * calling thread, and returns.  It takes no lock, makes no system call, does
+ * not allocate and does not format (after the thread's first message, which
+ * allocates its ring).  One back-end thread drains every ring, merges the
+ * messages by time, formats them exactly as printf would, and writes them to
+ * the files in large blocks.
+ *
+ *     #include <xlog.h>
+ *
+ *     int main(void)
+ *     {
+ *         xlog_config cfg = xlog_defaults();
+ *         cfg.dir = "logs";
+ *         int rc = xlog_open(&cfg);
+ *         if (rc != 0) {
+ *             fprintf(stderr, "xlog_open: %s\n", xlog_strerror(rc));
+ *             return 1;
+ *         }
+ *         xlog_info("user %s logged in, id %d", "alice", 42);
+ *         xlog_close();
+ *     }
+ *
+ * Every line has the note-000 layout, in UTC with nanoseconds and the kernel
+ * thread id (as ps, top and gdb show it):
+ *
+ *     2026-11-22 14:45:25.123456789 [INFO] main.c:42 main 12345 user alice logged in, id 42
+ *
+ * Names: every public name starts with xlog_ or XLOG_ (and xlogout, kept for
+ * existing callers).  Names that start with xlog__ or XLOG__ (two underscores)
+ * are the library's own and may change; they appear here only because the
+ * call-site macros must be able to inline them.
+ *
+ * Thread safety: every function may be called from any thread.  xlog_open and
+ * xlog_close must not race with each other.
+ */
+#ifndef XLOG_H
+#define XLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Levels                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Message levels, in increasing severity.  A message is written when its
+ * level is at or above the threshold in force for the calling thread: the
+ * thread's own (xlog_thread_level) if it has one, else the process-wide one
+ * (xlog_set_level).  XLOG_OFF as a threshold disables everything. */
+enum {
+    XLOG_TRACE = 0,
+    XLOG_DEBUG = 1,
+    XLOG_INFO = 2,
+    XLOG_WARN = 3,
+    XLOG_ERROR = 4,
+    XLOG_FATAL = 5,
+    XLOG_OFF = 6
+};
+
+/* Passed to xlog_thread_level(): drop this thread's own threshold and follow
+ * the process-wide one again. */
+#define XLOG_LEVEL_PROCESS (-1)
+
+/* ------------------------------------------------------------------------ */
+/* Configuration                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* How messages are spread over files. */
+typedef enum xlog_file_mode {
+    /* One file for every thread: <dir>/YYYY-MM-DD.log, lines in time order. */
+    XLOG_FILE_SHARED = 0,
+    /* One file per thread, as note 000: <dir>/YYYY-MM-DD-<tid>.log, where tid
+     * is the kernel thread id. */
+    XLOG_FILE_PER_THREAD = 1,
+    /* One file per process: <dir>/YYYY-MM-DD-p<pid>.log. */
+    XLOG_FILE_PER_PROCESS = 2
+} xlog_file_mode;
+
+/* What a log call does when its thread's ring is full (the back end is
+ * behind, or the disk is slow). */
+typedef enum xlog_full_policy {
+    /* Wait until the back end has made room.  Nothing is ever lost; the wait
+     * is counted in xlog_counters.blocked. */
+    XLOG_FULL_BLOCK = 0,
+    /* Drop the message and count it (xlog_counters.dropped).  The log later
+     * gets a line saying how many messages the thread dropped. */
+    XLOG_FULL_DROP = 1
+} xlog_full_policy;
+
+/* Everything xlog_open() can be told.  Always start from xlog_defaults() and
+ * change the fields you need, so that fields added later keep their
+ * defaults. */
+typedef struct xlog_config {
+    /* Directory of the log files; created (with its parents, mode 0750) if
+     * missing.  Default "logs".  The environment variable XLOG_DIR, when set
+     * and non-empty, overrides it (see use_environment). */
+    const char *dir;
+
+    /* How messages are spread over files.  Default XLOG_FILE_SHARED. */
+    xlog_file_mode file_mode;
+
+    /* Initial process-wide threshold (XLOG_TRACE ... XLOG_OFF).  Default
+     * XLOG_INFO.  XLOG_LEVEL=trace|debug|info|warn|error|fatal|off in the
+     * environment overrides it (see use_environment). */
+    int level;
+
+    /* Bytes in each thread's ring; rounded up to a power of two, at least
+     * 64 KiB.  Default 1 MiB.  This bounds the memory a burst can take: a
+     * thread never holds more than this much unwritten data. */
+    size_t ring_size;
+
+    /* What a call does when its ring is full.  Default XLOG_FULL_BLOCK. */
+    xlog_full_policy full_policy;
+
+    /* Longest message text, in bytes, after formatting (the line prefix is not
+     * counted).  A longer message, or a string argument that alone is longer,
+     * is cut and ends with XLOG_TRUNCATED_MARK.  At least 256, at most
+     * ring_size / 4.  Default 16 KiB. */
+    size_t max_message;
+
+    /* Bytes the back end gathers for one file before it writes them with one
+     * write(2).  At least 4 KiB.  Default 256 KiB. */
+    size_t write_buffer;
+
+    /* Longest time, in milliseconds, that a formatted line may wait in the
+     * back end's buffer before it is written when the load is light.  Under
+     * load, buffers are written as they fill.  Default 20. */
+    unsigned flush_interval_ms;
+
+    /* How long the back end sleeps, in microseconds, when it finds every ring
+     * empty.  This is the latency of a message under light load; the caller
+     * never waits for it.  Default 500. */
+    unsigned idle_sleep_us;
+
+    /* Non-zero: XLOG_LEVEL and XLOG_DIR in the environment override level and
+     * dir (for operators).  Default 1. */
+    int use_environment;
+
+    /* The wall clock xlog calibrates its timestamps against, in nanoseconds
+     * since the Unix epoch (UTC).  NULL (the default) means
+     * clock_gettime(CLOCK_REALTIME).  For tests and simulations: the clock is
+     * read again when the back end re-synchronises (about once a second and
+     * on every xlog_flush()). */
+    int64_t (*wall_clock_ns)(void);
+} xlog_config;
+
+/* Shown at the end of a message that was cut at max_message. */
+#define XLOG_TRUNCATED_MARK "...[truncated]"
+
+/* The default configuration (every field as documented above). */
+xlog_config xlog_defaults(void);
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Starts logging: checks cfg (NULL means the defaults), creates the
+ * directory, opens the first file and starts the back-end thread.  Returns 0,
+ * or a negative errno value: -EINVAL for a bad field, -EALREADY if xlog is
+ * already open, or the error of mkdir/open.  xlog_strerror(rc) explains it.
+ * Messages logged before xlog_open are not written. */
+int xlog_open(const xlog_config *cfg);
+
+/* Writes every message logged before the call, stops the back end and closes
+ * the files.  Messages logged after (or while) it runs are not written; a
+ * thread blocked on a full ring is released.  xlog can be opened again.
+ * Returns 0, or -EBADF if xlog was not open. */
+int xlog_close(void);
+
+/* Returns when every message logged before the call, by any thread, has been
+ * handed to the kernel with write(2).  Returns 0, or -EBADF if xlog is not
+ * open. */
+int xlog_flush(void);
+
+/* A readable explanation of a value returned by an xlog function. */
+const char *xlog_strerror(int rc);
+
+/* ------------------------------------------------------------------------ */
+/* Levels at run time                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Sets the process-wide threshold (XLOG_TRACE ... XLOG_OFF); takes effect for
+ * every thread at its next call.  Out-of-range values are clamped. */
+void xlog_set_level(int level);
+
+/* The process-wide threshold. */
+int xlog_get_level(void);
+
+/* Sets a threshold for the calling thread only, overriding the process-wide
+ * one (in either direction): xlog_thread_level(XLOG_TRACE) at the start of a
+ * request and xlog_thread_level(XLOG_LEVEL_PROCESS) at its end log exactly that
+ * one request in full. */
+void xlog_thread_level(int level);
+
+/* ------------------------------------------------------------------------ */
+/* Counters                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Totals since the process started (they survive xlog_close/xlog_open). */
+typedef struct xlog_counters {
+    uint64_t messages; /* lines written to the files (including xlog's own notices) */
+    uint64_t bytes;    /* bytes written to the files */
+    uint64_t writes;   /* write(2) calls made on the files */
+    uint64_t dropped;  /* messages dropped because a ring was full (XLOG_FULL_DROP)
+                          or logged while xlog was closing */
+    uint64_t blocked;  /* calls that had to wait for room (XLOG_FULL_BLOCK) */
+    uint64_t truncated;/* messages cut at max_message */
+    uint64_t write_errors; /* write(2) or open(2) calls that failed */
+} xlog_counters;
+
+/* Fills *out with the current totals.  Counts of messages still in the rings
+ * are not included until they are written; call xlog_flush() first for exact
+ * figures. */
+void xlog_stats(xlog_counters *out);
+
+/* ------------------------------------------------------------------------ */
+/* Logging                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* XLOG(level, format, ...) logs one message.  The format is checked at
+ * compile time as a printf format (-Wformat).  When the level is disabled the
+ * call costs a load and a compare, and the arguments are NOT evaluated.
+ *
+ * Arguments are copied when the call is made: strings by value (up to their
+ * precision, for "%.*s", so they need not be NUL-terminated), pointers as
+ * addresses.  Formatting happens later on the back end, byte-for-byte as
+ * snprintf does, with these defined results for bad input:
+ *   - "%n" is refused: nothing is written to memory, "%n" shows literally;
+ *   - a NULL string prints "(null)";
+ *   - an unknown conversion (or a positional one, "%1$d") shows literally;
+ *   - control characters (CR, LF, ESC, ...) from the format or from string
+ *     arguments are escaped as \r \n \x1b ..., so one call is one line; a
+ *     single newline at the very end of the format is dropped;
+ *   - a message longer than max_message is cut and ends with
+ *     XLOG_TRUNCATED_MARK;
+ *   - a NULL format logs "(null format)" instead of crashing.
+ * A format that is not a string literal (a variable, a table entry) works
+ * too: it is parsed at every call instead of once per call site.  At most
+ * XLOG_MAX_ARGS arguments are captured the fast way; a call with more still
+ * gives the right line, through the slower path. */
+#define XLOG(level, ...)                                                           \
+    do {                                                                           \
+        if (XLOG__UNLIKELY(xlog_enabled(level))) {                                 \
+            static xlog__site xlog__site_ = {__FILE__, __func__, __LINE__, 0, 0,   \
+                                             0, 0, 0, {0}};                        \
+            if (__builtin_constant_p(XLOG__FIRST(__VA_ARGS__)))                    \
+                xlog__log(&xlog__site_, (level), __VA_ARGS__);                     \
+            else                                                                   \
+                xlog__log_dynamic(&xlog__site_, (level), __VA_ARGS__);             \
+        }                                                                          \
+    } while (0)
+
+#define xlog_trace(...) XLOG(XLOG_TRACE, __VA_ARGS__)
+#define xlog_debug(...) XLOG(XLOG_DEBUG, __VA_ARGS__)
+#define xlog_info(...) XLOG(XLOG_INFO, __VA_ARGS__)
+#define xlog_warn(...) XLOG(XLOG_WARN, __VA_ARGS__)
+#define xlog_error(...) XLOG(XLOG_ERROR, __VA_ARGS__)
+#define xlog_fatal(...) XLOG(XLOG_FATAL, __VA_ARGS__)
+
+/* Note 000's entry point, for existing callers: logs format at level "type"
+ * (an XLOG_* level) as if from file:line in func.  Slower than XLOG (the
+ * format is parsed and file and func are copied at every call) but formatted
+ * the same way, on the back end. */
+void xlogout(unsigned int type, const char *file, int line, const char *func,
+             const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Non-zero when a message of this level would be written by this thread.
+ * Costs a thread-local load, maybe a global load, and a compare. */
+static inline int xlog_enabled(int level);
+
+/* Arguments captured by the fast path per call site. */
+#define XLOG_MAX_ARGS 16
+
+/* ------------------------------------------------------------------------ */
+/* Library internals needed by the macros above (not for direct use)        */
+/* ------------------------------------------------------------------------ */
+
+/* One per XLOG call site, static, in the caller's code.  The first three
+ * fields are constants; the rest are filled by the library on the first call
+ * (argument kinds parsed from the format) and then only read. */
+typedef struct xlog__site {
+    const char *file;
+    const char *func;
+    int line;
+    int state;                 /* 0 new, 1 being parsed, 2 parsed, 3 dynamic only */
+    const char *format;        /* the format the parse belongs to */
+    unsigned short fixed_size; /* bytes of the record without its strings */
+    unsigned char nargs;       /* arguments the format consumes */
+    unsigned char has_strings; /* non-zero if a %s / %ls argument is consumed */
+    unsigned char kinds[XLOG_MAX_ARGS];
+} xlog__site;
+
+#if defined(__GNUC__)
+#define XLOG__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define XLOG__TLS __thread __attribute__((tls_model("initial-exec")))
+#define XLOG__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define XLOG__UNLIKELY(x) (x)
+#define XLOG__TLS _Thread_local
+#define XLOG__PRINTF(f, a)
+#endif
+
+#define XLOG__FIRST(...) XLOG__FIRST_(__VA_ARGS__, 0)
+#define XLOG__FIRST_(first, ...) first
+
+/* The process-wide threshold, and the calling thread's own (or
+ * XLOG_LEVEL_PROCESS).  Written through xlog_set_level / xlog_thread_level. */
+extern int xlog__process_threshold;
+extern XLOG__TLS int xlog__thread_threshold;
+
+void xlog__log(xlog__site *site, int level, const char *format, ...) XLOG__PRINTF(3, 4);
+void xlog__log_dynamic(xlog__site *site, int level, const char *format, ...)
+    XLOG__PRINTF(3, 4);
+
+static inline int xlog_enabled(int level)
+{
+    int threshold = xlog__thread_threshold;
+    if (threshold < 0)
+        threshold = __atomic_load_n(&xlog__process_threshold, __ATOMIC_RELAXED);
+    return level >= threshold;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XLOG_H */

@@ -1,0 +1,635 @@
+/*
+ * backend.c - the one thread that turns raw records into lines in files.
+ *
+ * Why it exists: everything a log call does not do happens here: reading the
+ * rings, putting messages from all threads in time order, converting ticks to
+ * UTC, formatting, and writing large blocks.
+ *
+ * How it works, one pass of the loop:
+ *   1. scan: read every ring's head; note how far each is published and which
+ *      threads are inside a call (bit 0 of head).
+ *   2. watermark: the newest timestamp that is safe to write.  A record not
+ *      yet visible can only have a timestamp older than "now" if its thread
+ *      is inside a call; that call's timestamp is no older than the newest
+ *      record already seen from the thread (a thread's timestamps only grow).
+ *      So the watermark is min(now - margin, newest seen of each thread inside
+ *      a call).  The margin (WATERMARK_MARGIN_NS) covers the time between a
+ *      thread marking itself and that mark being visible here, which is well
+ *      under a microsecond on any hardware we know of.
+ *   3. merge: repeatedly take the ring whose next record is oldest and write
+ *      its records while they are no newer than the watermark and the next
+ *      oldest ring's record, so a shared file is in time order and each
+ *      thread's lines keep their order.
+ *   4. housekeeping: give consumed space back to the producers, write out
+ *      buffers that have waited flush_interval_ms, free the rings of threads
+ *      that have ended once they are empty, resynchronise the clock.
+ * When a pass finds nothing it sleeps idle_sleep_us (a flush or close wakes
+ * it at once).
+ *
+ * xlog_flush() is a request: the back end notes the time it sees the request,
+ * passes until the watermark has reached it (so every record published before
+ * the request has been written into a buffer), writes all buffers, and
+ * answers.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/line.h"
+#include "common/clock.h"
+#include "common/internal.h"
+#include "common/record_args.h"
+#include "format/format.h"
+#include "sinks/file_sink.h"
+
+#define WATERMARK_MARGIN_NS 50000.0
+#define RESYNC_INTERVAL_NS 1000000000.0
+/* Consumed bytes given back to a producer at least this often. */
+#define RELEASE_EVERY 65536u
+/* Room a line prefix may take: time, level, file:line function, tid. */
+#define MAX_PREFIX 2200
+
+xlog_backend_counters xlog_counts;
+
+/* What the back end remembers of a call site: its "file:line function " text
+ * and the length of its format. */
+typedef struct site_entry {
+    const void *site;
+    const char *format;
+    size_t format_len;
+    char *where;   /* "main.c:42 main " */
+    size_t where_len;
+} site_entry;
+
+static struct backend {
+    pthread_t thread;
+    xlog_config cfg;
+    char *dir;
+    xlog_clock clock;
+    int64_t last_utc;        /* never print a time older than this */
+    uint64_t margin_ticks;
+    uint64_t resync_ticks;
+    uint64_t flush_interval_ticks;
+    uint64_t next_resync;
+    xlog_time_cache time_cache;
+    xlog_file shared;        /* shared and per-process modes */
+
+    xlog_ring **rings;       /* snapshot of the registry */
+    size_t ring_count;
+    size_t ring_capacity;
+    uint64_t rings_generation;
+
+    site_entry *sites;       /* open addressing, power-of-two size */
+    size_t site_slots;
+    size_t site_count;
+
+    xlog_arg args[64];       /* the record being written, decoded */
+
+    pthread_mutex_t lock;
+    pthread_cond_t wake;     /* to the back end: a request is waiting */
+    pthread_cond_t answered; /* from the back end: a flush is done */
+    uint64_t flush_requested;
+    uint64_t flush_done;
+    int stop;
+} be = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* ---- call sites ---------------------------------------------------------- */
+
+/* The last component of a path of len bytes (no NUL needed). */
+static const char *base_name(const char *path, size_t len)
+{
+    const char *slash = memrchr(path, '/', len);
+    return slash ? slash + 1 : path;
+}
+
+/* The format length a line uses: a single newline at the very end of a format
+ * is dropped, since every message is a line anyway. */
+static size_t line_format_len(const char *format, size_t len)
+{
+    return len && format[len - 1] == '\n' ? len - 1 : len;
+}
+
+/* Writes "file:line function " (file reduced to its base name) into out;
+ * returns its length, at most size - 1. */
+static size_t format_where(char *out, size_t size, const char *file, size_t file_len, int line,
+                           const char *func, size_t func_len)
+{
+    const char *base = base_name(file, file_len);
+    file_len -= (size_t)(base - file);
+    int n = snprintf(out, size, "%.*s:%d %.*s ", (int)file_len, base, line, (int)func_len, func);
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+static int sites_grow(void)
+{
+    size_t slots = be.site_slots ? be.site_slots * 2 : 1024;
+    site_entry *table = calloc(slots, sizeof *table);
+    if (!table)
+        return -1;
+    for (size_t i = 0; i < be.site_slots; i++) {
+        if (!be.sites[i].site)
+            continue;
+        size_t j = ((uintptr_t)be.sites[i].site >> 4) & (slots - 1);
+        while (table[j].site)
+            j = (j + 1) & (slots - 1);
+        table[j] = be.sites[i];
+    }
+    free(be.sites);
+    be.sites = table;
+    be.site_slots = slots;
+    return 0;
+}
+
+static const site_entry *site_lookup(const xlog__site *site)
+{
+    if (be.site_slots) {
+        size_t j = ((uintptr_t)site >> 4) & (be.site_slots - 1);
+        while (be.sites[j].site) {
+            if (be.sites[j].site == site)
+                return &be.sites[j];
+            j = (j + 1) & (be.site_slots - 1);
+        }
+    }
+    if ((be.site_count + 1) * 2 > be.site_slots && sites_grow() != 0)
+        return NULL;
+    site_entry entry = {site, NULL, 0, NULL, 0};
+    if (site->format) /* set before the site was first published */
+        entry.format = site->format;
+    entry.format_len = entry.format ? line_format_len(entry.format, strlen(entry.format)) : 0;
+    size_t file_len = strlen(site->file), func_len = strlen(site->func);
+    size_t size = file_len + func_len + 16;
+    entry.where = malloc(size);
+    if (!entry.where)
+        return NULL;
+    entry.where_len = format_where(entry.where, size, site->file, file_len, site->line,
+                                   site->func, func_len);
+    size_t j = ((uintptr_t)site >> 4) & (be.site_slots - 1);
+    while (be.sites[j].site)
+        j = (j + 1) & (be.site_slots - 1);
+    be.sites[j] = entry;
+    be.site_count++;
+    return &be.sites[j];
+}
+
+static void sites_free(void)
+{
+    for (size_t i = 0; i < be.site_slots; i++)
+        free(be.sites[i].where);
+    free(be.sites);
+    be.sites = NULL;
+    be.site_slots = be.site_count = 0;
+}
+
+/* ---- writing one line ------------------------------------------------------ */
+
+static xlog_file *file_for(xlog_ring *r)
+{
+    if (be.cfg.file_mode != XLOG_FILE_PER_THREAD)
+        return &be.shared;
+    if (!r->file) {
+        xlog_file *f = malloc(sizeof *f);
+        if (!f)
+            return NULL;
+        if (xlog_file_init(f, be.dir, XLOG_FILE_PER_THREAD, r->tid, be.cfg.write_buffer) != 0) {
+            free(f);
+            return NULL;
+        }
+        r->file = f;
+    }
+    return r->file;
+}
+
+static void release_file(xlog_ring *r)
+{
+    if (r->file) {
+        xlog_file_destroy(r->file);
+        free(r->file);
+        r->file = NULL;
+    }
+}
+
+/* Time of a record in UTC, never older than a time already written. */
+static int64_t line_time(uint64_t tsc)
+{
+    int64_t utc = xlog_clock_utc(&be.clock, tsc);
+    if (utc < be.last_utc)
+        utc = be.last_utc;
+    be.last_utc = utc;
+    return utc;
+}
+
+/* Writes one line: prefix, then the message rendered from fmt and args
+ * (escaped, cut at max_message). */
+static void write_line(xlog_ring *r, int64_t utc, int level, const char *where, size_t where_len,
+                       const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
+                       int truncated)
+{
+    xlog_file *f = file_for(r);
+    if (!f)
+        return;
+    if (xlog_file_use_day(f, xlog_utc_day(utc)) != 0) {
+        f->length = 0;
+        return;
+    }
+    if (where_len > MAX_PREFIX - 64)
+        where_len = MAX_PREFIX - 64;
+    size_t max_message = be.cfg.max_message;
+    size_t mark_len = sizeof XLOG_TRUNCATED_MARK - 1;
+    char *out = xlog_file_room(f, MAX_PREFIX + max_message + mark_len + 1);
+    if (f->length == 0)
+        f->pending_since = xlog_ticks();
+
+    char *p = out;
+    xlog_line_time(&be.time_cache, utc, p);
+    p += XLOG_TIME_TEXT_LEN;
+    *p++ = ' ';
+    size_t tag_len;
+    const char *tag = xlog_level_tag(level, &tag_len);
+    memcpy(p, tag, tag_len);
+    p += tag_len;
+    memcpy(p, where, where_len);
+    p += where_len;
+    if (!r->tid_text_len)
+        r->tid_text_len = (size_t)snprintf(r->tid_text, sizeof r->tid_text, "%d ", r->tid);
+    memcpy(p, r->tid_text, r->tid_text_len);
+    p += r->tid_text_len;
+
+    size_t full = xlog_fmt_render(fmt, fmt_len, args, nargs, XLOG_FMT_ESCAPE, p, max_message);
+    if (full > max_message || truncated) {
+        size_t keep = full < max_message ? full : max_message;
+        if (keep > max_message - mark_len)
+            keep = max_message - mark_len;
+        memcpy(p + keep, XLOG_TRUNCATED_MARK, mark_len);
+        p += keep + mark_len;
+        xlog_add(&xlog_counts.truncated, 1);
+    } else {
+        p += full;
+    }
+    *p++ = '\n';
+    f->length += (size_t)(p - out);
+    xlog_add(&xlog_counts.messages, 1);
+}
+
+/* A line of xlog's own, e.g. how many messages a thread dropped. */
+static void write_notice(xlog_ring *r, int64_t utc, const char *text)
+{
+    static const char where[] = "xlog:0 xlog ";
+    write_line(r, utc, XLOG_WARN, where, sizeof where - 1, text, strlen(text), NULL, 0, 0);
+}
+
+static void report_drops(xlog_ring *r, int64_t utc)
+{
+    uint64_t dropped = xlog_load(&r->dropped);
+    if (dropped == r->dropped_reported)
+        return;
+    char text[96];
+    snprintf(text, sizeof text, "%llu messages dropped by this thread: its ring was full",
+             (unsigned long long)(dropped - r->dropped_reported));
+    r->dropped_reported = dropped;
+    write_notice(r, utc, text);
+}
+
+/* Formats and writes the record at the ring's read position. */
+static void consume(xlog_ring *r, const xlog_record *rec)
+{
+    int64_t utc = line_time(rec->tsc);
+    report_drops(r, utc);
+    const xlog__site *site = rec->site;
+    const site_entry *entry = site ? site_lookup(site) : NULL;
+    const char *body = (const char *)(rec + 1);
+    int truncated = rec->flags & XLOG_REC_TRUNCATED;
+
+    if (rec->type == XLOG_REC_SITE) {
+        if (!entry)
+            return;
+        xlog_record_decode_args(body, site->kinds, rec->nargs, be.args);
+        write_line(r, utc, rec->level, entry->where, entry->where_len, entry->format,
+                   entry->format_len, be.args, rec->nargs, truncated);
+        return;
+    }
+    uint32_t head[4]; /* format length, line, file length, function length */
+    memcpy(head, body, sizeof head);
+    const unsigned char *kinds = (const unsigned char *)body + sizeof head;
+    const char *fmt = (const char *)kinds + rec->nargs;
+    const char *file = fmt + head[0];
+    const char *func = file + head[2];
+    xlog_record_decode_args(func + head[3], kinds, rec->nargs, be.args);
+    size_t fmt_len = line_format_len(fmt, head[0]);
+    if (entry) {
+        write_line(r, utc, rec->level, entry->where, entry->where_len, fmt, fmt_len, be.args,
+                   rec->nargs, truncated);
+        return;
+    }
+    char where[MAX_PREFIX - 64];
+    size_t where_len = format_where(where, sizeof where, file, head[2], (int)head[1], func, head[3]);
+    write_line(r, utc, rec->level, where, where_len, fmt, fmt_len, be.args, rec->nargs,
+               truncated);
+}
+
+/* ---- reading the rings ----------------------------------------------------- */
+
+/* Takes a new snapshot of the registry when it has changed. */
+static void refresh_rings(void)
+{
+    uint64_t generation = xlog_load(&xlog_rings.generation);
+    if (be.rings && generation == be.rings_generation)
+        return;
+    pthread_mutex_lock(&xlog_rings.lock);
+    size_t count = 0;
+    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
+        count++;
+    if (count + 1 > be.ring_capacity) {
+        size_t capacity = (count + 1) * 2;
+        xlog_ring **rings = realloc(be.rings, capacity * sizeof *rings);
+        if (!rings) {
+            pthread_mutex_unlock(&xlog_rings.lock);
+            return;
+        }
+        be.rings = rings;
+        be.ring_capacity = capacity;
+    }
+    be.ring_count = 0;
+    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
+        be.rings[be.ring_count++] = r;
+    be.rings_generation = xlog_load(&xlog_rings.generation);
+    pthread_mutex_unlock(&xlog_rings.lock);
+}
+
+/* Reads every head; returns the watermark (see the top of this file). */
+static uint64_t scan(void)
+{
+    uint64_t now = xlog_ticks();
+    refresh_rings();
+    uint64_t watermark = now - be.margin_ticks;
+    for (size_t i = 0; i < be.ring_count; i++) {
+        xlog_ring *r = be.rings[i];
+        uint64_t head = xlog_load_acquire(&r->head);
+        r->visible_end = head & ~(uint64_t)1;
+        if ((head & 1) && r->last_tsc < watermark)
+            watermark = r->last_tsc;
+    }
+    return watermark;
+}
+
+/* The next record of a ring, skipping padding; NULL if none is visible. */
+static const xlog_record *front(xlog_ring *r)
+{
+    while (r->read_pos < r->visible_end) {
+        const xlog_record *rec = (const xlog_record *)(r->buffer + (r->read_pos & r->mask));
+        if (rec->type != XLOG_REC_PAD) {
+            if (rec->tsc > r->last_tsc)
+                r->last_tsc = rec->tsc;
+            return rec;
+        }
+        r->read_pos += rec->size;
+    }
+    return NULL;
+}
+
+/* Writes every visible record no newer than the watermark, oldest first. */
+static size_t merge(uint64_t watermark)
+{
+    size_t written = 0;
+    for (;;) {
+        xlog_ring *best = NULL;
+        uint64_t best_tsc = 0, second_tsc = UINT64_MAX;
+        for (size_t i = 0; i < be.ring_count; i++) {
+            const xlog_record *rec = front(be.rings[i]);
+            if (!rec)
+                continue;
+            if (!best || rec->tsc < best_tsc) {
+                if (best)
+                    second_tsc = best_tsc;
+                best = be.rings[i];
+                best_tsc = rec->tsc;
+            } else if (rec->tsc < second_tsc) {
+                second_tsc = rec->tsc;
+            }
+        }
+        if (!best || best_tsc > watermark)
+            return written;
+        uint64_t limit = second_tsc < watermark ? second_tsc : watermark;
+        const xlog_record *rec;
+        while ((rec = front(best)) && rec->tsc <= limit) {
+            consume(best, rec);
+            best->read_pos += rec->size;
+            written++;
+            if (best->read_pos - xlog_load(&best->tail) >= RELEASE_EVERY)
+                xlog_store_release(&best->tail, best->read_pos);
+        }
+        xlog_store_release(&best->tail, best->read_pos);
+    }
+}
+
+/* ---- housekeeping ---------------------------------------------------------- */
+
+/* Frees the rings of threads that have ended, once everything in them is
+ * written. */
+static void retire_exited_rings(void)
+{
+    for (size_t i = 0; i < be.ring_count; i++) {
+        xlog_ring *r = be.rings[i];
+        if (!xlog_load_acquire(&r->exited))
+            continue;
+        r->visible_end = xlog_load_acquire(&r->head);
+        if (front(r))
+            continue;
+        report_drops(r, be.last_utc);
+        release_file(r);
+        pthread_mutex_lock(&xlog_rings.lock);
+        xlog_ring_free_locked(r);
+        pthread_mutex_unlock(&xlog_rings.lock);
+        be.rings[i--] = be.rings[--be.ring_count];
+    }
+}
+
+static void write_buffers(uint64_t now, int all)
+{
+    if (be.shared.length && (all || now - be.shared.pending_since >= be.flush_interval_ticks))
+        xlog_file_write_out(&be.shared);
+    for (size_t i = 0; i < be.ring_count; i++) {
+        xlog_file *f = be.rings[i]->file;
+        if (f && f->length && (all || now - f->pending_since >= be.flush_interval_ticks))
+            xlog_file_write_out(f);
+    }
+}
+
+static void resync_clock(uint64_t now)
+{
+    xlog_clock_resync(&be.clock);
+    be.next_resync = now + be.resync_ticks;
+}
+
+static void idle_wait(unsigned microseconds)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += (long)microseconds * 1000;
+    until.tv_sec += until.tv_nsec / 1000000000;
+    until.tv_nsec %= 1000000000;
+    pthread_mutex_lock(&be.lock);
+    if (xlog_load(&be.flush_requested) == be.flush_done && !be.stop)
+        pthread_cond_timedwait(&be.wake, &be.lock, &until);
+    pthread_mutex_unlock(&be.lock);
+}
+
+static void *backend_main(void *unused)
+{
+    (void)unused;
+    int flushing = 0, stopping = 0;
+    uint64_t flush_seq = 0, flush_target = 0;
+    for (;;) {
+        if (!flushing) {
+            uint64_t requested = xlog_load_acquire(&be.flush_requested);
+            stopping = xlog_load_acquire(&be.stop);
+            if (requested != be.flush_done || stopping) {
+                flushing = 1;
+                flush_seq = requested;
+                flush_target = xlog_ticks();
+            }
+        }
+        uint64_t watermark = scan();
+        size_t written = merge(watermark);
+        retire_exited_rings();
+        uint64_t now = xlog_ticks();
+        if (flushing && watermark >= flush_target) {
+            for (size_t i = 0; i < be.ring_count; i++)
+                report_drops(be.rings[i], be.last_utc);
+            write_buffers(now, 1);
+            resync_clock(now);
+            pthread_mutex_lock(&be.lock);
+            be.flush_done = flush_seq;
+            pthread_cond_broadcast(&be.answered);
+            pthread_mutex_unlock(&be.lock);
+            flushing = 0;
+            if (stopping)
+                return NULL;
+            continue;
+        }
+        write_buffers(now, 0);
+        if (now >= be.next_resync)
+            resync_clock(now);
+        if (written == 0) {
+            if (flushing) {
+                struct timespec pause = {0, 10000};
+                nanosleep(&pause, NULL);
+            } else {
+                idle_wait(be.cfg.idle_sleep_us);
+            }
+        }
+    }
+}
+
+/* ---- starting, flushing, stopping ------------------------------------------ */
+
+int xlog_backend_start(const xlog_config *cfg)
+{
+    be.cfg = *cfg;
+    be.dir = strdup(cfg->dir);
+    if (!be.dir)
+        return -ENOMEM;
+    be.cfg.dir = be.dir;
+    int rc = xlog_make_dir(be.dir);
+    if (rc != 0)
+        goto fail_dir;
+
+    xlog_clock_start(&be.clock, cfg->wall_clock_ns);
+    be.margin_ticks = (uint64_t)(WATERMARK_MARGIN_NS / be.clock.ns_per_tick);
+    be.resync_ticks = (uint64_t)(RESYNC_INTERVAL_NS / be.clock.ns_per_tick);
+    be.flush_interval_ticks = (uint64_t)(cfg->flush_interval_ms * 1e6 / be.clock.ns_per_tick);
+    be.next_resync = xlog_ticks() + be.resync_ticks;
+    be.last_utc = INT64_MIN;
+    xlog_time_cache_init(&be.time_cache);
+
+    rc = xlog_file_init(&be.shared, be.dir, cfg->file_mode, (int)getpid(), cfg->write_buffer);
+    if (rc != 0)
+        goto fail_dir;
+    /* Open the first file now so that a bad directory is reported by
+     * xlog_open; per-thread files are opened by their first line. */
+    if (cfg->file_mode != XLOG_FILE_PER_THREAD) {
+        rc = xlog_file_use_day(&be.shared, xlog_utc_day(xlog_clock_utc(&be.clock, xlog_ticks())));
+        if (rc != 0)
+            goto fail_file;
+    } else if (access(be.dir, W_OK) != 0) {
+        rc = -errno;
+        goto fail_file;
+    }
+
+    be.flush_requested = be.flush_done = 0;
+    be.stop = 0;
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&be.wake, &attr);
+    pthread_condattr_destroy(&attr);
+    pthread_cond_init(&be.answered, NULL);
+
+    pthread_mutex_lock(&xlog_rings.lock);
+    xlog_rings.backend_running = 1;
+    pthread_mutex_unlock(&xlog_rings.lock);
+
+    /* The back end takes no signals: they belong to the application. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = -pthread_create(&be.thread, NULL, backend_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0)
+        return 0;
+    pthread_mutex_lock(&xlog_rings.lock);
+    xlog_rings.backend_running = 0;
+    pthread_mutex_unlock(&xlog_rings.lock);
+fail_file:
+    xlog_file_destroy(&be.shared);
+fail_dir:
+    free(be.dir);
+    be.dir = NULL;
+    return rc;
+}
+
+int xlog_backend_flush(void)
+{
+    pthread_mutex_lock(&be.lock);
+    uint64_t mine = be.flush_requested + 1;
+    xlog_store_release(&be.flush_requested, mine);
+    pthread_cond_signal(&be.wake);
+    while (be.flush_done < mine)
+        pthread_cond_wait(&be.answered, &be.lock);
+    pthread_mutex_unlock(&be.lock);
+    return 0;
+}
+
+void xlog_backend_stop(void)
+{
+    pthread_mutex_lock(&be.lock);
+    xlog_store_release(&be.stop, 1);
+    pthread_cond_signal(&be.wake);
+    pthread_mutex_unlock(&be.lock);
+    pthread_join(be.thread, NULL);
+
+    pthread_mutex_lock(&xlog_rings.lock);
+    xlog_rings.backend_running = 0;
+    for (xlog_ring *r = xlog_rings.rings, *next; r; r = next) {
+        next = r->next;
+        release_file(r);
+        if (xlog_load_acquire(&r->exited))
+            xlog_ring_free_locked(r);
+    }
+    pthread_mutex_unlock(&xlog_rings.lock);
+
+    xlog_file_destroy(&be.shared);
+    pthread_cond_destroy(&be.wake);
+    pthread_cond_destroy(&be.answered);
+    sites_free();
+    free(be.rings);
+    be.rings = NULL;
+    be.ring_count = be.ring_capacity = 0;
+    free(be.dir);
+    be.dir = NULL;
+}

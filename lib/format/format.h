@@ -1,0 +1,132 @@
+/*
+ * format.h - the printf-compatible format engine, shared by both ends.
+ *
+ * Why it exists: xlog never formats on the calling thread.  The caller only
+ * needs to know which argument kinds a format consumes (so it can copy the raw
+ * values into its ring); the back end later turns the format plus those raw
+ * values into text that is byte-for-byte what snprintf would have produced.
+ * Both needs are served by one parser so the two ends can never disagree about
+ * what a format means.
+ *
+ * How it works: xlog_fmt_next() walks a format one conversion at a time and
+ * describes it (flags, width, precision, length, conversion, argument kind).
+ * xlog_fmt_kinds() uses it to list the argument kinds in va_arg order (for the
+ * caller); xlog_fmt_render() uses it with an array of decoded arguments (for the
+ * back end).  Formats are given with an explicit length and need not be
+ * NUL-terminated.
+ *
+ * Defined results for bad input (never undefined behaviour):
+ *   - "%n" consumes its pointer argument (so later arguments stay aligned),
+ *     writes nothing to memory, and is shown literally as "%n";
+ *   - a NULL "%s" (or "%ls") argument prints "(null)", whatever the precision;
+ *   - an unknown or incomplete conversion ("%y", "%5", a trailing "%", or a
+ *     POSIX positional "%1$d") is shown literally and consumes no argument;
+ *   - a conversion whose argument is missing (nargs too small) is shown
+ *     literally;
+ *   - with XLOG_FMT_ESCAPE, control bytes (< 0x20 and 0x7f) coming from the
+ *     format text or from %s / %c / %ls / %lc arguments are written as \n \r
+ *     \t or \xHH, so that one message is always one line.
+ */
+#ifndef XLOG_FORMAT_H
+#define XLOG_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <wchar.h>
+
+/* The C type an argument is read with (va_arg type), in the order consumed. */
+typedef enum xlog_arg_kind {
+    XLOG_ARG_NONE = 0,
+    XLOG_ARG_INT,     /* int: %d %i %c %o %u %x %X with no, hh or h length; '*' */
+    XLOG_ARG_LONG,    /* long / unsigned long: 'l' integers */
+    XLOG_ARG_LLONG,   /* long long: 'll' integers */
+    XLOG_ARG_INTMAX,  /* intmax_t / uintmax_t: 'j' */
+    XLOG_ARG_SIZE,    /* size_t / ssize_t: 'z' */
+    XLOG_ARG_PTRDIFF, /* ptrdiff_t: 't' */
+    XLOG_ARG_WINT,    /* wint_t: %lc */
+    XLOG_ARG_DOUBLE,  /* double: %f %F %e %E %g %G %a %A (and 'l' on those) */
+    XLOG_ARG_LDOUBLE, /* long double: 'L' on the floating conversions */
+    XLOG_ARG_PTR,     /* void *: %p, and the pointer of a refused %n */
+    XLOG_ARG_STR,     /* const char *: %s */
+    XLOG_ARG_WSTR,    /* const wchar_t *: %ls */
+    XLOG_ARG_KIND_COUNT
+} xlog_arg_kind;
+
+/* One decoded argument.  Integer kinds hold the value read with its own C type,
+ * converted to 64 bits (sign-extended for signed types); the renderer narrows
+ * it again according to the conversion and length modifier, as printf does. */
+typedef union xlog_arg {
+    uint64_t u;
+    int64_t i;
+    double d;
+    long double ld;
+    const void *p;
+    struct {
+        const char *ptr;    /* NULL prints "(null)" */
+        size_t len;         /* bytes available at ptr; no NUL needed */
+    } s;
+    struct {
+        const wchar_t *ptr; /* NULL prints "(null)" */
+        size_t len;         /* wide characters available at ptr */
+    } ws;
+} xlog_arg;
+
+/* Conversion flags. */
+#define XLOG_FMT_FLAG_MINUS 0x01u
+#define XLOG_FMT_FLAG_PLUS  0x02u
+#define XLOG_FMT_FLAG_SPACE 0x04u
+#define XLOG_FMT_FLAG_HASH  0x08u
+#define XLOG_FMT_FLAG_ZERO  0x10u
+
+#define XLOG_FMT_NONE (-1) /* width or precision not given */
+#define XLOG_FMT_STAR (-2) /* width or precision taken from an int argument */
+
+/* Length modifiers, as stored in xlog_conv.length. */
+enum {
+    XLOG_LEN_NONE = 0,
+    XLOG_LEN_HH,
+    XLOG_LEN_H,
+    XLOG_LEN_L,
+    XLOG_LEN_LL,
+    XLOG_LEN_J,
+    XLOG_LEN_Z,
+    XLOG_LEN_T,
+    XLOG_LEN_BIG_L
+};
+
+/* One step of a format: literal text, then (optionally) one conversion. */
+typedef struct xlog_conv {
+    const char *lit;     /* literal text before the conversion, shown as is */
+    size_t lit_len;
+    char conv;           /* one of "diouxXfFeEgGaAcsp%", 'n' for a refused %n,
+                            '?' for a conversion shown literally, or 0 when
+                            there is no conversion (the end of the format) */
+    const char *spec;    /* the whole conversion text, from '%' on */
+    size_t spec_len;
+    unsigned flags;      /* XLOG_FMT_FLAG_* */
+    int width;           /* >= 0, XLOG_FMT_NONE or XLOG_FMT_STAR */
+    int precision;       /* >= 0, XLOG_FMT_NONE or XLOG_FMT_STAR */
+    unsigned char length;/* XLOG_LEN_* */
+    unsigned char kind;  /* xlog_arg_kind of the value argument, or XLOG_ARG_NONE */
+} xlog_conv;
+
+/* Parses the next step of the format between *cursor and end.  Returns 1 and
+ * fills *c (advancing *cursor) while anything is left, 0 at the end.  Arguments
+ * are consumed in this order: a '*' width, a '*' precision, then the value. */
+int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c);
+
+/* Lists the argument kinds of a format in the order va_arg must read them.
+ * Returns the count, or -1 if there are more than max. */
+int xlog_fmt_kinds(const char *fmt, size_t fmt_len, unsigned char *kinds, int max);
+
+/* Render options. */
+#define XLOG_FMT_ESCAPE 0x1u /* escape control bytes, see the top of this file */
+
+/* Renders fmt with args into out (at most cap bytes, no NUL terminator added).
+ * Returns the length the complete output has, which may exceed cap (as
+ * snprintf does); the bytes written are a prefix of that output.  args[i] must
+ * hold the kind that xlog_fmt_kinds() lists at position i. */
+size_t xlog_fmt_render(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
+                       unsigned options, char *out, size_t cap);
+
+#endif

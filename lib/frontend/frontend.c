@@ -1,0 +1,625 @@
+/*
+ * frontend.c - the log call: everything that runs on the caller's thread.
+ *
+ * Why it exists: this is the only code that costs the application time, so it
+ * does the least it can.  A call copies its timestamp and raw arguments into
+ * the calling thread's own ring (common/ring.h) and returns; the back end does
+ * the rest.
+ *
+ * How it works:
+ *   1. The XLOG macro checks the level inline (xlog.h) and passes its static
+ *      call site.  On the site's first use, the format is parsed once into a
+ *      list of argument kinds (site_prepare); later calls just read it.
+ *   2. The thread's first message allocates and registers its ring
+ *      (ring_for_this_thread): the one malloc and the one system call
+ *      (gettid) a thread ever makes here.
+ *   3. The call measures the record (string lengths need a first pass over the
+ *      arguments), reserves room in the ring, marks itself "in a call" (bit 0
+ *      of head), reads the clock, copies the arguments and publishes.
+ *   4. A full ring blocks (spinning, then yielding, then sleeping) or drops,
+ *      as configured; both are counted.
+ *
+ * Formats that are not string literals, sites whose format has more than
+ * XLOG_MAX_ARGS arguments or a fixed string precision ("%.10s"), and
+ * xlogout() go through log_dynamic(), which parses the format at every call
+ * and copies it into the record, so a parse is never applied to a format it
+ * was not made from.
+ *
+ * Record body (after the xlog_record header), for both kinds of record:
+ *   [dynamic only] u32 format length, u32 line, u32 file length, u32 function
+ *                  length, then the kind bytes, format, file and function bytes
+ *   the arguments in order: integers, pointers and doubles as 8 bytes, long
+ *   doubles as 16, strings as a u32 length (UINT32_MAX for NULL) and the bytes,
+ *   wide strings as a u32 count and the wchar_t values.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "common/clock.h"
+#include "common/internal.h"
+#include "common/record_args.h"
+#include "format/format.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+XLOG_API int xlog__process_threshold = XLOG_OFF;
+XLOG_API XLOG__TLS int xlog__thread_threshold = XLOG_LEVEL_PROCESS;
+
+xlog_front_settings xlog_front = {0, XLOG_FULL_BLOCK, (size_t)1 << 20, 16384};
+xlog_registry xlog_rings = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
+
+static XLOG__TLS xlog_ring *my_ring;
+static pthread_key_t thread_exit_key;
+static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
+
+enum { SITE_NEW = 0, SITE_PARSING = 1, SITE_READY = 2, SITE_DYNAMIC = 3 };
+
+/* Longest file or function name a dynamic record carries. */
+#define MAX_NAME 1024
+/* Most arguments the dynamic path captures; later conversions show literally. */
+#define MAX_DYNAMIC_ARGS 64
+
+/* ---- levels ------------------------------------------------------------- */
+
+static int clamp_level(int level, int highest)
+{
+    return level < XLOG_TRACE ? XLOG_TRACE : level > highest ? highest : level;
+}
+
+XLOG_API void xlog_set_level(int level)
+{
+    xlog_store(&xlog__process_threshold, clamp_level(level, XLOG_OFF));
+}
+
+XLOG_API int xlog_get_level(void)
+{
+    return xlog_load(&xlog__process_threshold);
+}
+
+XLOG_API void xlog_thread_level(int level)
+{
+    xlog__thread_threshold = level < 0 ? XLOG_LEVEL_PROCESS : clamp_level(level, XLOG_OFF);
+}
+
+/* ---- the thread's ring -------------------------------------------------- */
+
+void xlog_ring_free_locked(xlog_ring *r)
+{
+    for (xlog_ring **p = &xlog_rings.rings; *p; p = &(*p)->next) {
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    }
+    xlog_rings.retired_dropped += xlog_load(&r->dropped);
+    xlog_rings.retired_blocked += xlog_load(&r->blocked);
+    xlog_add(&xlog_rings.generation, 1);
+    free(r->buffer);
+    free(r);
+}
+
+/* The thread is ending: its ring stays until the back end has written what
+ * is in it, or goes now if no back end runs. */
+static void thread_exited(void *ring)
+{
+    xlog_ring *r = ring;
+    my_ring = NULL;
+    pthread_mutex_lock(&xlog_rings.lock);
+    if (xlog_rings.backend_running)
+        xlog_store_release(&r->exited, 1);
+    else
+        xlog_ring_free_locked(r);
+    pthread_mutex_unlock(&xlog_rings.lock);
+}
+
+static void make_thread_exit_key(void)
+{
+    pthread_key_create(&thread_exit_key, thread_exited);
+}
+
+static xlog_ring *ring_for_this_thread(void)
+{
+    if (!xlog_load(&xlog_front.accepting))
+        return NULL;
+    pthread_once(&thread_exit_key_once, make_thread_exit_key);
+    size_t capacity = xlog_load(&xlog_front.ring_size);
+    xlog_ring *r = aligned_alloc(XLOG_CACHE_LINE, sizeof *r);
+    char *buffer = aligned_alloc(XLOG_CACHE_LINE, capacity);
+    if (!r || !buffer) {
+        free(r);
+        free(buffer);
+        return NULL;
+    }
+    memset(r, 0, sizeof *r);
+    r->buffer = buffer;
+    r->capacity = capacity;
+    r->mask = capacity - 1;
+    r->tid = (int)syscall(SYS_gettid);
+
+    pthread_mutex_lock(&xlog_rings.lock);
+    r->next = xlog_rings.rings;
+    xlog_rings.rings = r;
+    xlog_add(&xlog_rings.generation, 1);
+    pthread_mutex_unlock(&xlog_rings.lock);
+    pthread_setspecific(thread_exit_key, r);
+    my_ring = r;
+    return r;
+}
+
+/* Waits until the ring has room up to position need; 0 if the message must be
+ * dropped instead. */
+static int wait_for_room(xlog_ring *r, uint64_t need)
+{
+    if (xlog_load(&xlog_front.full_policy) == XLOG_FULL_DROP) {
+        xlog_add(&r->dropped, 1);
+        return 0;
+    }
+    xlog_add(&r->blocked, 1);
+    for (unsigned tries = 0;; tries++) {
+        if (!xlog_load(&xlog_front.accepting)) {
+            xlog_add(&r->dropped, 1);
+            return 0;
+        }
+        r->cached_tail = xlog_load_acquire(&r->tail);
+        if (need - r->cached_tail <= r->capacity)
+            return 1;
+        if (tries < 100) {
+#if defined(__x86_64__)
+            __builtin_ia32_pause();
+#endif
+        } else if (tries < 200) {
+            sched_yield();
+        } else {
+            struct timespec pause = {0, 50000};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
+/* Reserves size bytes of contiguous room, writing a padding record first when
+ * the room must start at the beginning of the buffer.  Returns NULL when the
+ * message is dropped.  Nothing is published yet. */
+static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
+{
+    uint64_t pos = r->write_pos;
+    uint64_t offset = pos & r->mask;
+    uint64_t pad = offset + size > r->capacity ? r->capacity - offset : 0;
+    uint64_t need = pos + pad + size;
+    if (UNLIKELY(need - r->cached_tail > r->capacity)) {
+        r->cached_tail = xlog_load_acquire(&r->tail);
+        if (need - r->cached_tail > r->capacity && !wait_for_room(r, need))
+            return NULL;
+    }
+    if (pad) {
+        xlog_record *filler = (xlog_record *)(r->buffer + offset);
+        filler->size = (uint32_t)pad;
+        filler->type = XLOG_REC_PAD;
+    }
+    *record_pos = pos + pad;
+    return r->buffer + ((pos + pad) & r->mask);
+}
+
+/* Marks the thread as inside a call, then reads the clock.  The mark must be
+ * visible no later than the timestamp is taken (see ring.h). */
+static inline uint64_t begin_record(xlog_ring *r)
+{
+    xlog_store(&r->head, r->write_pos | 1);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return xlog_ticks();
+}
+
+static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t size)
+{
+    r->write_pos = record_pos + size;
+    xlog_store_release(&r->head, r->write_pos);
+}
+
+/* ---- argument capture --------------------------------------------------- */
+
+/* First pass over the arguments: the byte length of each string (bounded by a
+ * '*' precision, a fixed precision, and what is left of max_message), and the
+ * size of the arguments in the record. */
+static uint64_t measure_strings(const unsigned char *kinds, int nargs, const int *fixed_precision,
+                                va_list ap, uint32_t *lens, unsigned *flags)
+{
+    uint64_t bytes = 0;
+    size_t budget = xlog_load(&xlog_front.max_message);
+    int last_int = -1;
+    int s = 0;
+    for (int i = 0; i < nargs; i++) {
+        int kind = kinds[i] & XLOG_KIND_MASK;
+        size_t limit = budget;
+        if (kinds[i] & XLOG_KIND_STAR_PRECISION && last_int >= 0 && (size_t)last_int < limit)
+            limit = (size_t)last_int;
+        if (fixed_precision && fixed_precision[i] >= 0 && (size_t)fixed_precision[i] < limit)
+            limit = (size_t)fixed_precision[i];
+        switch (kind) {
+        case XLOG_ARG_STR: {
+            const char *str = va_arg(ap, const char *);
+            size_t n = str ? strnlen(str, limit + 1) : 0;
+            if (n > limit) {
+                n = limit;
+                if (limit == budget)
+                    *flags |= XLOG_REC_TRUNCATED;
+            }
+            lens[s++] = str ? (uint32_t)n : XLOG_NULL_STRING;
+            budget -= n;
+            bytes += 4 + n;
+            break;
+        }
+        case XLOG_ARG_WSTR: {
+            /* A precision counts output bytes, and every wide character
+             * gives at least one, so it also bounds the characters read. */
+            const wchar_t *str = va_arg(ap, const wchar_t *);
+            size_t wbudget = budget / sizeof(wchar_t);
+            size_t wlimit = limit < wbudget ? limit : wbudget;
+            size_t n = str ? wcsnlen(str, wlimit + 1) : 0;
+            if (n > wlimit) {
+                n = wlimit;
+                if (wlimit == wbudget)
+                    *flags |= XLOG_REC_TRUNCATED;
+            }
+            lens[s++] = str ? (uint32_t)n : XLOG_NULL_STRING;
+            budget -= n * sizeof(wchar_t);
+            bytes += 4 + n * sizeof(wchar_t);
+            break;
+        }
+        case XLOG_ARG_INT:
+            last_int = va_arg(ap, int);
+            bytes += 8;
+            break;
+        case XLOG_ARG_DOUBLE:
+            (void)va_arg(ap, double);
+            bytes += 8;
+            break;
+        case XLOG_ARG_LDOUBLE:
+            (void)va_arg(ap, long double);
+            bytes += 16;
+            break;
+        case XLOG_ARG_LONG:
+            (void)va_arg(ap, long);
+            bytes += 8;
+            break;
+        case XLOG_ARG_LLONG:
+            (void)va_arg(ap, long long);
+            bytes += 8;
+            break;
+        case XLOG_ARG_INTMAX:
+            (void)va_arg(ap, intmax_t);
+            bytes += 8;
+            break;
+        case XLOG_ARG_SIZE:
+            (void)va_arg(ap, size_t);
+            bytes += 8;
+            break;
+        case XLOG_ARG_PTRDIFF:
+            (void)va_arg(ap, ptrdiff_t);
+            bytes += 8;
+            break;
+        case XLOG_ARG_WINT:
+            (void)va_arg(ap, wint_t);
+            bytes += 8;
+            break;
+        case XLOG_ARG_PTR:
+            (void)va_arg(ap, void *);
+            bytes += 8;
+            break;
+        }
+    }
+    return bytes;
+}
+
+/* Second pass: copies the arguments into the record. */
+static char *write_args(char *out, const unsigned char *kinds, int nargs, const uint32_t *lens,
+                        va_list ap)
+{
+    int s = 0;
+    for (int i = 0; i < nargs; i++) {
+        switch (kinds[i] & XLOG_KIND_MASK) {
+        case XLOG_ARG_INT: {
+            int64_t v = va_arg(ap, int);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_LONG: {
+            int64_t v = va_arg(ap, long);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_LLONG: {
+            int64_t v = va_arg(ap, long long);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_INTMAX: {
+            int64_t v = va_arg(ap, intmax_t);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_SIZE: {
+            uint64_t v = va_arg(ap, size_t);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_PTRDIFF: {
+            int64_t v = va_arg(ap, ptrdiff_t);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_WINT: {
+            uint64_t v = va_arg(ap, wint_t);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_DOUBLE: {
+            double v = va_arg(ap, double);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_LDOUBLE: {
+            long double v = va_arg(ap, long double);
+            memset(out, 0, 16);
+            memcpy(out, &v, sizeof v < 16 ? sizeof v : 16);
+            out += 16;
+            break;
+        }
+        case XLOG_ARG_PTR: {
+            uint64_t v = (uintptr_t)va_arg(ap, void *);
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
+        case XLOG_ARG_STR: {
+            const char *str = va_arg(ap, const char *);
+            uint32_t n = lens[s++];
+            memcpy(out, &n, 4);
+            out += 4;
+            if (n != XLOG_NULL_STRING) {
+                memcpy(out, str, n);
+                out += n;
+            }
+            break;
+        }
+        case XLOG_ARG_WSTR: {
+            const wchar_t *str = va_arg(ap, const wchar_t *);
+            uint32_t n = lens[s++];
+            memcpy(out, &n, 4);
+            out += 4;
+            if (n != XLOG_NULL_STRING) {
+                memcpy(out, str, n * sizeof(wchar_t));
+                out += n * sizeof(wchar_t);
+            }
+            break;
+        }
+        }
+    }
+    return out;
+}
+
+/* ---- the dynamic path --------------------------------------------------- */
+
+static uint32_t bounded_len(const char *s, size_t limit)
+{
+    return s ? (uint32_t)strnlen(s, limit) : 0;
+}
+
+/* Logs a message whose format is parsed now and copied into the record.
+ * site gives file, line and function, or is NULL and they are copied too. */
+static void log_dynamic(xlog_ring *r, const xlog__site *site, int level, const char *file, int line,
+                        const char *func, const char *fmt, va_list ap)
+{
+    if (!fmt)
+        fmt = "(null format)";
+    unsigned flags = 0;
+    size_t max_message = xlog_load(&xlog_front.max_message);
+    size_t fmt_len = strnlen(fmt, max_message + 1);
+    if (fmt_len > max_message) {
+        fmt_len = max_message;
+        flags |= XLOG_REC_TRUNCATED;
+    }
+    unsigned char kinds[MAX_DYNAMIC_ARGS];
+    int precision[MAX_DYNAMIC_ARGS];
+    int nargs = 0;
+    const char *cursor = fmt;
+    xlog_conv conv;
+    while (xlog_fmt_next(&cursor, fmt + fmt_len, &conv)) {
+        if (conv.width == XLOG_FMT_STAR && nargs < MAX_DYNAMIC_ARGS) {
+            precision[nargs] = -1;
+            kinds[nargs++] = XLOG_ARG_INT;
+        }
+        if (conv.precision == XLOG_FMT_STAR && nargs < MAX_DYNAMIC_ARGS) {
+            precision[nargs] = -1;
+            kinds[nargs++] = XLOG_ARG_INT;
+        }
+        if (conv.kind != XLOG_ARG_NONE && nargs < MAX_DYNAMIC_ARGS) {
+            precision[nargs] = conv.precision >= 0 ? conv.precision : -1;
+            kinds[nargs++] = (unsigned char)(conv.kind | (conv.precision == XLOG_FMT_STAR
+                                                              ? XLOG_KIND_STAR_PRECISION
+                                                              : 0));
+        }
+    }
+    uint32_t file_len = site ? 0 : bounded_len(file, MAX_NAME);
+    uint32_t func_len = site ? 0 : bounded_len(func, MAX_NAME);
+    uint32_t lens[MAX_DYNAMIC_ARGS];
+    va_list measure;
+    va_copy(measure, ap);
+    uint64_t args_size = measure_strings(kinds, nargs, precision, measure, lens, &flags);
+    va_end(measure);
+
+    uint64_t size = xlog_align8(sizeof(xlog_record) + 16 + (uint64_t)nargs + fmt_len + file_len +
+                                func_len + args_size);
+    uint64_t pos;
+    char *p = ring_reserve(r, size, &pos);
+    if (!p)
+        return;
+    xlog_record *rec = (xlog_record *)p;
+    rec->tsc = begin_record(r);
+    rec->size = (uint32_t)size;
+    rec->type = XLOG_REC_DYNAMIC;
+    rec->level = (uint8_t)level;
+    rec->flags = (uint8_t)flags;
+    rec->nargs = (uint8_t)nargs;
+    rec->site = site;
+    char *out = p + sizeof(xlog_record);
+    uint32_t head[4] = {(uint32_t)fmt_len, (uint32_t)line, file_len, func_len};
+    memcpy(out, head, sizeof head);
+    out += sizeof head;
+    memcpy(out, kinds, (size_t)nargs);
+    out += nargs;
+    memcpy(out, fmt, fmt_len);
+    out += fmt_len;
+    if (file_len)
+        memcpy(out, file, file_len);
+    out += file_len;
+    if (func_len)
+        memcpy(out, func, func_len);
+    out += func_len;
+    write_args(out, kinds, nargs, lens, ap);
+    publish_record(r, pos, size);
+}
+
+/* ---- the fast path ------------------------------------------------------ */
+
+/* Parses a site's format on its first use.  Returns 1 if the site can take
+ * the fast path with this format. */
+static int site_prepare(xlog__site *site, const char *fmt)
+{
+    int state = SITE_NEW;
+    if (!__atomic_compare_exchange_n(&site->state, &state, SITE_PARSING, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_ACQUIRE))
+        return state == SITE_READY && site->format == fmt;
+
+    int ready = 1;
+    int nargs = 0;
+    unsigned fixed = 0;
+    int strings = 0;
+    const char *cursor = fmt;
+    const char *end = fmt + strlen(fmt);
+    xlog_conv conv;
+    while (ready && xlog_fmt_next(&cursor, end, &conv)) {
+        unsigned char kinds[3];
+        int n = 0;
+        if (conv.width == XLOG_FMT_STAR)
+            kinds[n++] = XLOG_ARG_INT;
+        if (conv.precision == XLOG_FMT_STAR)
+            kinds[n++] = XLOG_ARG_INT;
+        if (conv.kind != XLOG_ARG_NONE) {
+            int string = conv.kind == XLOG_ARG_STR || conv.kind == XLOG_ARG_WSTR;
+            if (string && conv.precision >= 0)
+                ready = 0; /* a fixed precision bounds the copy: dynamic path */
+            strings |= string;
+            kinds[n++] = (unsigned char)(conv.kind | (conv.precision == XLOG_FMT_STAR
+                                                          ? XLOG_KIND_STAR_PRECISION
+                                                          : 0));
+        }
+        for (int i = 0; i < n && ready; i++) {
+            if (nargs == XLOG_MAX_ARGS) {
+                ready = 0;
+                break;
+            }
+            site->kinds[nargs++] = kinds[i];
+            fixed += xlog_arg_fixed_size(kinds[i] & XLOG_KIND_MASK);
+        }
+    }
+    site->format = fmt;
+    site->nargs = (unsigned char)nargs;
+    site->has_strings = (unsigned char)strings;
+    site->fixed_size = (unsigned short)(sizeof(xlog_record) + fixed);
+    __atomic_store_n(&site->state, ready ? SITE_READY : SITE_DYNAMIC, __ATOMIC_RELEASE);
+    return ready;
+}
+
+XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
+{
+    xlog_ring *r = my_ring;
+    if (UNLIKELY(!r) && !(r = ring_for_this_thread()))
+        return;
+    if (UNLIKELY(!xlog_load(&xlog_front.accepting)))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (UNLIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) != SITE_READY ||
+                 site->format != fmt) &&
+        !site_prepare(site, fmt)) {
+        log_dynamic(r, site, level, NULL, 0, NULL, fmt, ap);
+        va_end(ap);
+        return;
+    }
+
+    unsigned flags = 0;
+    uint64_t size = site->fixed_size;
+    uint32_t lens[XLOG_MAX_ARGS];
+    if (site->has_strings) {
+        va_list measure;
+        va_copy(measure, ap);
+        size = sizeof(xlog_record) +
+               measure_strings(site->kinds, site->nargs, NULL, measure, lens, &flags);
+        va_end(measure);
+    }
+    size = xlog_align8(size);
+
+    uint64_t pos;
+    char *p = ring_reserve(r, size, &pos);
+    if (UNLIKELY(!p)) {
+        va_end(ap);
+        return;
+    }
+    xlog_record *rec = (xlog_record *)p;
+    rec->tsc = begin_record(r);
+    rec->size = (uint32_t)size;
+    rec->type = XLOG_REC_SITE;
+    rec->level = (uint8_t)level;
+    rec->flags = (uint8_t)flags;
+    rec->nargs = site->nargs;
+    rec->site = site;
+    write_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, ap);
+    va_end(ap);
+    publish_record(r, pos, size);
+}
+
+XLOG_API void xlog__log_dynamic(xlog__site *site, int level, const char *fmt, ...)
+{
+    xlog_ring *r = my_ring;
+    if (UNLIKELY(!r) && !(r = ring_for_this_thread()))
+        return;
+    if (UNLIKELY(!xlog_load(&xlog_front.accepting)))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_dynamic(r, site, level, NULL, 0, NULL, fmt, ap);
+    va_end(ap);
+}
+
+XLOG_API void xlogout(unsigned int type, const char *file, int line, const char *func,
+                      const char *format, ...)
+{
+    int level = type > XLOG_FATAL ? XLOG_FATAL : (int)type;
+    if (!xlog_enabled(level))
+        return;
+    xlog_ring *r = my_ring;
+    if (UNLIKELY(!r) && !(r = ring_for_this_thread()))
+        return;
+    if (UNLIKELY(!xlog_load(&xlog_front.accepting)))
+        return;
+    va_list ap;
+    va_start(ap, format);
+    log_dynamic(r, NULL, level, file ? file : "?", line, func ? func : "?", format, ap);
+    va_end(ap);
+}

@@ -1,0 +1,254 @@
+/*
+ * test_engine.c - the engine end to end: N threads x M messages give exactly
+ * N x M intact lines, each thread's in order, the shared file in time order;
+ * per-thread files; flush; threads that end before their lines are written.
+ */
+#include "testutil.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+#include "common/internal.h"
+
+typedef struct worker_arg {
+    int index;
+    long messages;
+    long tid;
+} worker_arg;
+
+static void *log_sequence(void *p)
+{
+    worker_arg *w = p;
+    w->tid = (long)gettid();
+    for (long i = 0; i < w->messages; i++)
+        xlog_info("thread %d seq %ld value %.2f", w->index, i, (double)i * 0.25);
+    return NULL;
+}
+
+static void open_in(const char *dir, xlog_file_mode mode)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.file_mode = mode;
+    cfg.use_environment = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+}
+
+static void run_workers(worker_arg *w, int threads, long messages)
+{
+    pthread_t t[16];
+    for (int i = 0; i < threads; i++) {
+        w[i].index = i;
+        w[i].messages = messages;
+        assert_int_equal(pthread_create(&t[i], NULL, log_sequence, &w[i]), 0);
+    }
+    for (int i = 0; i < threads; i++)
+        pthread_join(t[i], NULL);
+}
+
+/* Checks every line of text: layout, level, sequence per thread, and (when
+ * ordered) non-decreasing time.  Returns the number of lines. */
+static size_t check_sequence_lines(const char *text, const worker_arg *w, int threads,
+                                   long *next_seq, int ordered)
+{
+    size_t lines = 0;
+    int64_t last_ns = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l))
+            fail_msg("bad line %zu: %.*s", lines + 1, (int)(nl - p), p);
+        assert_string_equal(l.level, "INFO");
+        assert_string_equal(l.func, "log_sequence");
+        assert_non_null(strstr(l.where, "test_engine.c:"));
+        int thread;
+        long seq;
+        char value[32];
+        char msg[128];
+        assert_true(l.message_len < sizeof msg);
+        memcpy(msg, l.message, l.message_len);
+        msg[l.message_len] = '\0';
+        assert_int_equal(sscanf(msg, "thread %d seq %ld value %31s", &thread, &seq, value), 3);
+        assert_true(thread >= 0 && thread < threads);
+        assert_int_equal(l.tid, w[thread].tid);
+        assert_int_equal(seq, next_seq[thread]);
+        char expect[32];
+        snprintf(expect, sizeof expect, "%.2f", (double)seq * 0.25);
+        assert_string_equal(value, expect);
+        next_seq[thread]++;
+        if (ordered) {
+            if (l.ns < last_ns)
+                fail_msg("time goes back at line %zu: %.*s", lines + 1, (int)(nl - p), p);
+            last_ns = l.ns;
+        }
+        lines++;
+        p = nl + 1;
+    }
+    return lines;
+}
+
+static void shared_file_has_every_line_in_order(void **state)
+{
+    (void)state;
+    const int threads = 4;
+    const long messages = test_scaled(1000000);
+    char *dir = test_make_dir("shared");
+    open_in(dir, XLOG_FILE_SHARED);
+    worker_arg w[4];
+    run_workers(w, threads, messages);
+    assert_int_equal(xlog_close(), 0);
+
+    size_t nfiles;
+    char **files = test_list_files(dir, &nfiles);
+    assert_true(nfiles >= 1 && nfiles <= 2); /* two only if the run crossed midnight UTC */
+    test_free_list(files, nfiles);
+    char *text = test_read_dir(dir, NULL);
+    long next_seq[4] = {0};
+    size_t lines = check_sequence_lines(text, w, threads, next_seq, 1);
+    assert_int_equal(lines, (size_t)threads * (size_t)messages);
+    for (int i = 0; i < threads; i++)
+        assert_int_equal(next_seq[i], messages);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void per_thread_files_hold_only_their_thread(void **state)
+{
+    (void)state;
+    const int threads = 3;
+    const long messages = test_scaled(20000);
+    char *dir = test_make_dir("perthread");
+    open_in(dir, XLOG_FILE_PER_THREAD);
+    worker_arg w[3];
+    run_workers(w, threads, messages);
+    assert_int_equal(xlog_close(), 0);
+
+    size_t nfiles;
+    char **files = test_list_files(dir, &nfiles);
+    assert_int_equal(nfiles, (size_t)threads);
+    for (size_t f = 0; f < nfiles; f++) {
+        /* YYYY-MM-DD-<tid>.log */
+        long tid = 0;
+        assert_int_equal(strlen(files[f]) > 15, 1);
+        assert_int_equal(sscanf(files[f] + 11, "%ld.log", &tid), 1);
+        char *path = test_path(dir, files[f]);
+        char *text = test_read_file(path, NULL);
+        long next_seq[3] = {0};
+        size_t lines = check_sequence_lines(text, w, threads, next_seq, 1);
+        assert_int_equal(lines, (size_t)messages);
+        int owner = -1;
+        for (int i = 0; i < threads; i++)
+            if (next_seq[i])
+                owner = owner == -1 ? i : -2;
+        assert_true(owner >= 0);
+        assert_int_equal(w[owner].tid, tid);
+        free(text);
+        free(path);
+    }
+    test_free_list(files, nfiles);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static size_t lines_now(const char *dir)
+{
+    char *text = test_read_dir(dir, NULL);
+    size_t n = test_count_lines(text);
+    free(text);
+    return n;
+}
+
+static void flush_writes_everything_logged_before_it(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("flush");
+    open_in(dir, XLOG_FILE_SHARED);
+    size_t expected = 0;
+    for (int round = 1; round <= 20; round++) {
+        for (int i = 0; i < round * 37; i++)
+            xlog_info("round %d line %d", round, i);
+        expected += (size_t)round * 37;
+        assert_int_equal(xlog_flush(), 0);
+        assert_int_equal(lines_now(dir), expected);
+    }
+    xlog_counters c;
+    xlog_stats(&c);
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(xlog_flush(), -EBADF);
+    assert_int_equal(lines_now(dir), expected);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static int rings_registered(void)
+{
+    int n = 0;
+    pthread_mutex_lock(&xlog_rings.lock);
+    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
+        n++;
+    pthread_mutex_unlock(&xlog_rings.lock);
+    return n;
+}
+
+static void ended_threads_lines_are_written_and_ring_freed(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("exit");
+    open_in(dir, XLOG_FILE_PER_THREAD);
+    int before = rings_registered();
+    const long messages = test_scaled(50000);
+    for (int round = 0; round < 8; round++) {
+        worker_arg w[2];
+        run_workers(w, 2, messages); /* both threads have ended here */
+        assert_int_equal(xlog_flush(), 0);
+        assert_int_equal(rings_registered(), before);
+    }
+    assert_int_equal(lines_now(dir), (size_t)(16 * messages));
+    size_t nfiles;
+    char **files = test_list_files(dir, &nfiles);
+    assert_int_equal(nfiles, 16); /* 16 threads, 16 tids (tids are not reused so soon) */
+    test_free_list(files, nfiles);
+    assert_int_equal(xlog_close(), 0);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void counters_match_the_files(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("counters");
+    xlog_counters before, after;
+    xlog_stats(&before);
+    open_in(dir, XLOG_FILE_SHARED);
+    worker_arg w[2];
+    run_workers(w, 2, test_scaled(100000));
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    size_t len;
+    char *text = test_read_dir(dir, &len);
+    assert_int_equal(after.messages - before.messages, test_count_lines(text));
+    assert_int_equal(after.bytes - before.bytes, len);
+    assert_true(after.writes > before.writes);
+    assert_int_equal(after.dropped, before.dropped);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shared_file_has_every_line_in_order),
+        cmocka_unit_test(per_thread_files_hold_only_their_thread),
+        cmocka_unit_test(flush_writes_everything_logged_before_it),
+        cmocka_unit_test(ended_threads_lines_are_written_and_ring_freed),
+        cmocka_unit_test(counters_match_the_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
