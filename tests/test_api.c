@@ -1,0 +1,512 @@
+/*
+ * test_api.c - the public interface, call by call: levels and the per-thread
+ * override, formats that are not literals, xlogout, bad input, the date in
+ * file names, the environment, errors from xlog_open, and what a full ring
+ * does under each policy.
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+/* Opens xlog in a fresh directory; returns the directory. */
+static char *open_fresh(const char *tag, xlog_config cfg)
+{
+    char *dir = test_make_dir(tag);
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    int rc = xlog_open(&cfg);
+    if (rc != 0)
+        fail_msg("xlog_open: %s", xlog_strerror(rc));
+    return dir;
+}
+
+/* Closes xlog and returns every message (the part after the tid) joined by
+ * '\n', so tests compare exact text. */
+static char *close_and_messages(char *dir)
+{
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    char *out = calloc(strlen(text) + 1, 1);
+    size_t o = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l))
+            fail_msg("bad line: %.*s", (int)(nl - p), p);
+        memcpy(out + o, l.message, l.message_len);
+        o += l.message_len;
+        out[o++] = '\n';
+        p = nl + 1;
+    }
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+    return out;
+}
+
+static int evaluations;
+static int counted(int v)
+{
+    evaluations++;
+    return v;
+}
+
+static void levels_filter_and_skip_arguments(void **state)
+{
+    (void)state;
+    xlog_config cfg = xlog_defaults();
+    cfg.level = XLOG_WARN;
+    char *dir = open_fresh("levels", cfg);
+    evaluations = 0;
+    xlog_debug("debug %d", counted(1));
+    xlog_info("info %d", counted(2));
+    xlog_warn("warn %d", counted(3));
+    xlog_error("error %d", counted(4));
+    xlog_fatal("fatal %d", counted(5));
+    assert_int_equal(evaluations, 3); /* the disabled calls did not evaluate */
+    assert_int_equal(xlog_get_level(), XLOG_WARN);
+    xlog_set_level(XLOG_TRACE);
+    xlog_trace("trace %d", 6);
+    xlog_set_level(XLOG_OFF);
+    xlog_fatal("off %d", 7);
+    xlog_set_level(XLOG_ERROR);
+    /* This thread only: one request logged in full. */
+    xlog_thread_level(XLOG_TRACE);
+    xlog_trace("request trace %d", 8);
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+    xlog_trace("after request %d", 9);
+    /* An override can also quieten a thread. */
+    xlog_thread_level(XLOG_OFF);
+    xlog_error("quiet %d", 10);
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+    xlog_error("loud %d", 11);
+    char *m = close_and_messages(dir);
+    assert_string_equal(m, "warn 3\nerror 4\nfatal 5\ntrace 6\nrequest trace 8\nloud 11\n");
+    free(m);
+}
+
+typedef struct override_arg {
+    sem_t go, done;
+    int level;
+} override_arg;
+
+static void *other_thread_logs(void *p)
+{
+    override_arg *a = p;
+    xlog_thread_level(a->level);
+    sem_wait(&a->go);
+    xlog_debug("other thread debug");
+    sem_post(&a->done);
+    return NULL;
+}
+
+static void thread_override_is_per_thread(void **state)
+{
+    (void)state;
+    char *dir = open_fresh("override", xlog_defaults());
+    override_arg a;
+    sem_init(&a.go, 0, 0);
+    sem_init(&a.done, 0, 0);
+    a.level = XLOG_DEBUG;
+    pthread_t t;
+    pthread_create(&t, NULL, other_thread_logs, &a);
+    xlog_debug("main debug: not written");
+    sem_post(&a.go);
+    sem_wait(&a.done);
+    pthread_join(t, NULL);
+    xlog_debug("main debug again: not written");
+    char *m = close_and_messages(dir);
+    assert_string_equal(m, "other thread debug\n");
+    free(m);
+}
+
+static void formats_that_are_not_literals(void **state)
+{
+    (void)state;
+    char *dir = open_fresh("dynamic", xlog_defaults());
+    const char *table[] = {"apples %d", "pears %d", "total=%d!"};
+    for (int i = 0; i < 6; i++)
+        xlog_info(table[i % 3], i);
+    /* The same buffer, a different format each time. */
+    char fmt[32];
+    for (int i = 0; i < 3; i++) {
+        snprintf(fmt, sizeof fmt, "%s %%d", i == 0 ? "one" : i == 1 ? "%s" : "three");
+        if (i == 1)
+            xlog_info(fmt, "two", 2);
+        else
+            xlog_info(fmt, i);
+    }
+    const char *null_fmt = NULL;
+    xlog_info(null_fmt, 0);
+    char *m = close_and_messages(dir);
+    assert_string_equal(m, "apples 0\npears 1\ntotal=2!\napples 3\npears 4\ntotal=5!\n"
+                           "one 0\ntwo 2\nthree 2\n(null format)\n");
+    free(m);
+}
+
+static void every_argument_kind_round_trips(void **state)
+{
+    (void)state;
+    char *dir = open_fresh("kinds", xlog_defaults());
+    char unterminated[4] = {'a', 'b', 'c', 'd'}; /* no NUL: only read up to the precision */
+    signed char sc = -5;
+    short sh = -300;
+    void *ptr = (void *)(uintptr_t)0x1234;
+    xlog_info("%hhd %hd %d %ld %lld %jd %zu %td %u %#x %o %c %%", sc, sh, -7, -8L, -9LL,
+              (intmax_t)-10, (size_t)11, (ptrdiff_t)-12, 13u, 255u, 8u, 'z');
+    xlog_info("%f %.3e %g %a %Lf %10.2f|%-8s|%5s|", 1.5, 12345.678, 0.0001, 1.0, (long double)2.25,
+              3.14159, "left", "r");
+    xlog_info("%.*s|%*d|%-*d|%.2s", 3, unterminated, 5, 42, 4, 7, unterminated);
+    xlog_info("%p %p %ls", ptr, (void *)0, L"wide");
+    char *m = close_and_messages(dir);
+    char expect[512];
+    snprintf(expect, sizeof expect,
+             "-5 -300 -7 -8 -9 -10 11 -12 13 0xff 10 z %%\n"
+             "%f %.3e %g %a %Lf %10.2f|%-8s|%5s|\n"
+             "abc|   42|7   |ab\n"
+             "%p (nil) wide\n",
+             1.5, 12345.678, 0.0001, 1.0, (long double)2.25, 3.14159, "left", "r", ptr);
+    assert_string_equal(m, expect);
+    free(m);
+}
+
+static void note_000_entry_point(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("xlogout");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlogout(XLOG_INFO, __FILE__, 1234, "caller_func", "fmt %d %s", 1, "one");
+    xlogout(XLOG_DEBUG, __FILE__, 1, "f", "not written at INFO");
+    xlogout(XLOG_ERROR, "/deep/path/to/other.c", 7, "g", "no args");
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 2);
+    const char *first = strchr(text, '[');
+    assert_non_null(first);
+    assert_true(strncmp(first, "[INFO] test_api.c:1234 caller_func ", 35) == 0);
+    const char *second = strchr(strchr(text, '\n') + 1, '[');
+    assert_true(strncmp(second, "[ERROR] other.c:7 g ", 20) == 0);
+    assert_non_null(strstr(text, " fmt 1 one\n"));
+    assert_non_null(strstr(text, " no args\n"));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void bad_input_gets_defined_results(void **state)
+{
+    (void)state;
+    xlog_config cfg = xlog_defaults();
+    cfg.max_message = 256;
+    char *dir = open_fresh("hostile", cfg);
+    const char *volatile null_str = NULL; /* hidden from -Wformat-overflow */
+    XLOG(XLOG_INFO, "null: %s|%.2s|", null_str, null_str);
+    int target = 77;
+    xlog_info("count%n done %d", &target, 5);
+    assert_int_equal(target, 77);
+    xlog_info("forged\n2026-01-01 00:00:00.000000000 [INFO] x.c:1 f 1 fake %s", "line\r\x1b[31m");
+    xlog_info("trailing newline dropped\n");
+    const char *unknown = "%y and %1$d stay";
+    xlog_info(unknown, 1);
+    char big[1000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    xlog_info("long: %s", big);
+    char *m = close_and_messages(dir);
+    char expect[1024];
+    int n = snprintf(expect, sizeof expect,
+                     "null: (null)|(null)|\n"
+                     "count%%n done 5\n"
+                     "forged\\n2026-01-01 00:00:00.000000000 [INFO] x.c:1 f 1 fake "
+                     "line\\r\\x1b[31m\n"
+                     "trailing newline dropped\n"
+                     "%%y and %%1$d stay\n"
+                     "long: ");
+    /* 256 bytes of message: "long: ", x's, then the mark. */
+    size_t keep = 256 - (sizeof XLOG_TRUNCATED_MARK - 1) - 6;
+    memset(expect + n, 'x', keep);
+    snprintf(expect + n + keep, sizeof expect - (size_t)n - keep, "%s\n", XLOG_TRUNCATED_MARK);
+    assert_string_equal(m, expect);
+    free(m);
+    xlog_counters c;
+    xlog_stats(&c);
+    assert_true(c.truncated >= 1);
+}
+
+/* ---- a wall clock the test controls --------------------------------------- */
+
+static int64_t fake_now_ns;
+static int64_t fake_clock(void)
+{
+    return __atomic_load_n(&fake_now_ns, __ATOMIC_RELAXED);
+}
+
+static void file_name_follows_the_utc_date(void **state)
+{
+    (void)state;
+    /* 2026-11-22 23:59:59.000 UTC */
+    __atomic_store_n(&fake_now_ns, (int64_t)1795391999 * 1000000000, __ATOMIC_RELAXED);
+    xlog_config cfg = xlog_defaults();
+    cfg.wall_clock_ns = fake_clock;
+    char *dir = open_fresh("midnight", cfg);
+    xlog_info("before midnight");
+    assert_int_equal(xlog_flush(), 0);
+    __atomic_store_n(&fake_now_ns, (int64_t)1795392001 * 1000000000, __ATOMIC_RELAXED);
+    assert_int_equal(xlog_flush(), 0); /* the back end re-reads the clock */
+    xlog_info("after midnight");
+    assert_int_equal(xlog_close(), 0);
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(files[0], "2026-11-22.log");
+    assert_string_equal(files[1], "2026-11-23.log");
+    char *p0 = test_path(dir, files[0]), *p1 = test_path(dir, files[1]);
+    char *a = test_read_file(p0, NULL), *b = test_read_file(p1, NULL);
+    assert_true(strncmp(a, "2026-11-22 23:59:59.", 20) == 0);
+    assert_non_null(strstr(a, " before midnight\n"));
+    assert_int_equal(test_count_lines(a), 1);
+    assert_true(strncmp(b, "2026-11-23 00:00:01.", 20) == 0);
+    assert_non_null(strstr(b, " after midnight\n"));
+    assert_int_equal(test_count_lines(b), 1);
+    free(a);
+    free(b);
+    free(p0);
+    free(p1);
+    test_free_list(files, n);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void environment_overrides(void **state)
+{
+    (void)state;
+    char *envdir = test_make_dir("envdir");
+    setenv("XLOG_DIR", envdir, 1);
+    setenv("XLOG_LEVEL", "debug", 1);
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = "/nonexistent/never/used";
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_debug("debug via env");
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(envdir, NULL);
+    assert_non_null(strstr(text, " debug via env\n"));
+    free(text);
+    setenv("XLOG_LEVEL", "loud", 1);
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_non_null(strstr(xlog_strerror(-EINVAL), "XLOG_LEVEL"));
+    unsetenv("XLOG_LEVEL");
+    unsetenv("XLOG_DIR");
+    test_remove_dir(envdir);
+    free(envdir);
+}
+
+static void open_reports_errors(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("errors");
+    char *file = test_path(dir, "plain-file");
+    FILE *f = fopen(file, "w");
+    fclose(f);
+    char *under_file = test_path(file, "logs");
+    xlog_config cfg = xlog_defaults();
+    cfg.use_environment = 0;
+    cfg.dir = under_file;
+    assert_int_equal(xlog_open(&cfg), -ENOTDIR);
+    assert_non_null(xlog_strerror(-ENOTDIR));
+    cfg.dir = dir;
+    cfg.ring_size = 100;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg.ring_size = 1 << 20;
+    cfg.level = 42;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg.level = XLOG_INFO;
+    cfg.dir = NULL;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg.dir = dir;
+    assert_int_equal(xlog_close(), -EBADF);
+    assert_int_equal(xlog_open(&cfg), 0);
+    assert_int_equal(xlog_open(&cfg), -EALREADY);
+    assert_int_equal(xlog_close(), 0);
+    unlink(file);
+    free(under_file);
+    free(file);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* ---- full rings ------------------------------------------------------------
+ * The back end is held still inside the test's wall clock (it reads it when
+ * it answers a flush), so the ring really fills; the test releases it when
+ * the counters show the ring was full.  No timing is involved. */
+
+static sem_t clock_release;
+static int hold_clock;
+static int64_t holding_clock(void)
+{
+    if (__atomic_load_n(&hold_clock, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&hold_clock, 0, __ATOMIC_RELAXED);
+        sem_wait(&clock_release);
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void *flush_in_background(void *unused)
+{
+    (void)unused;
+    xlog_flush();
+    return NULL;
+}
+
+typedef struct burst {
+    int blocked;   /* release when blocked > 0, else when dropped > 0 */
+    long messages;
+    int finished;  /* atomic: the producer is done (then release anyway) */
+} burst;
+
+static void *release_back_end(void *p)
+{
+    burst *b = p;
+    for (;;) {
+        xlog_counters c;
+        xlog_stats(&c);
+        if ((b->blocked ? c.blocked > 0 : c.dropped > 0) ||
+            __atomic_load_n(&b->finished, __ATOMIC_ACQUIRE))
+            break;
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    sem_post(&clock_release);
+    return NULL;
+}
+
+static void *log_burst(void *p)
+{
+    burst *b = p;
+    for (long i = 0; i < b->messages; i++)
+        xlog_info("burst %ld of %ld", i, b->messages);
+    __atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void fill_ring_with_back_end_held(xlog_full_policy policy, long messages)
+{
+    sem_init(&clock_release, 0, 0);
+    /* A flush makes the back end read the clock, and it stays there. */
+    __atomic_store_n(&hold_clock, 1, __ATOMIC_RELEASE);
+    pthread_t flusher, releaser;
+    pthread_create(&flusher, NULL, flush_in_background, NULL);
+    while (__atomic_load_n(&hold_clock, __ATOMIC_ACQUIRE)) {
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
+    }
+    burst b = {policy == XLOG_FULL_BLOCK, messages, 0};
+    pthread_create(&releaser, NULL, release_back_end, &b);
+    /* A new thread, so that its ring has this configuration's size. */
+    pthread_t producer;
+    pthread_create(&producer, NULL, log_burst, &b);
+    pthread_join(producer, NULL);
+    pthread_join(releaser, NULL);
+    pthread_join(flusher, NULL);
+}
+
+static void full_ring_blocks_and_loses_nothing(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    xlog_config cfg = xlog_defaults();
+    cfg.ring_size = 65536;
+    cfg.wall_clock_ns = holding_clock;
+    char *dir = open_fresh("block", cfg);
+    const long messages = 20000; /* about 48 bytes each: 15 rings' worth */
+    fill_ring_with_back_end_held(XLOG_FULL_BLOCK, messages);
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    assert_true(after.blocked > before.blocked);
+    assert_int_equal(after.dropped, before.dropped);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), (size_t)messages);
+    long next = 0;
+    for (const char *p = text; (p = strstr(p, " burst ")); p++)
+        assert_int_equal(strtol(p + 7, NULL, 10), next++);
+    assert_int_equal(next, messages);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void full_ring_drops_counts_and_says_so(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    xlog_config cfg = xlog_defaults();
+    cfg.ring_size = 65536;
+    cfg.full_policy = XLOG_FULL_DROP;
+    cfg.wall_clock_ns = holding_clock;
+    char *dir = open_fresh("drop", cfg);
+    const long messages = 20000;
+    fill_ring_with_back_end_held(XLOG_FULL_DROP, messages);
+    xlog_info("after the burst");
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    uint64_t dropped = after.dropped - before.dropped;
+    assert_true(dropped > 0);
+    char *text = test_read_dir(dir, NULL);
+    size_t written = 0, announced = 0, last_seq = 0;
+    int ordered = 1;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        if (strncmp(l.message, "burst ", 6) == 0) {
+            size_t seq = strtoul(l.message + 6, NULL, 10);
+            ordered &= written == 0 || seq > last_seq;
+            last_seq = seq;
+            written++;
+        } else if (strstr(l.message, "messages dropped by this thread")) {
+            assert_string_equal(l.level, "WARN");
+            announced += strtoul(l.message, NULL, 10);
+        }
+        p = nl + 1;
+    }
+    assert_true(ordered);
+    assert_int_equal(written + dropped, (size_t)messages);
+    assert_int_equal(announced, dropped);
+    assert_non_null(strstr(text, " after the burst\n"));
+    assert_int_equal(after.messages - before.messages, test_count_lines(text));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(levels_filter_and_skip_arguments),
+        cmocka_unit_test(thread_override_is_per_thread),
+        cmocka_unit_test(formats_that_are_not_literals),
+        cmocka_unit_test(every_argument_kind_round_trips),
+        cmocka_unit_test(note_000_entry_point),
+        cmocka_unit_test(bad_input_gets_defined_results),
+        cmocka_unit_test(file_name_follows_the_utc_date),
+        cmocka_unit_test(environment_overrides),
+        cmocka_unit_test(open_reports_errors),
+        cmocka_unit_test(full_ring_blocks_and_loses_nothing),
+        cmocka_unit_test(full_ring_drops_counts_and_says_so),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
