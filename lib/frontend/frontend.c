@@ -61,7 +61,9 @@ static XLOG__TLS xlog_ring *my_ring;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
-enum { SITE_NEW = 0, SITE_PARSING = 1, SITE_READY = 2, SITE_DYNAMIC = 3 };
+/* Site states.  READY sites capture with the site's kinds; SCALAR ones (no
+ * string argument) take the shortest path of all. */
+enum { SITE_NEW = 0, SITE_PARSING = 1, SITE_SCALAR = 2, SITE_READY = 3, SITE_DYNAMIC = 4 };
 
 /* Longest file or function name a dynamic record carries. */
 #define MAX_NAME 1024
@@ -319,18 +321,27 @@ static uint64_t measure_strings(const unsigned char *kinds, int nargs, const int
 }
 
 /* Second pass: copies the arguments into the record. */
-static char *write_args(char *out, const unsigned char *kinds, int nargs, const uint32_t *lens,
+static inline __attribute__((always_inline)) char *write_args(char *out, const unsigned char *kinds, int nargs, const uint32_t *lens,
                         va_list ap)
 {
     int s = 0;
     for (int i = 0; i < nargs; i++) {
-        switch (kinds[i] & XLOG_KIND_MASK) {
-        case XLOG_ARG_INT: {
+        /* The two commonest kinds are tested first: two well-predicted
+         * branches cost less than the switch's indirect jump. */
+        int kind = kinds[i] & XLOG_KIND_MASK;
+        if (kind == XLOG_ARG_INT) {
             int64_t v = va_arg(ap, int);
             memcpy(out, &v, 8);
             out += 8;
-            break;
+            continue;
         }
+        if (kind == XLOG_ARG_DOUBLE) {
+            double v = va_arg(ap, double);
+            memcpy(out, &v, 8);
+            out += 8;
+            continue;
+        }
+        switch (kind) {
         case XLOG_ARG_LONG: {
             int64_t v = va_arg(ap, long);
             memcpy(out, &v, 8);
@@ -363,12 +374,6 @@ static char *write_args(char *out, const unsigned char *kinds, int nargs, const 
         }
         case XLOG_ARG_WINT: {
             uint64_t v = va_arg(ap, wint_t);
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        case XLOG_ARG_DOUBLE: {
-            double v = va_arg(ap, double);
             memcpy(out, &v, 8);
             out += 8;
             break;
@@ -504,7 +509,7 @@ static int site_prepare(xlog__site *site, const char *fmt)
     int state = SITE_NEW;
     if (!__atomic_compare_exchange_n(&site->state, &state, SITE_PARSING, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_ACQUIRE))
-        return state == SITE_READY && site->format == fmt;
+        return (state == SITE_SCALAR || state == SITE_READY) && site->format == fmt;
 
     int ready = 1;
     int nargs = 0;
@@ -541,46 +546,43 @@ static int site_prepare(xlog__site *site, const char *fmt)
     site->format = fmt;
     site->nargs = (unsigned char)nargs;
     site->has_strings = (unsigned char)strings;
-    site->fixed_size = (unsigned short)(sizeof(xlog_record) + fixed);
-    __atomic_store_n(&site->state, ready ? SITE_READY : SITE_DYNAMIC, __ATOMIC_RELEASE);
+    site->fixed_size = (unsigned short)xlog_align8(sizeof(xlog_record) + fixed);
+    int prepared = !ready ? SITE_DYNAMIC : strings ? SITE_READY : SITE_SCALAR;
+    __atomic_store_n(&site->state, prepared, __ATOMIC_RELEASE);
     return ready;
 }
 
-XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
+/* Everything but the shortest path: a thread's first message, a site's
+ * first use, string arguments, the end of the buffer, a full ring, a closed
+ * logger. */
+static __attribute__((noinline)) void log_general(xlog__site *site, int level, const char *fmt,
+                                                  va_list ap)
 {
     xlog_ring *r = my_ring;
-    if (UNLIKELY(!r) && !(r = ring_for_this_thread()))
+    if (!r && !(r = ring_for_this_thread()))
         return;
-    if (UNLIKELY(!xlog_load(&xlog_front.accepting)))
+    if (!xlog_load(&xlog_front.accepting))
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (UNLIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) != SITE_READY ||
-                 site->format != fmt) &&
+    int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+    if (!((state == SITE_SCALAR || state == SITE_READY) && site->format == fmt) &&
         !site_prepare(site, fmt)) {
         log_dynamic(r, site, level, NULL, 0, NULL, fmt, ap);
-        va_end(ap);
         return;
     }
-
     unsigned flags = 0;
     uint64_t size = site->fixed_size;
     uint32_t lens[XLOG_MAX_ARGS];
     if (site->has_strings) {
         va_list measure;
         va_copy(measure, ap);
-        size = sizeof(xlog_record) +
-               measure_strings(site->kinds, site->nargs, NULL, measure, lens, &flags);
+        size = xlog_align8(sizeof(xlog_record) +
+                           measure_strings(site->kinds, site->nargs, NULL, measure, lens, &flags));
         va_end(measure);
     }
-    size = xlog_align8(size);
-
     uint64_t pos;
     char *p = ring_reserve(r, size, &pos);
-    if (UNLIKELY(!p)) {
-        va_end(ap);
+    if (!p)
         return;
-    }
     xlog_record *rec = (xlog_record *)p;
     rec->tsc = begin_record(r);
     rec->size = (uint32_t)size;
@@ -590,8 +592,39 @@ XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
     rec->nargs = site->nargs;
     rec->site = site;
     write_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, ap);
-    va_end(ap);
     publish_record(r, pos, size);
+}
+
+/* The log call.  The shortest path (a known site without strings, room
+ * before the end of the buffer) is written out here so that it needs no
+ * other call. */
+XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    xlog_ring *r = my_ring;
+    if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == SITE_SCALAR) &&
+        LIKELY(site->format == fmt) && LIKELY(xlog_load(&xlog_front.accepting))) {
+        uint64_t size = site->fixed_size;
+        uint64_t pos = r->write_pos;
+        if (LIKELY((pos & r->mask) + size <= r->capacity &&
+                   pos + size - r->cached_tail <= r->capacity)) {
+            xlog_record *rec = (xlog_record *)(r->buffer + (pos & r->mask));
+            rec->tsc = begin_record(r);
+            rec->size = (uint32_t)size;
+            rec->type = XLOG_REC_SITE;
+            rec->level = (uint8_t)level;
+            rec->flags = 0;
+            rec->nargs = site->nargs;
+            rec->site = site;
+            write_args((char *)(rec + 1), site->kinds, site->nargs, NULL, ap);
+            publish_record(r, pos, size);
+            va_end(ap);
+            return;
+        }
+    }
+    log_general(site, level, fmt, ap);
+    va_end(ap);
 }
 
 XLOG_API void xlog__log_dynamic(xlog__site *site, int level, const char *fmt, ...)
