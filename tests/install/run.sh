@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, then builds and runs a program
+# against it twice: with pkg-config, and with CMake's find_package (shared
+# and static).  Each must write exactly one line.
+set -euo pipefail
+build_dir=$1
+src_dir=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+
+check_log() { # dir
+  local lines
+  lines=$(cat "$1"/*.log | wc -l)
+  grep -q " installed xlog works: 42$" "$1"/*.log
+  [ "$lines" -eq 1 ] || { echo "expected 1 line in $1, got $lines"; exit 1; }
+}
+
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:$work/prefix/lib64/pkgconfig"
+# shellcheck disable=SC2046
+cc -o "$work/pc" "$src_dir/consumer.c" $(pkg-config --cflags --libs xlog)
+LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64" "$work/pc" "$work/logs-pc"
+check_log "$work/logs-pc"
+echo "pkg-config: ok"
+
+cmake -S "$src_dir" -B "$work/cm" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/cm" >/dev/null
+"$work/cm/consumer_shared" "$work/logs-shared"
+check_log "$work/logs-shared"
+"$work/cm/consumer_static" "$work/logs-static"
+check_log "$work/logs-static"
+echo "find_package (shared and static): ok"
