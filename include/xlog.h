@@ -215,6 +215,9 @@ typedef struct xlog_counters {
     uint64_t blocked;  /* calls that had to wait for room (XLOG_FULL_BLOCK) */
     uint64_t truncated;/* messages cut at max_message */
     uint64_t write_errors; /* write(2) or open(2) calls that failed */
+    uint64_t lost;     /* lines formatted but not written because writing failed
+                          (full disk, I/O error, no file); the file later says
+                          how many, and why, when writing works again */
 } xlog_counters;
 
 /* Fills *out with the current totals.  Counts of messages still in the rings

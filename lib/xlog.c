@@ -145,6 +145,7 @@ XLOG_API void xlog_stats(xlog_counters *out)
     out->writes = xlog_load(&xlog_counts.writes);
     out->truncated = xlog_load(&xlog_counts.truncated);
     out->write_errors = xlog_load(&xlog_counts.write_errors);
+    out->lost = xlog_load(&xlog_counts.lost);
     pthread_mutex_lock(&xlog_rings.lock);
     out->dropped = xlog_rings.retired_dropped;
     out->blocked = xlog_rings.retired_blocked;

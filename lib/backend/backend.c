@@ -224,6 +224,24 @@ static int64_t line_time(uint64_t tsc)
     return utc;
 }
 
+static void write_notice(xlog_ring *r, int64_t utc, const char *text);
+
+/* Starts a batch with a line saying what the file missed since writing last
+ * failed; the counts are cleared only once that batch is written. */
+static void report_loss(xlog_ring *r, xlog_file *f, int64_t utc)
+{
+    f->notice_in_buffer = 1;
+    f->notice_lines = f->lost_lines;
+    f->notice_bytes = f->lost_bytes;
+    if (f->cut_mid_line)
+        f->buffer[f->length++] = '\n'; /* end the line a short write cut */
+    char text[200];
+    snprintf(text, sizeof text, "%llu lines (%llu bytes) were lost: writing failed: %s",
+             (unsigned long long)f->notice_lines, (unsigned long long)f->notice_bytes,
+             strerror(f->lost_errno));
+    write_notice(r, utc, text);
+}
+
 /* Writes one line: prefix, then the message rendered from fmt and args
  * (escaped, cut at max_message). */
 static void write_line(xlog_ring *r, int64_t utc, int level, const char *where, size_t where_len,
@@ -233,10 +251,13 @@ static void write_line(xlog_ring *r, int64_t utc, int level, const char *where, 
     xlog_file *f = file_for(r);
     if (!f)
         return;
-    if (xlog_file_use_day(f, xlog_utc_day(utc)) != 0) {
-        f->length = 0;
+    int rc = xlog_file_use_day(f, xlog_utc_day(utc));
+    if (rc != 0) {
+        xlog_file_lose_line(f, -rc);
         return;
     }
+    if (f->length == 0 && !f->notice_in_buffer && (f->lost_lines || f->lost_bytes))
+        report_loss(r, f, utc);
     if (where_len > MAX_PREFIX - 64)
         where_len = MAX_PREFIX - 64;
     size_t max_message = be.cfg.max_message;

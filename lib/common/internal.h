@@ -51,7 +51,7 @@ void xlog_ring_free_locked(xlog_ring *r);
 
 /* Counters kept by the back end (atomics). */
 typedef struct xlog_backend_counters {
-    uint64_t messages, bytes, writes, truncated, write_errors;
+    uint64_t messages, bytes, writes, truncated, write_errors, lost;
 } xlog_backend_counters;
 
 extern xlog_backend_counters xlog_counts;

@@ -17,15 +17,27 @@
  *
  * Defined results for bad input (never undefined behaviour):
  *   - "%n" consumes its pointer argument (so later arguments stay aligned),
- *     writes nothing to memory, and is shown literally as "%n";
+ *     writes nothing to memory, and is shown literally as "%n" (its whole
+ *     text: "%hhn", "%*n" - a '*' consumes its int too);
  *   - a NULL "%s" (or "%ls") argument prints "(null)", whatever the precision;
  *   - an unknown or incomplete conversion ("%y", "%5", a trailing "%", or a
  *     POSIX positional "%1$d") is shown literally and consumes no argument;
+ *     so is a length modifier C99 does not define for its conversion ("%Ld",
+ *     "%hs", "%lp", "%hf", "%l%"), a glibc extension ("%m", "%'d", "%qd",
+ *     "%Zd"), and a width or precision that does not fit an int;
  *   - a conversion whose argument is missing (nargs too small) is shown
- *     literally;
+ *     literally, and so is every later conversion that takes an argument;
+ *   - a %lc or %ls character with no multibyte form in the current locale
+ *     makes that conversion shown literally (glibc's snprintf fails whole);
  *   - with XLOG_FMT_ESCAPE, control bytes (< 0x20 and 0x7f) coming from the
  *     format text or from %s / %c / %ls / %lc arguments are written as \n \r
  *     \t or \xHH, so that one message is always one line.
+ *
+ * Like glibc: "%%" ignores flags, width and precision ("%5%" prints "%"), but
+ * a '*' in it still consumes its int; "%p" of NULL prints "(nil)"; a %s
+ * string ends at its first NUL byte if one comes before len.  Output depends
+ * on the calling thread's locale as snprintf's does (LC_NUMERIC for the
+ * decimal point, LC_CTYPE for %lc and %ls).
  */
 #ifndef XLOG_FORMAT_H
 #define XLOG_FORMAT_H
@@ -63,7 +75,8 @@ typedef union xlog_arg {
     const void *p;
     struct {
         const char *ptr;    /* NULL prints "(null)" */
-        size_t len;         /* bytes available at ptr; no NUL needed */
+        size_t len;         /* bytes available at ptr; no NUL needed (one
+                               within len ends the string, as in C) */
     } s;
     struct {
         const wchar_t *ptr; /* NULL prints "(null)" */
@@ -116,7 +129,8 @@ typedef struct xlog_conv {
 int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c);
 
 /* Lists the argument kinds of a format in the order va_arg must read them.
- * Returns the count, or -1 if there are more than max. */
+ * Returns the count, or -1 if there are more than max (kinds[0..max) may then
+ * have been written). */
 int xlog_fmt_kinds(const char *fmt, size_t fmt_len, unsigned char *kinds, int max);
 
 /* Render options. */

@@ -102,6 +102,8 @@ int xlog_file_use_day(xlog_file *f, int64_t day)
     if (rc != 0)
         return rc;
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+    if (fd < 0 && errno == ENOENT && xlog_make_dir(f->dir) == 0)
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
     if (fd < 0) {
         rc = -errno;
         xlog_add(&xlog_counts.write_errors, 1);
@@ -114,10 +116,26 @@ int xlog_file_use_day(xlog_file *f, int64_t day)
     return 0;
 }
 
+void xlog_file_lose_line(xlog_file *f, int error)
+{
+    f->lost_lines++;
+    f->lost_errno = error;
+    xlog_add(&xlog_counts.lost, 1);
+}
+
+static uint64_t count_lines(const char *p, size_t n)
+{
+    uint64_t lines = 0;
+    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        lines++;
+    return lines;
+}
+
 void xlog_file_write_out(xlog_file *f)
 {
     size_t done = 0;
-    while (done < f->length && f->fd >= 0) {
+    int error = f->fd >= 0 ? 0 : EBADF;
+    while (done < f->length && !error) {
         ssize_t n = write(f->fd, f->buffer + done, f->length - done);
         if (n > 0) {
             xlog_add(&xlog_counts.writes, 1);
@@ -126,10 +144,24 @@ void xlog_file_write_out(xlog_file *f)
         } else if (n < 0 && errno == EINTR) {
             continue;
         } else {
+            error = n < 0 ? errno : EIO;
             xlog_add(&xlog_counts.write_errors, 1);
-            break;
         }
     }
+    if (error) {
+        uint64_t lines = count_lines(f->buffer + done, f->length - done);
+        f->lost_lines += lines;
+        f->lost_bytes += f->length - done;
+        f->lost_errno = error;
+        f->notice_in_buffer = 0;
+        xlog_add(&xlog_counts.lost, lines);
+    } else if (f->notice_in_buffer) {
+        f->lost_lines -= f->notice_lines;
+        f->lost_bytes -= f->notice_bytes;
+        f->notice_in_buffer = 0;
+    }
+    if (done > 0)
+        f->cut_mid_line = f->buffer[done - 1] != '\n';
     f->length = 0;
 }
 
