@@ -1,0 +1,924 @@
+/*
+ * format.c - the printf-compatible format engine (see format.h).
+ *
+ * Why it exists: the calling thread only copies raw argument values, so the
+ * back end must later produce exactly what snprintf would have produced from
+ * those values, fast, and without ever trusting the format or the arguments.
+ *
+ * How it works: xlog_fmt_next() is the one parser; it splits a format into
+ * literal text and conversions and says which argument kinds each conversion
+ * consumes.  The renderer writes through a "sink" that counts every byte of the
+ * complete output but stores only what fits, so the returned length is exact
+ * whatever the capacity.  Integers, strings, characters and "%%" are written
+ * by hand.  Floating conversions are given to libc snprintf, which guarantees
+ * exact digits, but without the width and with the precision cut to what a
+ * value can use: we add the padding and the zeros, so a huge width or
+ * precision never needs a huge buffer.  "%f" with a small precision and a
+ * moderate value has an exact fast path of its own (render_fixed_fast).  Wide
+ * characters are converted with wcrtomb, as glibc's printf does.
+ */
+#include "format.h"
+
+#include <fenv.h>
+#include <float.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __FAST_MATH__
+#error "format.c relies on exact IEEE arithmetic (nan, rounding): build it without -ffast-math"
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Parsing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Conversion characters grouped by the argument kinds they accept. */
+enum conv_class {
+    CLASS_NONE = 0, /* not a conversion character */
+    CLASS_INTEGER,  /* d i o u x X */
+    CLASS_COUNT,    /* n */
+    CLASS_FLOATING, /* f F e E g G a A */
+    CLASS_CHAR,     /* c */
+    CLASS_STRING,   /* s */
+    CLASS_POINTER,  /* p */
+    CLASS_PERCENT,  /* % */
+    CLASS_COUNT_OF
+};
+
+static const unsigned char conv_class[256] = {
+    ['d'] = CLASS_INTEGER,  ['i'] = CLASS_INTEGER,  ['o'] = CLASS_INTEGER,
+    ['u'] = CLASS_INTEGER,  ['x'] = CLASS_INTEGER,  ['X'] = CLASS_INTEGER,
+    ['n'] = CLASS_COUNT,
+    ['f'] = CLASS_FLOATING, ['F'] = CLASS_FLOATING, ['e'] = CLASS_FLOATING,
+    ['E'] = CLASS_FLOATING, ['g'] = CLASS_FLOATING, ['G'] = CLASS_FLOATING,
+    ['a'] = CLASS_FLOATING, ['A'] = CLASS_FLOATING,
+    ['c'] = CLASS_CHAR,     ['s'] = CLASS_STRING,   ['p'] = CLASS_POINTER,
+    ['%'] = CLASS_PERCENT,
+};
+
+#define NO_KIND 0xff /* a length modifier C99 does not define for the conversion */
+
+/* The argument kind each class reads with each length modifier.  Undefined
+ * pairs ("%Ld", "%hs", "%lp") are shown literally rather than guessed at, so
+ * the caller and the back end can never disagree about a va_arg type. */
+static const unsigned char kind_by_length[CLASS_COUNT_OF][XLOG_LEN_BIG_L + 1] = {
+    [CLASS_NONE] = { NO_KIND, NO_KIND, NO_KIND, NO_KIND, NO_KIND, NO_KIND, NO_KIND, NO_KIND, NO_KIND },
+    [CLASS_INTEGER] = {
+        [XLOG_LEN_NONE] = XLOG_ARG_INT,  [XLOG_LEN_HH] = XLOG_ARG_INT,
+        [XLOG_LEN_H] = XLOG_ARG_INT,     [XLOG_LEN_L] = XLOG_ARG_LONG,
+        [XLOG_LEN_LL] = XLOG_ARG_LLONG,  [XLOG_LEN_J] = XLOG_ARG_INTMAX,
+        [XLOG_LEN_Z] = XLOG_ARG_SIZE,    [XLOG_LEN_T] = XLOG_ARG_PTRDIFF,
+        [XLOG_LEN_BIG_L] = NO_KIND,
+    },
+    /* a refused %n still consumes its pointer, whatever it points to */
+    [CLASS_COUNT] = { XLOG_ARG_PTR, XLOG_ARG_PTR, XLOG_ARG_PTR, XLOG_ARG_PTR, XLOG_ARG_PTR,
+                      XLOG_ARG_PTR, XLOG_ARG_PTR, XLOG_ARG_PTR, NO_KIND },
+    [CLASS_FLOATING] = { XLOG_ARG_DOUBLE, NO_KIND, NO_KIND, XLOG_ARG_DOUBLE, NO_KIND,
+                         NO_KIND, NO_KIND, NO_KIND, XLOG_ARG_LDOUBLE },
+    [CLASS_CHAR] = { XLOG_ARG_INT, NO_KIND, NO_KIND, XLOG_ARG_WINT, NO_KIND,
+                     NO_KIND, NO_KIND, NO_KIND, NO_KIND },
+    [CLASS_STRING] = { XLOG_ARG_STR, NO_KIND, NO_KIND, XLOG_ARG_WSTR, NO_KIND,
+                       NO_KIND, NO_KIND, NO_KIND, NO_KIND },
+    [CLASS_POINTER] = { XLOG_ARG_PTR, NO_KIND, NO_KIND, NO_KIND, NO_KIND,
+                        NO_KIND, NO_KIND, NO_KIND, NO_KIND },
+    [CLASS_PERCENT] = { XLOG_ARG_NONE, NO_KIND, NO_KIND, NO_KIND, NO_KIND,
+                        NO_KIND, NO_KIND, NO_KIND, NO_KIND },
+};
+
+static const unsigned char flag_bits[256] = {
+    ['-'] = XLOG_FMT_FLAG_MINUS, ['+'] = XLOG_FMT_FLAG_PLUS, [' '] = XLOG_FMT_FLAG_SPACE,
+    ['#'] = XLOG_FMT_FLAG_HASH,  ['0'] = XLOG_FMT_FLAG_ZERO,
+};
+
+/* Reads a decimal count at *p into *value (left alone when there are no
+ * digits).  Returns false when it does not fit an int, as printf then fails. */
+static bool parse_count(const char **p, const char *end, int *value)
+{
+    const char *s = *p;
+    if (s == end || *s < '0' || *s > '9')
+        return true;
+    long long n = 0;
+    for (; s < end && *s >= '0' && *s <= '9'; s++) {
+        n = n * 10 + (*s - '0');
+        if (n > INT_MAX) {
+            *p = s + 1;
+            return false;
+        }
+    }
+    *value = (int)n;
+    *p = s;
+    return true;
+}
+
+/* Marks c as shown literally: the text from '%' up to p is then output as is
+ * and no argument is consumed. */
+static const char *refuse(xlog_conv *c, const char *p)
+{
+    c->conv = '?';
+    c->flags = 0;
+    c->width = XLOG_FMT_NONE;
+    c->precision = XLOG_FMT_NONE;
+    c->length = XLOG_LEN_NONE;
+    c->kind = XLOG_ARG_NONE;
+    return p;
+}
+
+/* Parses the conversion starting at the '%' at p; returns where it ends. */
+static const char *parse_conversion(const char *p, const char *end, xlog_conv *c)
+{
+    p++;
+    /* Most conversions are a bare letter: "%d", "%s". */
+    if (p < end && conv_class[(unsigned char)*p] != CLASS_NONE) {
+        c->conv = *p;
+        c->kind = kind_by_length[conv_class[(unsigned char)*p]][XLOG_LEN_NONE];
+        return p + 1;
+    }
+
+    for (; p < end && flag_bits[(unsigned char)*p]; p++)
+        c->flags |= flag_bits[(unsigned char)*p];
+
+    if (p < end && *p == '*') {
+        c->width = XLOG_FMT_STAR;
+        p++;
+    } else if (!parse_count(&p, end, &c->width)) {
+        return refuse(c, p);
+    }
+
+    if (p < end && *p == '.') {
+        p++;
+        c->precision = 0; /* "%.f" means precision 0 */
+        if (p < end && *p == '*') {
+            c->precision = XLOG_FMT_STAR;
+            p++;
+        } else if (!parse_count(&p, end, &c->precision)) {
+            return refuse(c, p);
+        }
+    }
+
+    if (p < end) {
+        switch (*p) {
+        case 'h':
+            c->length = (p + 1 < end && p[1] == 'h') ? XLOG_LEN_HH : XLOG_LEN_H;
+            break;
+        case 'l':
+            c->length = (p + 1 < end && p[1] == 'l') ? XLOG_LEN_LL : XLOG_LEN_L;
+            break;
+        case 'j': c->length = XLOG_LEN_J; break;
+        case 'z': c->length = XLOG_LEN_Z; break;
+        case 't': c->length = XLOG_LEN_T; break;
+        case 'L': c->length = XLOG_LEN_BIG_L; break;
+        default: break;
+        }
+        p += (c->length == XLOG_LEN_HH || c->length == XLOG_LEN_LL) ? 2
+             : c->length != XLOG_LEN_NONE;
+    }
+
+    if (p == end)
+        return refuse(c, p);
+    char conv = *p++;
+    unsigned char kind = kind_by_length[conv_class[(unsigned char)conv]][c->length];
+    if (kind == NO_KIND)
+        return refuse(c, p);
+    c->conv = conv;
+    c->kind = kind;
+    return p;
+}
+
+int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c)
+{
+    const char *p = *cursor;
+    if (p >= end)
+        return 0;
+
+    const char *percent = memchr(p, '%', (size_t)(end - p));
+    c->lit = p;
+    c->lit_len = (size_t)((percent ? percent : end) - p);
+    c->flags = 0;
+    c->width = XLOG_FMT_NONE;
+    c->precision = XLOG_FMT_NONE;
+    c->length = XLOG_LEN_NONE;
+    c->kind = XLOG_ARG_NONE;
+    if (!percent) {
+        c->conv = 0;
+        c->spec = end;
+        c->spec_len = 0;
+        *cursor = end;
+        return 1;
+    }
+    const char *after = parse_conversion(percent, end, c);
+    c->spec = percent;
+    c->spec_len = (size_t)(after - percent);
+    *cursor = after;
+    return 1;
+}
+
+int xlog_fmt_kinds(const char *fmt, size_t fmt_len, unsigned char *kinds, int max)
+{
+    if (fmt_len == 0)
+        return 0;
+    const char *cursor = fmt, *end = fmt + fmt_len;
+    xlog_conv c;
+    int count = 0;
+    while (xlog_fmt_next(&cursor, end, &c)) {
+        unsigned char consumed[3];
+        int n = 0;
+        if (c.width == XLOG_FMT_STAR)
+            consumed[n++] = XLOG_ARG_INT;
+        if (c.precision == XLOG_FMT_STAR)
+            consumed[n++] = XLOG_ARG_INT;
+        if (c.kind != XLOG_ARG_NONE)
+            consumed[n++] = c.kind;
+        for (int i = 0; i < n; i++) {
+            if (count >= max)
+                return -1;
+            kinds[count++] = consumed[i];
+        }
+    }
+    return count;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Where output goes: len counts the complete output, buf keeps what fits. */
+typedef struct sink {
+    char *buf;
+    size_t cap;
+    size_t len;
+    bool escape;
+} sink;
+
+static inline void put(sink *o, const char *p, size_t n)
+{
+    if (n == 0) /* common (an empty prefix, adjacent conversions): skip the call */
+        return;
+    if (o->len < o->cap) {
+        size_t room = o->cap - o->len;
+        memcpy(o->buf + o->len, p, n < room ? n : room);
+    }
+    o->len += n;
+}
+
+static inline void put_char(sink *o, char ch)
+{
+    if (o->len < o->cap)
+        o->buf[o->len] = ch;
+    o->len++;
+}
+
+static inline void pad(sink *o, char ch, size_t n)
+{
+    if (n == 0)
+        return;
+    if (o->len < o->cap) {
+        size_t room = o->cap - o->len;
+        memset(o->buf + o->len, ch, n < room ? n : room);
+    }
+    o->len += n;
+}
+
+static bool is_control(unsigned char b)
+{
+    return b < 0x20 || b == 0x7f;
+}
+
+/* Length of b once escaped: "\n", "\r", "\t" or "\xHH". */
+static size_t escaped_size(unsigned char b)
+{
+    return (b == '\n' || b == '\r' || b == '\t') ? 2 : 4;
+}
+
+/* How many bytes p[0..n) occupies in the output. */
+static size_t shown_size(const sink *o, const char *p, size_t n)
+{
+    if (!o->escape)
+        return n;
+    size_t size = n;
+    for (size_t i = 0; i < n; i++)
+        if (is_control((unsigned char)p[i]))
+            size += escaped_size((unsigned char)p[i]) - 1;
+    return size;
+}
+
+/* Writes p[0..n) with its control bytes escaped. */
+static void put_escaped(sink *o, const char *p, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0; /* start of the bytes not yet written */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)p[i];
+        if (!is_control(b))
+            continue;
+        put(o, p + run, i - run);
+        run = i + 1;
+        char esc[4] = { '\\', 'x', hex[b >> 4], hex[b & 15] };
+        if (b == '\n' || b == '\r' || b == '\t')
+            esc[1] = b == '\n' ? 'n' : b == '\r' ? 'r' : 't';
+        put(o, esc, escaped_size(b));
+    }
+    put(o, p + run, n - run);
+}
+
+/* Writes text that may hold control bytes (format text, %s, %c, %ls, %lc). */
+static inline void put_text(sink *o, const char *p, size_t n)
+{
+    if (o->escape)
+        put_escaped(o, p, n);
+    else
+        put(o, p, n);
+}
+
+/* A conversion's flags, width and precision once '*' arguments are read. */
+typedef struct field {
+    unsigned flags;
+    size_t width;  /* 0 when not given; a negative '*' width can exceed INT_MAX */
+    int precision; /* < 0 when not given */
+} field;
+
+static void put_padded_text(sink *o, const field *f, const char *p, size_t n)
+{
+    size_t shown = f->width ? shown_size(o, p, n) : 0; /* only a width needs it */
+    size_t fill = f->width > shown ? f->width - shown : 0;
+    if (!(f->flags & XLOG_FMT_FLAG_MINUS))
+        pad(o, ' ', fill);
+    put_text(o, p, n);
+    if (f->flags & XLOG_FMT_FLAG_MINUS)
+        pad(o, ' ', fill);
+}
+
+/* A number's text as printf lays it out, before the width is applied. */
+typedef struct number_text {
+    const char *prefix;   /* sign and "0x": the '0' flag pads after them */
+    size_t prefix_len;
+    size_t leading_zeros; /* from an integer's precision */
+    const char *digits;   /* the rest: digits, point, exponent */
+    size_t ndigits;
+    size_t inner_at;      /* inner_zeros zeros go before digits[inner_at] */
+    size_t inner_zeros;   /* (the tail of a huge floating precision) */
+} number_text;
+
+static void put_digits(sink *o, const number_text *n)
+{
+    pad(o, '0', n->leading_zeros);
+    if (n->inner_zeros == 0) {
+        put(o, n->digits, n->ndigits);
+        return;
+    }
+    put(o, n->digits, n->inner_at);
+    pad(o, '0', n->inner_zeros);
+    put(o, n->digits + n->inner_at, n->ndigits - n->inner_at);
+}
+
+/* Writes a number padded to the field width.  zero_fill says whether the '0'
+ * flag may pad (printf ignores it with '-', with a precision on integers, and
+ * for inf and nan). */
+static void put_number(sink *o, const field *f, const number_text *n, bool zero_fill)
+{
+    size_t size = n->prefix_len + n->leading_zeros + n->ndigits + n->inner_zeros;
+    size_t fill = f->width > size ? f->width - size : 0;
+    if (f->flags & XLOG_FMT_FLAG_MINUS) {
+        put(o, n->prefix, n->prefix_len);
+        put_digits(o, n);
+        pad(o, ' ', fill);
+    } else if (zero_fill && (f->flags & XLOG_FMT_FLAG_ZERO)) {
+        put(o, n->prefix, n->prefix_len);
+        pad(o, '0', fill);
+        put_digits(o, n);
+    } else {
+        pad(o, ' ', fill);
+        put(o, n->prefix, n->prefix_len);
+        put_digits(o, n);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Integers                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static const char two_digits[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Writes v in decimal so that it ends just before end; returns its start. */
+static char *write_decimal(char *end, uint64_t v)
+{
+    while (v >= 100) {
+        unsigned pair = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--end = two_digits[pair + 1];
+        *--end = two_digits[pair];
+    }
+    if (v >= 10) {
+        *--end = two_digits[v * 2 + 1];
+        *--end = two_digits[v * 2];
+    } else {
+        *--end = (char)('0' + v);
+    }
+    return end;
+}
+
+/* Writes the last ndigits decimal digits of v, leading zeros included, so
+ * that they end just before end; returns their start. */
+static char *write_decimal_digits(char *end, uint64_t v, int ndigits)
+{
+    for (; ndigits >= 2; ndigits -= 2) {
+        unsigned pair = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--end = two_digits[pair + 1];
+        *--end = two_digits[pair];
+    }
+    if (ndigits > 0)
+        *--end = (char)('0' + v % 10);
+    return end;
+}
+
+/* The value as printf reads it for a signed conversion with this length. */
+static int64_t narrow_signed(uint64_t v, unsigned char length)
+{
+    switch (length) {
+    case XLOG_LEN_HH: return (signed char)v;
+    case XLOG_LEN_H: return (short)v;
+    case XLOG_LEN_L: return (long)v;
+    case XLOG_LEN_LL: return (long long)v;
+    case XLOG_LEN_J: return (intmax_t)v;
+    case XLOG_LEN_Z: return (ptrdiff_t)(size_t)v; /* the signed type of size_t's width */
+    case XLOG_LEN_T: return (ptrdiff_t)v;
+    default: return (int)v;
+    }
+}
+
+/* The value as printf reads it for an unsigned conversion with this length. */
+static uint64_t narrow_unsigned(uint64_t v, unsigned char length)
+{
+    switch (length) {
+    case XLOG_LEN_HH: return (unsigned char)v;
+    case XLOG_LEN_H: return (unsigned short)v;
+    case XLOG_LEN_L: return (unsigned long)v;
+    case XLOG_LEN_LL: return (unsigned long long)v;
+    case XLOG_LEN_J: return (uintmax_t)v;
+    case XLOG_LEN_Z: return (size_t)v;
+    case XLOG_LEN_T: return (size_t)(ptrdiff_t)v;
+    default: return (unsigned)v;
+    }
+}
+
+/* %d %i %o %u %x %X, and %p (as glibc: "0x" then hex digits, where the '+'
+ * and ' ' flags and a precision still apply). */
+static void render_integer(sink *o, const field *f, char conv, unsigned char length, uint64_t bits)
+{
+    char prefix[3];
+    size_t prefix_len = 0;
+    uint64_t magnitude;
+
+    if (conv == 'd' || conv == 'i') {
+        int64_t v = narrow_signed(bits, length);
+        magnitude = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+        if (v < 0)
+            prefix[prefix_len++] = '-';
+    } else {
+        magnitude = conv == 'p' ? bits : narrow_unsigned(bits, length);
+    }
+    if ((conv == 'd' || conv == 'i' || conv == 'p') && prefix_len == 0) {
+        if (f->flags & XLOG_FMT_FLAG_PLUS)
+            prefix[prefix_len++] = '+';
+        else if (f->flags & XLOG_FMT_FLAG_SPACE)
+            prefix[prefix_len++] = ' ';
+    }
+
+    char buf[24];
+    char *end = buf + sizeof buf, *digits = end;
+    if (magnitude != 0 || f->precision != 0) {
+        switch (conv) {
+        case 'o':
+            do *--digits = (char)('0' + (magnitude & 7)); while (magnitude >>= 3);
+            break;
+        case 'x': case 'X': case 'p': {
+            const char *hex = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+            if (conv == 'p' || ((f->flags & XLOG_FMT_FLAG_HASH) && magnitude != 0)) {
+                prefix[prefix_len++] = '0';
+                prefix[prefix_len++] = conv == 'X' ? 'X' : 'x';
+            }
+            do *--digits = hex[magnitude & 15]; while (magnitude >>= 4);
+            break;
+        }
+        default:
+            digits = write_decimal(end, magnitude);
+            break;
+        }
+    }
+    size_t ndigits = (size_t)(end - digits);
+    size_t zeros = f->precision > 0 && (size_t)f->precision > ndigits
+                       ? (size_t)f->precision - ndigits : 0;
+    /* '#' on octal makes the first digit a 0, adding one if needed. */
+    if (conv == 'o' && (f->flags & XLOG_FMT_FLAG_HASH) && zeros == 0 &&
+        (ndigits == 0 || *digits != '0'))
+        zeros = 1;
+    if (f->width == 0 && zeros == 0) { /* the usual "%d": no padding to lay out */
+        put(o, prefix, prefix_len);
+        put(o, digits, ndigits);
+        return;
+    }
+    number_text text = { .prefix = prefix, .prefix_len = prefix_len, .leading_zeros = zeros,
+                         .digits = digits, .ndigits = ndigits, .inner_at = ndigits };
+    put_number(o, f, &text, f->precision < 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Floating point                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The printf sign of a floating value: glibc prints '-' whenever the sign bit
+ * is set, also for -0.0 and for values that round to zero. */
+static size_t sign_prefix(char *prefix, bool negative, unsigned flags)
+{
+    if (negative)
+        *prefix = '-';
+    else if (flags & XLOG_FMT_FLAG_PLUS)
+        *prefix = '+';
+    else if (flags & XLOG_FMT_FLAG_SPACE)
+        *prefix = ' ';
+    else
+        return 0;
+    return 1;
+}
+
+#define FAST_FIXED_MAX_PRECISION 15
+
+/*
+ * "%f" and "%.Nf" (N <= 15) of a finite double below 1e18, without snprintf.
+ * Returns false, having written nothing, when it cannot be sure to match
+ * snprintf; the caller then uses snprintf.
+ *
+ * Why it is exact: the magnitude a splits exactly into an integer part ip (a
+ * uint64_t) and a fraction fr = a - ip (subtracting a double's integer part is
+ * exact).  We must round fr * 10^N to an integer as glibc does: to nearest,
+ * ties to even, on the exact value P.  10^N is exact in a double; P < 10^15 <
+ * 2^50, so the rounded product is within 2^-4 of P and r, its truncation,
+ * leaves P - r in (-1/16, 1 + 1/16): the answer is r or r + 1.  fma() computes
+ * P - r with a single rounding, which is monotonic, so comparing its result e
+ * with 0.5 tells which, except when e == 0.5 exactly; that case (a true tie, or
+ * too close to call) goes to snprintf.  So the fraction digits are
+ * r + (e > 0.5), carrying into ip when they reach 10^N.  glibc honours the
+ * current rounding mode and the locale's decimal point; we require
+ * round-to-nearest and ".".
+ */
+static bool render_fixed_fast(sink *o, const field *f, double x)
+{
+    static const double powers_of_ten[FAST_FIXED_MAX_PRECISION + 1] = {
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    };
+    int precision = f->precision < 0 ? 6 : f->precision;
+    double a = fabs(x);
+    if (precision > FAST_FIXED_MAX_PRECISION || !(a < 1e18))
+        return false; /* also refuses nan; inf fails a < 1e18 */
+    const char *radix = nl_langinfo(RADIXCHAR);
+    if (radix[0] != '.' || radix[1] != '\0' || fegetround() != FE_TONEAREST)
+        return false;
+
+    uint64_t ip = (uint64_t)a;
+    double fr = a - (double)ip;
+    double scale = powers_of_ten[precision];
+    uint64_t r = (uint64_t)(fr * scale);
+    double e = fma(fr, scale, -(double)r);
+    if (e == 0.5)
+        return false;
+    uint64_t digits_after = r + (e > 0.5);
+    if (digits_after == (uint64_t)scale) {
+        digits_after = 0;
+        ip++;
+    }
+
+    char buf[48];
+    char *end = buf + sizeof buf;
+    char *start = write_decimal_digits(end, digits_after, precision);
+    if (precision > 0 || (f->flags & XLOG_FMT_FLAG_HASH))
+        *--start = '.';
+    start = write_decimal(start, ip);
+
+    char prefix[1];
+    size_t prefix_len = sign_prefix(prefix, signbit(x), f->flags);
+    size_t ndigits = (size_t)(end - start);
+    number_text text = { .prefix = prefix, .prefix_len = prefix_len, .digits = start,
+                         .ndigits = ndigits, .inner_at = ndigits };
+    put_number(o, f, &text, true);
+    return true;
+}
+
+/* The spec is built at run time from a checked conversion (see render_float). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/* Formats the value with snprintf into a stack buffer, or the heap when it is
+ * long (a %Lf of a huge value, a large precision).  Returns the text and its
+ * length (in *len), or NULL when snprintf or the allocation fails; *heap is
+ * set to what the caller must free. */
+static const char *snprintf_float(char *stack, size_t stack_size, const char *spec,
+                                  int precision, const xlog_arg *value, bool is_long,
+                                  size_t *len, char **heap)
+{
+    *heap = NULL;
+    int n = is_long ? snprintf(stack, stack_size, spec, precision, value->ld)
+                    : snprintf(stack, stack_size, spec, precision, value->d);
+    if (n < 0)
+        return NULL;
+    *len = (size_t)n;
+    if ((size_t)n < stack_size)
+        return stack;
+    *heap = malloc((size_t)n + 1);
+    if (!*heap)
+        return NULL;
+    int again = is_long ? snprintf(*heap, (size_t)n + 1, spec, precision, value->ld)
+                        : snprintf(*heap, (size_t)n + 1, spec, precision, value->d);
+    if (again != n) {
+        free(*heap);
+        *heap = NULL;
+        return NULL;
+    }
+    return *heap;
+}
+
+#pragma GCC diagnostic pop
+
+/*
+ * Beyond these precisions every further digit is 0, because a binary floating
+ * value has a finite decimal (or hex) expansion.  A value is m * 2^-k with m
+ * below 2^M (M mantissa bits) and k at most M - min_exp, so %f has at most k
+ * fractional digits, %e at most those of m * 5^k, that is M*log10(2) +
+ * k*log10(5) + 1 significant ones, and %a at most M/4 + 1 hex digits after the
+ * point.  (Each limit is rounded up.)  Larger precisions are rendered by
+ * asking snprintf for this many and inserting the missing zeros ourselves,
+ * which keeps a "%.2000000000f" from needing gigabytes (glibc would allocate
+ * them).  The limits also exceed the largest decimal exponent, so %g picks the
+ * same style at the limit as at the precision asked for.
+ */
+#define FRACTION_DIGITS(mant_dig, min_exp) ((mant_dig) - (min_exp))
+#define SIGNIFICANT_DIGITS(mant_dig, min_exp) \
+    ((mant_dig) * 30103 / 100000 + FRACTION_DIGITS(mant_dig, min_exp) * 69898 / 100000 + 2)
+#define HEX_DIGITS(mant_dig) ((mant_dig) / 4 + 2)
+
+static int precision_limit(char conv, bool is_long)
+{
+    switch (conv) {
+    case 'f': case 'F':
+        return is_long ? FRACTION_DIGITS(LDBL_MANT_DIG, LDBL_MIN_EXP)
+                       : FRACTION_DIGITS(DBL_MANT_DIG, DBL_MIN_EXP);
+    case 'a': case 'A':
+        return is_long ? HEX_DIGITS(LDBL_MANT_DIG) : HEX_DIGITS(DBL_MANT_DIG);
+    default:
+        return is_long ? SIGNIFICANT_DIGITS(LDBL_MANT_DIG, LDBL_MIN_EXP)
+                       : SIGNIFICANT_DIGITS(DBL_MANT_DIG, DBL_MIN_EXP);
+    }
+}
+
+/* Where the zeros of a precision cut by precision_limit belong in text:
+ * before the exponent, or at the end. */
+static size_t tail_zeros_at(const char *text, size_t len, char conv)
+{
+    char exponent = (conv == 'a' || conv == 'A') ? 'p' : 'e';
+    for (size_t i = 0; i < len; i++)
+        if ((text[i] | 0x20) == exponent)
+            return i;
+    return len;
+}
+
+/* %f %F %e %E %g %G %a %A.  Returns false when the conversion could not be
+ * done (snprintf failed: out of memory). */
+static bool render_float(sink *o, const field *f, const xlog_conv *c, const xlog_arg *value)
+{
+    bool is_long = c->kind == XLOG_ARG_LDOUBLE;
+    if (!is_long && (c->conv == 'f' || c->conv == 'F') && render_fixed_fast(o, f, value->d))
+        return true;
+
+    int precision = f->precision, limit = precision_limit(c->conv, is_long);
+    size_t cut_zeros = 0;
+    if (precision > limit) {
+        cut_zeros = (size_t)(precision - limit);
+        precision = limit;
+    }
+
+    /* The width is left out of the spec: snprintf's output then stays short,
+     * and we pad as for integers. */
+    char spec[12], *s = spec;
+    *s++ = '%';
+    if (f->flags & XLOG_FMT_FLAG_PLUS)
+        *s++ = '+';
+    if (f->flags & XLOG_FMT_FLAG_SPACE)
+        *s++ = ' ';
+    if (f->flags & XLOG_FMT_FLAG_HASH)
+        *s++ = '#';
+    *s++ = '.';
+    *s++ = '*'; /* a negative precision argument means "not given" */
+    if (is_long)
+        *s++ = 'L';
+    *s++ = c->conv;
+    *s = '\0';
+
+    char stack[512], *heap;
+    size_t len;
+    const char *text = snprintf_float(stack, sizeof stack, spec, precision, value, is_long,
+                                      &len, &heap);
+    if (!text)
+        return false;
+    /* The '0' flag pads after the sign and after a%'s "0x", and only finite
+     * values, whose text then goes on with a digit. */
+    size_t prefix_len = (len > 0 && (text[0] == '-' || text[0] == '+' || text[0] == ' '));
+    bool finite = len > prefix_len && text[prefix_len] >= '0' && text[prefix_len] <= '9';
+    if (finite && (c->conv == 'a' || c->conv == 'A'))
+        prefix_len += 2;
+    /* %g drops trailing zeros, unless '#' keeps them; inf and nan have none. */
+    bool is_g = c->conv == 'g' || c->conv == 'G';
+    bool keeps_zeros = finite && (!is_g || (f->flags & XLOG_FMT_FLAG_HASH));
+    number_text number = {
+        .prefix = text,
+        .prefix_len = prefix_len,
+        .digits = text + prefix_len,
+        .ndigits = len - prefix_len,
+        .inner_at = tail_zeros_at(text + prefix_len, len - prefix_len, c->conv),
+        .inner_zeros = keeps_zeros ? cut_zeros : 0,
+    };
+    put_number(o, f, &number, finite);
+    free(heap);
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Characters and strings                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void render_string(sink *o, const field *f, const xlog_arg *value)
+{
+    if (!value->s.ptr) {
+        put_padded_text(o, f, "(null)", 6);
+        return;
+    }
+    size_t n = value->s.len;
+    if (f->precision >= 0 && (size_t)f->precision < n)
+        n = (size_t)f->precision;
+    /* Like a C string, it ends at a NUL byte if one comes first. */
+    const char *nul = memchr(value->s.ptr, '\0', n);
+    if (nul)
+        n = (size_t)(nul - value->s.ptr);
+    put_padded_text(o, f, value->s.ptr, n);
+}
+
+/* Converts a wide string as glibc's %ls does (wcsrtombs): character by
+ * character, stopping at L'\0', after len characters, or before a character
+ * whose bytes would pass limit.  Writes the bytes to o unless o is NULL.
+ * Returns the byte count and its escaped size in *shown, or false when a
+ * character has no multibyte form in the current locale. */
+static bool convert_wide(sink *o, const wchar_t *ws, size_t len, size_t limit,
+                         const sink *style, size_t *bytes, size_t *shown)
+{
+    mbstate_t state;
+    memset(&state, 0, sizeof state);
+    *bytes = 0;
+    *shown = 0;
+    for (size_t i = 0; i < len && ws[i] != L'\0' && *bytes < limit; i++) {
+        char mb[MB_LEN_MAX];
+        size_t n = wcrtomb(mb, ws[i], &state);
+        if (n == (size_t)-1)
+            return false;
+        if (n > limit - *bytes)
+            break;
+        *bytes += n;
+        *shown += shown_size(style, mb, n);
+        if (o)
+            put_text(o, mb, n);
+    }
+    return true;
+}
+
+/* %ls.  Returns false when a character cannot be converted (glibc's snprintf
+ * then fails as a whole; we show the conversion literally instead). */
+static bool render_wide_string(sink *o, const field *f, const xlog_arg *value)
+{
+    if (!value->ws.ptr) {
+        put_padded_text(o, f, "(null)", 6);
+        return true;
+    }
+    size_t limit = f->precision >= 0 ? (size_t)f->precision : SIZE_MAX;
+    size_t bytes, shown;
+    if (!convert_wide(NULL, value->ws.ptr, value->ws.len, limit, o, &bytes, &shown))
+        return false;
+    size_t fill = f->width > shown ? f->width - shown : 0;
+    if (!(f->flags & XLOG_FMT_FLAG_MINUS))
+        pad(o, ' ', fill);
+    convert_wide(o, value->ws.ptr, value->ws.len, limit, o, &bytes, &shown);
+    if (f->flags & XLOG_FMT_FLAG_MINUS)
+        pad(o, ' ', fill);
+    return true;
+}
+
+/* %lc (the precision does not apply).  Returns false as render_wide_string. */
+static bool render_wide_char(sink *o, const field *f, const xlog_arg *value)
+{
+    mbstate_t state;
+    memset(&state, 0, sizeof state);
+    char mb[MB_LEN_MAX];
+    size_t n = wcrtomb(mb, (wchar_t)(wint_t)value->u, &state);
+    if (n == (size_t)-1)
+        return false;
+    put_padded_text(o, f, mb, n);
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rendering                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Reads the '*' arguments and renders one conversion; *next_arg advances past
+ * what it consumes. */
+static void render_conversion(sink *o, const xlog_conv *c, const xlog_arg *args, size_t nargs,
+                              size_t *next_arg)
+{
+    size_t needed = (size_t)(c->width == XLOG_FMT_STAR) + (c->precision == XLOG_FMT_STAR) +
+                    (c->kind != XLOG_ARG_NONE);
+    if (c->conv == '?' || nargs - *next_arg < needed) {
+        /* Once an argument is missing, later conversions would read the
+         * wrong ones: they are all shown literally too. */
+        if (c->conv != '?')
+            *next_arg = nargs;
+        put_text(o, c->spec, c->spec_len);
+        return;
+    }
+
+    field f = { .flags = c->flags, .width = 0, .precision = c->precision };
+    if (c->width == XLOG_FMT_STAR) {
+        int w = (int)args[(*next_arg)++].i;
+        if (w < 0) {
+            f.flags |= XLOG_FMT_FLAG_MINUS;
+            f.width = (size_t)-(int64_t)w; /* no overflow for INT_MIN */
+        } else {
+            f.width = (size_t)w;
+        }
+    } else if (c->width >= 0) {
+        f.width = (size_t)c->width;
+    }
+    if (c->precision == XLOG_FMT_STAR) {
+        int p = (int)args[(*next_arg)++].i;
+        f.precision = p < 0 ? XLOG_FMT_NONE : p;
+    }
+    const xlog_arg *value = c->kind != XLOG_ARG_NONE ? &args[(*next_arg)++] : NULL;
+
+    bool done = true;
+    switch (c->conv) {
+    case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
+        render_integer(o, &f, c->conv, c->length, value->u);
+        break;
+    case 'p':
+        if (value->p)
+            render_integer(o, &f, 'p', XLOG_LEN_NONE, (uint64_t)(uintptr_t)value->p);
+        else
+            put_padded_text(o, &f, "(nil)", 5);
+        break;
+    case 's':
+        if (c->kind == XLOG_ARG_WSTR)
+            done = render_wide_string(o, &f, value);
+        else
+            render_string(o, &f, value);
+        break;
+    case 'c':
+        if (c->kind == XLOG_ARG_WINT) {
+            done = render_wide_char(o, &f, value);
+        } else {
+            char ch = (char)(unsigned char)value->u;
+            put_padded_text(o, &f, &ch, 1);
+        }
+        break;
+    case '%':
+        put_char(o, '%'); /* glibc ignores flags, width and precision here */
+        break;
+    case 'n':
+        done = false; /* refused: its pointer is consumed, nothing is written */
+        break;
+    default:
+        done = render_float(o, &f, c, value);
+        break;
+    }
+    if (!done)
+        put_text(o, c->spec, c->spec_len);
+}
+
+size_t xlog_fmt_render(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
+                       unsigned options, char *out, size_t cap)
+{
+    sink o = { .buf = out, .cap = cap, .len = 0, .escape = (options & XLOG_FMT_ESCAPE) != 0 };
+    if (fmt_len == 0)
+        return 0;
+    const char *cursor = fmt, *end = fmt + fmt_len;
+    size_t next_arg = 0;
+    xlog_conv c;
+    while (xlog_fmt_next(&cursor, end, &c)) {
+        put_text(&o, c.lit, c.lit_len);
+        if (c.conv)
+            render_conversion(&o, &c, args, nargs, &next_arg);
+    }
+    return o.len;
+}

@@ -1,0 +1,985 @@
+/*
+ * test_format.c - the format engine against glibc snprintf, byte for byte.
+ *
+ * Most of the checks are differential: random formats and arguments are
+ * rendered by xlog_fmt_render and by snprintf with the same real arguments, and
+ * the bytes and lengths must be equal.  A format with several conversions is
+ * compared one "segment" (literal text plus one conversion) at a time, because
+ * C cannot build a snprintf call with a run-time list of mixed argument types;
+ * our side always renders the whole format from one argument array, so
+ * argument order is still checked.  A few fixed shapes are also compared as
+ * whole formats.  What our defined behaviour deliberately changes (NULL
+ * strings, %n, unknown conversions, escaping, missing arguments) is tested with
+ * exact expected strings.
+ *
+ * The random seed is printed; set XLOG_FORMAT_SEED to replay a run.
+ */
+#include <fenv.h>
+#include <float.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include <cmocka.h>
+
+#include "format/format.h"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t rng_state;
+static uint64_t seed;
+
+static uint64_t rand64(void)
+{
+    /* splitmix64: good enough, tiny, and the same everywhere */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static unsigned rand_below(unsigned n)
+{
+    return (unsigned)(rand64() % n);
+}
+
+static int rand_between(int lo, int hi)
+{
+    return lo + (int)rand_below((unsigned)(hi - lo + 1));
+}
+
+static int one_in(unsigned n)
+{
+    return rand_below(n) == 0;
+}
+
+static int setup_seed(void **state)
+{
+    (void)state;
+    const char *env = getenv("XLOG_FORMAT_SEED");
+    seed = env ? strtoull(env, NULL, 0) : 20240611u;
+    printf("test_format: seed %llu (set XLOG_FORMAT_SEED to replay)\n", (unsigned long long)seed);
+    return 0;
+}
+
+/* Shows bytes readably in failure messages. */
+static const char *visible(const char *p, size_t n)
+{
+    static char text[4][2048];
+    static int which;
+    char *out = text[which++ & 3];
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 8 < sizeof text[0]; i++) {
+        unsigned char b = (unsigned char)p[i];
+        if (b >= 0x20 && b < 0x7f && b != '\\')
+            out[o++] = (char)b;
+        else
+            o += (size_t)sprintf(out + o, "\\x%02x", b);
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static char rendered[1 << 20];
+
+/* Renders and checks the whole output and the prefix property. */
+static void expect_render(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
+                          unsigned options, const char *expected, size_t expected_len)
+{
+    size_t n = xlog_fmt_render(fmt, fmt_len, args, nargs, options, rendered, sizeof rendered);
+    if (n != expected_len || n > sizeof rendered || memcmp(rendered, expected, n) != 0) {
+        fail_msg("format \"%s\" (seed %llu)\n  expected [%s] (%zu)\n  rendered [%s] (%zu)",
+                 visible(fmt, fmt_len), (unsigned long long)seed, visible(expected, expected_len),
+                 expected_len, visible(rendered, n < sizeof rendered ? n : sizeof rendered), n);
+    }
+    /* A smaller capacity writes a prefix and still returns the full length. */
+    char small[64];
+    size_t cap = rand_below((unsigned)(expected_len < sizeof small ? expected_len + 1 : sizeof small));
+    memset(small, '#', sizeof small);
+    assert_int_equal(xlog_fmt_render(fmt, fmt_len, args, nargs, options, small, cap), expected_len);
+    assert_memory_equal(small, expected, cap);
+    if (cap < sizeof small)
+        assert_int_equal(small[cap], '#');
+    assert_int_equal(xlog_fmt_render(fmt, fmt_len, args, nargs, options, NULL, 0), expected_len);
+}
+
+static void expect_text(const char *fmt, const xlog_arg *args, size_t nargs, unsigned options,
+                        const char *expected)
+{
+    expect_render(fmt, strlen(fmt), args, nargs, options, expected, strlen(expected));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random arguments                                                         */
+/* ------------------------------------------------------------------------ */
+
+static const int64_t edge_ints[] = {
+    0, 1, -1, 7, 8, 9, 10, 15, 16, 99, 100, 127, 128, -128, -129, 255, 256, 32767, 32768,
+    -32768, 65535, 65536, INT_MAX, INT_MIN, (int64_t)INT_MAX + 1, UINT_MAX, (int64_t)UINT_MAX + 1,
+    LLONG_MAX, LLONG_MIN, 1000000007, -999999999, 0x7f, 0x80, 0xff, 0x100,
+};
+
+static int64_t random_integer(void)
+{
+    switch (rand_below(4)) {
+    case 0: return edge_ints[rand_below(sizeof edge_ints / sizeof edge_ints[0])];
+    case 1: return (int64_t)rand64();
+    case 2: return (int64_t)(rand64() >> rand_below(64));
+    default: return rand_between(-1000, 1000);
+    }
+}
+
+static double random_double(void)
+{
+    static const double edges[] = {
+        0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 1e-7, 5e-7, 4.9999995e-7,
+        0.05, 0.15, 0.25, 0.35, 9.9999995, 0.9999995, 0.99999949999, 999999.9999996,
+        123456.789, 1e15, 1e17, 1e18, 9.999999999999999e17, 1e22, 1e23, 1e300, 1e-300,
+        DBL_MAX, -DBL_MAX, DBL_MIN, DBL_TRUE_MIN, DBL_EPSILON, 4503599627370495.5,
+        9007199254740993.0, 18446744073709551616.0, 0.1, 0.2, 0.3, 3.141592653589793,
+    };
+    uint64_t bits;
+    double d;
+    switch (rand_below(8)) {
+    case 0: return edges[rand_below(sizeof edges / sizeof edges[0])];
+    case 1:
+        switch (rand_below(4)) {
+        case 0: return INFINITY;
+        case 1: return -INFINITY;
+        case 2: return NAN;
+        default: return -NAN;
+        }
+    case 2:
+        bits = rand64();
+        memcpy(&d, &bits, sizeof d);
+        return d; /* any pattern, denormals and nans included */
+    case 3: /* a decimal such as a person logs: 12.345 */
+        return (double)rand_between(-2000000, 2000000) / pow(10, rand_below(8));
+    case 4: /* exact binary fractions: many are printf ties */
+        return ldexp((double)rand_between(-100000, 100000), -(int)rand_below(20));
+    case 5: /* next to a tie of a short decimal */
+        d = ((double)rand_between(0, 100000) + 0.5) / pow(10, rand_below(7));
+        return rand_below(3) == 0 ? d : nextafter(d, one_in(2) ? 0.0 : 1e30);
+    case 6:
+        return ldexp((double)(rand64() >> 11), rand_between(-1100, 1000)) * (one_in(2) ? 1 : -1);
+    default:
+        return (double)(int64_t)rand64() / pow(10, rand_below(25));
+    }
+}
+
+static long double random_long_double(void)
+{
+    static const long double edges[] = {
+        0.0L, -0.0L, 1.0L, 0.5L, 2.5L, 1e-4950L, LDBL_MAX, LDBL_MIN, -LDBL_MAX, 1e100L,
+        0.1L, 3.14159265358979323846L, 1e-20L,
+    };
+    switch (rand_below(4)) {
+    case 0: return edges[rand_below(sizeof edges / sizeof edges[0])];
+    case 1: return one_in(2) ? (long double)INFINITY : (long double)NAN * (one_in(2) ? 1 : -1);
+    case 2: return ldexpl((long double)rand64(), rand_between(-16400, 16300));
+    default: return (long double)random_double();
+    }
+}
+
+/* Every string and buffer a case uses, freed when the case ends. */
+static void *allocations[64];
+static int allocation_count;
+
+static void *case_alloc(size_t n)
+{
+    assert_true(allocation_count < (int)(sizeof allocations / sizeof allocations[0]));
+    void *p = malloc(n ? n : 1);
+    assert_non_null(p);
+    allocations[allocation_count++] = p;
+    return p;
+}
+
+static void free_case(void)
+{
+    while (allocation_count > 0)
+        free(allocations[--allocation_count]);
+}
+
+/* A random byte for a string, never NUL (control and UTF-8 bytes included). */
+static char random_text_byte(void)
+{
+    static const char common[] = "abcxyzABC019 -_/.:,;=()[]{}<>!?'\"@#$^&*~\\|";
+    switch (rand_below(6)) {
+    case 0: return (char)rand_between(1, 255);
+    case 1: return (char)(0x80 + rand_below(0x80));
+    default: return common[rand_below(sizeof common - 1)];
+    }
+}
+
+static wchar_t random_wide_char(int utf8)
+{
+    static const wchar_t wide[] = { L'a', L'Z', L'\n', 0xe9, 0x20ac, 0x4e2d, 0x1f600, 0x7f, 0x80 };
+    size_t count = sizeof wide / sizeof wide[0];
+    if (!utf8) /* mostly ASCII: the C locale refuses the rest */
+        return one_in(8) ? wide[rand_below((unsigned)count)] : (wchar_t)rand_between(1, 127);
+    return one_in(20) ? (wchar_t)0xd800 /* not encodable */ : wide[rand_below((unsigned)count)];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random formats                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* One generated conversion: its text and the arguments it consumes. */
+typedef struct planned {
+    char spec[64];
+    int stars[2];
+    int nstars;
+    xlog_arg value;
+    unsigned char kind;
+} planned;
+
+static const char *const int_lengths[] = { "", "hh", "h", "l", "ll", "j", "z", "t" };
+static const unsigned char int_kinds[] = {
+    XLOG_ARG_INT, XLOG_ARG_INT, XLOG_ARG_INT, XLOG_ARG_LONG,
+    XLOG_ARG_LLONG, XLOG_ARG_INTMAX, XLOG_ARG_SIZE, XLOG_ARG_PTRDIFF,
+};
+
+/* Writes flags, width and precision (up to max_precision, or exactly
+ * forced_precision when that is >= 0) at *s, noting '*' arguments in p. */
+static void plan_field(planned *p, char **s, int max_precision, int forced_precision)
+{
+    static const char flags[] = "-+ #0";
+    for (int n = (int)rand_below(4); n > 0; n--)
+        *(*s)++ = flags[rand_below(5)];
+    switch (rand_below(5)) {
+    case 0: case 1: break;
+    case 2: case 3: *s += sprintf(*s, "%d", rand_between(1, 30)); break;
+    default:
+        *(*s)++ = '*';
+        p->stars[p->nstars++] = rand_between(-30, 30);
+        break;
+    }
+    int choice = forced_precision >= 0 ? 3 + (int)rand_below(2) : (int)rand_below(6);
+    switch (choice) {
+    case 0: case 1: break;
+    case 2: *(*s)++ = '.'; break; /* precision 0 */
+    case 3:
+        *s += sprintf(*s, ".%d", forced_precision >= 0 ? forced_precision
+                                                       : rand_between(0, max_precision));
+        break;
+    default: /* '*', negative values included */
+        *(*s)++ = '.';
+        *(*s)++ = '*';
+        p->stars[p->nstars++] = forced_precision >= 0 ? forced_precision
+                                                      : rand_between(-5, max_precision);
+        break;
+    }
+}
+
+static void plan_conversion(planned *p, int utf8)
+{
+    static const char int_convs[] = "diouxX";
+    static const char float_convs[] = "fFeEgGaA";
+    char *s = p->spec;
+    *s++ = '%';
+    p->nstars = 0;
+    switch (rand_below(9)) {
+    case 0: case 1: { /* integers */
+        plan_field(p, &s, 25, -1);
+        unsigned length = rand_below(8);
+        s += sprintf(s, "%s%c", int_lengths[length], int_convs[rand_below(6)]);
+        p->kind = int_kinds[length];
+        int64_t v = random_integer();
+        switch (p->kind) {
+        case XLOG_ARG_INT: p->value.i = (int)v; break;
+        case XLOG_ARG_LONG: p->value.i = (long)v; break;
+        case XLOG_ARG_PTRDIFF: p->value.i = (ptrdiff_t)v; break;
+        default: p->value.i = v; break;
+        }
+        break;
+    }
+    case 2: case 3: { /* floating */
+        int is_long = one_in(5);
+        plan_field(p, &s, one_in(4) ? 60 : 17, -1);
+        s += sprintf(s, "%s%c", is_long ? "L" : one_in(8) ? "l" : "", float_convs[rand_below(8)]);
+        p->kind = is_long ? XLOG_ARG_LDOUBLE : XLOG_ARG_DOUBLE;
+        if (is_long)
+            p->value.ld = random_long_double();
+        else
+            p->value.d = random_double();
+        break;
+    }
+    case 4: { /* strings, sometimes without a NUL within reach */
+        size_t len = rand_below(12);
+        /* Unterminated ones get a precision of at least 1: ASan's snprintf
+         * interceptor takes ".0" for "no precision" and would report a false
+         * overflow (test_strings_with_length covers ".0" on our side). */
+        int terminated = len == 0 || !one_in(3);
+        char *buf = case_alloc(len + terminated);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = one_in(25) ? '\0' : random_text_byte();
+        if (terminated)
+            buf[len] = '\0';
+        plan_field(p, &s, 15, terminated ? -1 : rand_between(1, (int)len));
+        *s++ = 's';
+        p->kind = XLOG_ARG_STR;
+        p->value.s.ptr = buf;
+        p->value.s.len = len;
+        break;
+    }
+    case 5: /* characters */
+        plan_field(p, &s, 5, -1);
+        if (one_in(3)) {
+            s += sprintf(s, "lc");
+            p->kind = XLOG_ARG_WINT;
+            p->value.u = (wint_t)random_wide_char(utf8);
+        } else {
+            *s++ = 'c';
+            p->kind = XLOG_ARG_INT;
+            p->value.i = (int)random_integer();
+        }
+        break;
+    case 6: /* pointers */
+        plan_field(p, &s, 20, -1);
+        *s++ = 'p';
+        p->kind = XLOG_ARG_PTR;
+        p->value.p = one_in(4) ? NULL : (const void *)(uintptr_t)(rand64() >> rand_below(64));
+        break;
+    case 7: /* "%%", also with the flags and width glibc ignores */
+        if (one_in(3))
+            plan_field(p, &s, 5, -1);
+        *s++ = '%';
+        p->kind = XLOG_ARG_NONE;
+        break;
+    default: { /* wide strings, NUL-terminated for snprintf's sake */
+        size_t len = rand_below(8);
+        wchar_t *ws = case_alloc((len + 1) * sizeof *ws);
+        for (size_t i = 0; i < len; i++)
+            ws[i] = random_wide_char(utf8);
+        ws[len] = L'\0';
+        plan_field(p, &s, 12, -1);
+        s += sprintf(s, "ls");
+        p->kind = XLOG_ARG_WSTR;
+        p->value.ws.ptr = ws;
+        p->value.ws.len = len + one_in(2); /* with or without its NUL */
+        break;
+    }
+    }
+    *s = '\0';
+}
+
+/* snprintf of one segment with its real argument types. */
+static int snprintf_segment(char *buf, size_t cap, const char *fmt, const planned *p)
+{
+#define WITH_STARS(value)                                                              \
+    (p->nstars == 0   ? snprintf(buf, cap, fmt, value)                                 \
+     : p->nstars == 1 ? snprintf(buf, cap, fmt, p->stars[0], value)                    \
+                      : snprintf(buf, cap, fmt, p->stars[0], p->stars[1], value))
+    const xlog_arg *v = &p->value;
+    switch (p->kind) {
+    case XLOG_ARG_INT: return WITH_STARS((int)v->i);
+    case XLOG_ARG_LONG: return WITH_STARS((long)v->i);
+    case XLOG_ARG_LLONG: return WITH_STARS((long long)v->i);
+    case XLOG_ARG_INTMAX: return WITH_STARS((intmax_t)v->i);
+    case XLOG_ARG_SIZE: return WITH_STARS((size_t)v->u);
+    case XLOG_ARG_PTRDIFF: return WITH_STARS((ptrdiff_t)v->i);
+    case XLOG_ARG_WINT: return WITH_STARS((wint_t)v->u);
+    case XLOG_ARG_DOUBLE: return WITH_STARS(v->d);
+    case XLOG_ARG_LDOUBLE: return WITH_STARS(v->ld);
+    case XLOG_ARG_PTR: return WITH_STARS(v->p);
+    case XLOG_ARG_STR: return WITH_STARS(v->s.ptr);
+    case XLOG_ARG_WSTR: return WITH_STARS(v->ws.ptr);
+    default: return WITH_STARS(0); /* "%%": the extra argument is ignored */
+    }
+#undef WITH_STARS
+}
+
+/* Literal text: anything but '%' and NUL, control and UTF-8 bytes included. */
+static size_t random_literal(char *out, size_t max)
+{
+    size_t n = rand_below((unsigned)max + 1);
+    for (size_t i = 0; i < n; i++) {
+        char b;
+        do
+            b = random_text_byte();
+        while (b == '%');
+        out[i] = b;
+    }
+    return n;
+}
+
+static char expected[1 << 20];
+
+/* Builds a random format of up to 4 conversions, renders it, and compares
+ * it with snprintf of each segment (literal text and one conversion). */
+static void differential_case(int utf8)
+{
+    char fmt[1024];
+    size_t fmt_len = 0, expected_len = 0;
+    xlog_arg args[12];
+    unsigned char arg_kinds[12];
+    size_t nargs = 0;
+    int conversions = (int)rand_below(5);
+
+    for (int i = 0; i <= conversions; i++) {
+        char segment[256];
+        size_t seg_len = random_literal(segment, 8);
+        if (i == conversions) { /* the trailing literal text */
+            memcpy(fmt + fmt_len, segment, seg_len);
+            memcpy(expected + expected_len, segment, seg_len);
+            fmt_len += seg_len;
+            expected_len += seg_len;
+            break;
+        }
+        planned p;
+        plan_conversion(&p, utf8);
+        size_t spec_len = strlen(p.spec);
+        memcpy(segment + seg_len, p.spec, spec_len + 1);
+        seg_len += spec_len;
+
+        int n = snprintf_segment(expected + expected_len, sizeof expected - expected_len, segment, &p);
+        if (n < 0) {
+            /* glibc refused a wide character; we show the segment literally. */
+            memcpy(expected + expected_len, segment, seg_len);
+            n = (int)seg_len;
+        }
+        assert_true((size_t)n < sizeof expected - expected_len);
+        expected_len += (size_t)n;
+        memcpy(fmt + fmt_len, segment, seg_len);
+        fmt_len += seg_len;
+
+        for (int s = 0; s < p.nstars; s++) {
+            args[nargs].i = p.stars[s];
+            arg_kinds[nargs++] = XLOG_ARG_INT;
+        }
+        if (p.kind != XLOG_ARG_NONE) {
+            args[nargs] = p.value;
+            arg_kinds[nargs++] = p.kind;
+        }
+    }
+
+    /* Both ends agree on the argument list. */
+    unsigned char kinds[12];
+    int count = xlog_fmt_kinds(fmt, fmt_len, kinds, 12);
+    assert_int_equal(count, (int)nargs);
+    assert_memory_equal(kinds, arg_kinds, nargs);
+
+    expect_render(fmt, fmt_len, args, nargs, 0, expected, expected_len);
+    free_case();
+}
+
+static void test_differential_c_locale(void **state)
+{
+    (void)state;
+    rng_state = seed;
+    for (int i = 0; i < 40000; i++)
+        differential_case(0);
+}
+
+static void test_differential_utf8_locale(void **state)
+{
+    (void)state;
+    rng_state = seed ^ 0x5555;
+    assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+    for (int i = 0; i < 5000; i++)
+        differential_case(1);
+    setlocale(LC_ALL, "C");
+}
+
+/* Whole formats with several conversions in one snprintf call. */
+static void test_whole_formats(void **state)
+{
+    (void)state;
+    rng_state = seed ^ 0xaaaa;
+    static const char int_convs[] = "diouxXc";
+    static const char float_convs[] = "fFeEgGaA";
+    static const char flags[] = "-+ #0";
+    for (int i = 0; i < 5000; i++) {
+        char fmt[128], *s = fmt;
+        s += sprintf(s, "user %%");
+        for (int f = (int)rand_below(3); f > 0; f--)
+            *s++ = flags[rand_below(5)];
+        s += sprintf(s, "s logged in, id %%");
+        for (int f = (int)rand_below(3); f > 0; f--)
+            *s++ = flags[rand_below(5)];
+        if (one_in(2))
+            s += sprintf(s, "%d", rand_between(1, 12));
+        s += sprintf(s, "%c, took %%", int_convs[rand_below(7)]);
+        if (one_in(2))
+            s += sprintf(s, "%d", rand_between(1, 20));
+        if (one_in(2))
+            s += sprintf(s, ".%d", rand_between(0, 12));
+        s += sprintf(s, "%c ms %%%%", float_convs[rand_below(8)]);
+
+        char name[16];
+        size_t name_len = rand_below(sizeof name);
+        for (size_t k = 0; k < name_len; k++)
+            name[k] = (char)('a' + rand_below(26));
+        name[name_len] = '\0';
+        int id = (int)random_integer();
+        double ms = random_double();
+
+        int n = snprintf(expected, sizeof expected, fmt, name, id, ms);
+        assert_true(n >= 0);
+        xlog_arg args[3];
+        args[0].s.ptr = name;
+        args[0].s.len = name_len;
+        args[1].i = id;
+        args[2].d = ms;
+        expect_render(fmt, strlen(fmt), args, 3, 0, expected, (size_t)n);
+    }
+}
+
+/* The "%f" fast path, hammered where it is hardest: ties, carries, precision
+ * 0 to 17, magnitudes around its limits. */
+static void test_fixed_point(void **state)
+{
+    (void)state;
+    rng_state = seed ^ 0xf00d;
+    for (int i = 0; i < 200000; i++) {
+        double x;
+        switch (rand_below(4)) {
+        case 0: x = random_double(); break;
+        case 1: x = ldexp((double)(rand64() >> 11), rand_between(-70, 10)); break;
+        case 2: x = (double)rand_between(0, 1 << 30) / pow(10, rand_below(16)) + 0.5 / pow(10, rand_below(16)); break;
+        default: x = nextafter(floor((double)rand_between(0, 1000000)) + 0.5, one_in(2) ? 0.0 : 1e9) / pow(10, rand_below(10)); break;
+        }
+        if (one_in(2))
+            x = -x;
+        char fmt[16];
+        int precision = rand_between(0, 17);
+        if (one_in(6))
+            snprintf(fmt, sizeof fmt, "%%f");
+        else
+            snprintf(fmt, sizeof fmt, "%%%s.%df", one_in(4) ? "+#" : "", precision);
+        int n = snprintf(expected, sizeof expected, fmt, x);
+        xlog_arg arg = { .d = x };
+        expect_render(fmt, strlen(fmt), &arg, 1, 0, expected, (size_t)n);
+    }
+}
+
+/* glibc rounds by the current rounding mode; the fast path must notice. */
+static void test_fixed_point_rounding_modes(void **state)
+{
+    (void)state;
+    rng_state = seed ^ 0xbeef;
+    static const int modes[] = { FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO };
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        for (int i = 0; i < 2000; i++) {
+            double x = (double)rand_between(-2000000, 2000000) / pow(10, rand_below(8));
+            char fmt[16];
+            snprintf(fmt, sizeof fmt, "%%.%df", rand_between(0, 9));
+            assert_int_equal(fesetround(modes[m]), 0);
+            int n = snprintf(expected, sizeof expected, fmt, x);
+            size_t len = xlog_fmt_render(fmt, strlen(fmt), &(xlog_arg){ .d = x }, 1, 0, rendered,
+                                         sizeof rendered);
+            fesetround(FE_TONEAREST);
+            if (len != (size_t)n || memcmp(rendered, expected, len) != 0)
+                fail_msg("%s of %.17g in rounding mode %d: expected [%.*s], rendered [%.*s]", fmt,
+                         x, modes[m], n, expected, (int)len, rendered);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parsing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void test_kinds_list(void **state)
+{
+    (void)state;
+    const char *fmt = "%d %s %*.*f %Lf %zu %n %% %lc %ls %p %hhx %lld %jd %td %lf %.*s";
+    unsigned char kinds[32];
+    static const unsigned char want[] = {
+        XLOG_ARG_INT,   XLOG_ARG_STR,   XLOG_ARG_INT,    XLOG_ARG_INT,     XLOG_ARG_DOUBLE,
+        XLOG_ARG_LDOUBLE, XLOG_ARG_SIZE, XLOG_ARG_PTR,   XLOG_ARG_WINT,    XLOG_ARG_WSTR,
+        XLOG_ARG_PTR,   XLOG_ARG_INT,   XLOG_ARG_LLONG,  XLOG_ARG_INTMAX,  XLOG_ARG_PTRDIFF,
+        XLOG_ARG_DOUBLE, XLOG_ARG_INT,  XLOG_ARG_STR,
+    };
+    int n = xlog_fmt_kinds(fmt, strlen(fmt), kinds, 32);
+    assert_int_equal(n, (int)sizeof want);
+    assert_memory_equal(kinds, want, sizeof want);
+
+    /* exactly enough room, then one too few */
+    assert_int_equal(xlog_fmt_kinds(fmt, strlen(fmt), kinds, (int)sizeof want), (int)sizeof want);
+    assert_int_equal(xlog_fmt_kinds(fmt, strlen(fmt), kinds, (int)sizeof want - 1), -1);
+    assert_int_equal(xlog_fmt_kinds("%d", 2, NULL, 0), -1);
+    assert_int_equal(xlog_fmt_kinds("no conversions %%", 17, NULL, 0), 0);
+    assert_int_equal(xlog_fmt_kinds(NULL, 0, NULL, 0), 0);
+
+    /* refused conversions consume nothing, even with '*' */
+    const char *refused = "%y %*y %1$d %*1$d %Ld %hs %lp %hf %5";
+    assert_int_equal(xlog_fmt_kinds(refused, strlen(refused), kinds, 32), 0);
+
+    /* "%%" with '*' consumes the int, as glibc does */
+    assert_int_equal(xlog_fmt_kinds("%*%", 3, kinds, 32), 1);
+    assert_int_equal(kinds[0], XLOG_ARG_INT);
+    /* the length ends the format: "%d" is cut to "%" */
+    assert_int_equal(xlog_fmt_kinds("%d", 1, kinds, 32), 0);
+}
+
+static void test_next_describes(void **state)
+{
+    (void)state;
+    const char *fmt = "ab%-+ #0*.*lldcd%12.3Lg";
+    const char *cursor = fmt, *end = fmt + strlen(fmt);
+    xlog_conv c;
+
+    assert_int_equal(xlog_fmt_next(&cursor, end, &c), 1);
+    assert_int_equal(c.lit_len, 2);
+    assert_memory_equal(c.lit, "ab", 2);
+    assert_int_equal(c.conv, 'd');
+    assert_int_equal(c.spec_len, 12);
+    assert_memory_equal(c.spec, "%-+ #0*.*lld", 12);
+    assert_int_equal(c.flags, XLOG_FMT_FLAG_MINUS | XLOG_FMT_FLAG_PLUS | XLOG_FMT_FLAG_SPACE |
+                                  XLOG_FMT_FLAG_HASH | XLOG_FMT_FLAG_ZERO);
+    assert_int_equal(c.width, XLOG_FMT_STAR);
+    assert_int_equal(c.precision, XLOG_FMT_STAR);
+    assert_int_equal(c.length, XLOG_LEN_LL);
+    assert_int_equal(c.kind, XLOG_ARG_LLONG);
+
+    assert_int_equal(xlog_fmt_next(&cursor, end, &c), 1);
+    assert_int_equal(c.lit_len, 2);
+    assert_memory_equal(c.lit, "cd", 2);
+    assert_int_equal(c.conv, 'g');
+    assert_int_equal(c.width, 12);
+    assert_int_equal(c.precision, 3);
+    assert_int_equal(c.length, XLOG_LEN_BIG_L);
+    assert_int_equal(c.kind, XLOG_ARG_LDOUBLE);
+    assert_int_equal(c.flags, 0);
+    assert_ptr_equal(cursor, end);
+
+    assert_int_equal(xlog_fmt_next(&cursor, end, &c), 0);
+
+    /* "%.d" is precision 0; trailing text is a last step with conv 0 */
+    fmt = "%.dtail";
+    cursor = fmt;
+    end = fmt + strlen(fmt);
+    assert_int_equal(xlog_fmt_next(&cursor, end, &c), 1);
+    assert_int_equal(c.precision, 0);
+    assert_int_equal(c.width, XLOG_FMT_NONE);
+    assert_int_equal(xlog_fmt_next(&cursor, end, &c), 1);
+    assert_int_equal(c.conv, 0);
+    assert_int_equal(c.lit_len, 4);
+    assert_int_equal(xlog_fmt_next(&cursor, end, &c), 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Defined behaviour for bad input                                          */
+/* ------------------------------------------------------------------------ */
+
+static void test_percent_n_is_refused(void **state)
+{
+    (void)state;
+    int target = 12345;
+    xlog_arg args[3];
+    args[0].i = 7;
+    args[1].p = &target;
+    args[2].i = 8;
+    expect_text("a%db%nc%d", args, 3, 0, "a7b%nc8");
+    assert_int_equal(target, 12345);
+
+    unsigned char kinds[4];
+    assert_int_equal(xlog_fmt_kinds("%hhn%*n", 7, kinds, 4), 3);
+    assert_int_equal(kinds[0], XLOG_ARG_PTR);
+    assert_int_equal(kinds[1], XLOG_ARG_INT);
+    assert_int_equal(kinds[2], XLOG_ARG_PTR);
+    args[0].p = &target;
+    args[1].i = 5;
+    args[2].p = &target;
+    expect_text("%hhn|%*n|", args, 3, 0, "%hhn|%*n|");
+    assert_int_equal(target, 12345);
+}
+
+static void test_unknown_conversions(void **state)
+{
+    (void)state;
+    xlog_arg args[2];
+    args[0].i = 42;
+    args[1].i = 43;
+    expect_text("%y %d", args, 1, 0, "%y 42");
+    expect_text("100%5 done %d", args, 1, 0, "100%5 done 42");
+    expect_text("%*y %d", args, 1, 0, "%*y 42");
+    expect_text("%Ld %hs %lp %hf %zc %d", args, 1, 0, "%Ld %hs %lp %hf %zc 42");
+    expect_text("%m %'d %qd %Zd %C %S %I5d|%d", args, 1, 0, "%m %'d %qd %Zd %C %S %I5d|42");
+    expect_text("%d%h%d", args, 2, 0, "42%h%d"); /* "%h%" is refused, 'd' is text */
+    expect_text("%99999999999d|%d", args, 1, 0, "%99999999999d|42");
+    expect_text("%.99999999999d|%d", args, 1, 0, "%.99999999999d|42");
+    /* glibc prints "%" for "%5%" and consumes the '*' of "%*%" */
+    expect_text("%5%|%-05.3%|%*%|%d", args, 2, 0, "%|%|%|43");
+}
+
+static void test_trailing_and_cut_formats(void **state)
+{
+    (void)state;
+    xlog_arg arg = { .i = 9 };
+    expect_text("%d%", &arg, 1, 0, "9%");
+    expect_text("50%", NULL, 0, 0, "50%");
+    expect_text("%-08.", NULL, 0, 0, "%-08.");
+    expect_text("%ll", NULL, 0, 0, "%ll");
+
+    /* a format that is not NUL-terminated ends exactly at its length */
+    static const char *const cut[] = { "%", "%5", "%l", "%.*", "ab%d" };
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        size_t n = strlen(cut[i]);
+        char *exact = malloc(n);
+        assert_non_null(exact);
+        memcpy(exact, cut[i], n);
+        size_t len = xlog_fmt_render(exact, n - (i == 4), &arg, 1, 0, rendered, sizeof rendered);
+        assert_int_equal(len, n - (i == 4));
+        assert_memory_equal(rendered, cut[i], len);
+        free(exact);
+    }
+
+    /* a NUL byte in the format is ordinary text */
+    expect_render("a\0%d", 4, &arg, 1, 0, "a\0" "9", 3);
+}
+
+static void test_positional_is_literal(void **state)
+{
+    (void)state;
+    xlog_arg args[2] = { { .i = 1 }, { .i = 2 } };
+    expect_text("%1$d %2$s|%d", args, 1, 0, "%1$d %2$s|1");
+    expect_text("%*1$d|%d", args, 1, 0, "%*1$d|1");
+    expect_text("%.*2$d|%d", args, 1, 0, "%.*2$d|1");
+}
+
+static void test_missing_arguments(void **state)
+{
+    (void)state;
+    xlog_arg args[3] = { { .i = 5 }, { .i = 6 }, { .i = 7 } };
+    expect_text("%d %d %d", args, 2, 0, "5 6 %d");
+    expect_text("%d %s %% %d", args, 1, 0, "5 %s % %d");
+    /* "%*d" needs two: with one left it is literal, and so is what follows */
+    expect_text("%d %*d %d", args, 2, 0, "5 %*d %d");
+    expect_text("%*.*d|%d", args, 2, 0, "%*.*d|%d");
+    expect_text("%d", NULL, 0, 0, "%d");
+    expect_text("%d %n %d", args, 2, 0, "5 %n %d");
+}
+
+static void test_null_strings(void **state)
+{
+    (void)state;
+    xlog_arg args[2];
+    args[0].s.ptr = NULL;
+    args[0].s.len = 0;
+    expect_text("[%s]", args, 1, 0, "[(null)]");
+    expect_text("[%.0s]", args, 1, 0, "[(null)]");
+    expect_text("[%.3s]", args, 1, 0, "[(null)]");
+    expect_text("[%8s]", args, 1, 0, "[  (null)]");
+    expect_text("[%-8.2s]", args, 1, 0, "[(null)  ]");
+    args[0].i = 2;
+    args[1].s.ptr = NULL;
+    expect_text("[%.*s]", args, 2, 0, "[(null)]");
+    args[0].ws.ptr = NULL;
+    args[0].ws.len = 0;
+    expect_text("[%ls|%.1ls|%7ls]", (xlog_arg[]){ args[0], args[0], args[0] }, 3, 0,
+                "[(null)|(null)| (null)]");
+    /* a NULL %p is glibc's "(nil)", padded with spaces even with '0' */
+    xlog_arg nil = { .p = NULL };
+    expect_text("[%p|%08p|%-7p|%.9p]", (xlog_arg[]){ nil, nil, nil, nil }, 4, 0,
+                "[(nil)|   (nil)|(nil)  |(nil)]");
+}
+
+static void test_strings_with_length(void **state)
+{
+    (void)state;
+    /* exactly 5 bytes, no NUL after them */
+    char *five = malloc(5);
+    assert_non_null(five);
+    memcpy(five, "hello", 5);
+    xlog_arg arg = { .s = { five, 5 } };
+    expect_text("[%s|%.3s|%7s|%-7.2s|%.9s|%3.0s]", (xlog_arg[]){ arg, arg, arg, arg, arg, arg }, 6,
+                0, "[hello|hel|  hello|he     |hello|   ]");
+    arg.s.len = 3;
+    expect_text("[%s]", &arg, 1, 0, "[hel]");
+    free(five);
+
+    /* a NUL within the length ends the string, as in C */
+    xlog_arg with_nul = { .s = { "ab\0cd", 5 } };
+    expect_text("[%s|%4s]", (xlog_arg[]){ with_nul, with_nul }, 2, 0, "[ab|  ab]");
+    xlog_arg empty = { .s = { "", 0 } };
+    expect_text("[%s|%3s]", (xlog_arg[]){ empty, empty }, 2, 0, "[|   ]");
+}
+
+static void test_negative_star(void **state)
+{
+    (void)state;
+    xlog_arg args[4] = { { .i = -6 }, { .i = -1 }, { .i = 42 } };
+    expect_text("[%*.*d]", args, 3, 0, "[42    ]");
+    args[0].i = 6;
+    args[1].i = -3;
+    args[2].d = 1.5;
+    expect_text("[%*.*f]", args, 3, 0, "[1.500000]");
+    args[2].i = 0;
+    expect_text("[%0*.*d]", args, 3, 0, "[000000]");
+    args[0].i = INT_MIN; /* a width of 2^31: counted, not written */
+    args[1].i = 5;
+    assert_int_equal(xlog_fmt_render("%*d", 3, args, 2, 0, rendered, 16), (size_t)INT_MAX + 1);
+    assert_memory_equal(rendered, "5      ", 7);
+}
+
+static void test_huge_fields(void **state)
+{
+    (void)state;
+    int n;
+    xlog_arg arg = { .i = 7 };
+    char out[8];
+    assert_int_equal(xlog_fmt_render("%2147483647d", 12, &arg, 1, 0, out, sizeof out), 2147483647u);
+    assert_memory_equal(out, "        ", 8);
+    assert_int_equal(xlog_fmt_render("%.2147483647d", 13, &arg, 1, 0, out, sizeof out), 2147483647u);
+    assert_memory_equal(out, "00000000", 8);
+    arg.d = 2.0;
+    assert_int_equal(xlog_fmt_render("%-2147483647f", 13, &arg, 1, 0, out, sizeof out), 2147483647u);
+    assert_memory_equal(out, "2.000000", 8);
+    /* precisions past a value's exact expansion, whose zeros we add */
+    static const struct { const char *fmt; double d; } tails[] = {
+        { "%.2000f", DBL_TRUE_MIN }, { "%.1500f", -0.1 }, { "%.1000e", DBL_TRUE_MIN },
+        { "%.900E", 1e300 }, { "%#.1000g", 1e-300 }, { "%.1000g", 1e-300 }, { "%#.900g", 123.5 },
+        { "%#.900G", 1e20 }, { "%.40a", 0.1 }, { "%#.40A", -DBL_MAX }, { "%.40a", DBL_TRUE_MIN },
+        { "%.1000e", 0x0.fffffffffffffp-1022 }, { "%.1000G", 0x1.fffffffffffffp-1021 },
+        { "%0+1200.1100f", 1.0 / 3 }, { "%.2000f", INFINITY }, { "%-1100.1100e", NAN },
+    };
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        n = snprintf(expected, sizeof expected, tails[i].fmt, tails[i].d);
+        xlog_arg v = { .d = tails[i].d };
+        expect_render(tails[i].fmt, strlen(tails[i].fmt), &v, 1, 0, expected, (size_t)n);
+    }
+    static const struct { const char *fmt; long double ld; } long_tails[] = {
+        { "%.17000Lf", LDBL_TRUE_MIN }, { "%.12000Le", LDBL_TRUE_MIN }, { "%#.12000Lg", 0.1L },
+        { "%.40La", 0.1L }, { "%.40LA", LDBL_MAX },
+    };
+    long double longest = nextafterl(LDBL_MIN, 0); /* the most significant digits */
+    n = snprintf(expected, sizeof expected, "%.12000Le|%.12000Lg", longest, longest);
+    expect_render("%.12000Le|%.12000Lg", 19, (xlog_arg[]){ { .ld = longest }, { .ld = longest } }, 2,
+                  0, expected, (size_t)n);
+    for (size_t i = 0; i < sizeof long_tails / sizeof long_tails[0]; i++) {
+        n = snprintf(expected, sizeof expected, long_tails[i].fmt, long_tails[i].ld);
+        xlog_arg v = { .ld = long_tails[i].ld };
+        expect_render(long_tails[i].fmt, strlen(long_tails[i].fmt), &v, 1, 0, expected, (size_t)n);
+    }
+    arg.d = 0.5;
+    assert_int_equal(xlog_fmt_render("%.2000000000f", 13, &arg, 1, 0, out, sizeof out), 2000000002u);
+    assert_memory_equal(out, "0.500000", 8);
+
+    /* a %Lf too long for the stack buffer */
+    xlog_arg big = { .ld = LDBL_MAX };
+    n = snprintf(expected, sizeof expected, "%Lf|%.3000Le", LDBL_MAX, LDBL_MAX);
+    expect_render("%Lf|%.3000Le", 12, (xlog_arg[]){ big, big }, 2, 0, expected, (size_t)n);
+}
+
+static void test_wide_in_c_locale(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C");
+    xlog_arg args[2];
+    args[0].ws.ptr = L"caf\xe9";
+    args[0].ws.len = 4;
+    args[1].u = 0xe9;
+    /* glibc's snprintf fails as a whole here (-1); we show those literally */
+    expect_text("[%ls|%lc|%.3ls]", (xlog_arg[]){ args[0], args[1], args[0] }, 3, 0,
+                "[%ls|%lc|caf]");
+    args[1].u = 0; /* %lc of 0 writes a NUL byte, as glibc does */
+    expect_render("[%lc]", 5, &args[1], 1, 0, "[\0]", 3);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Escaping                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void test_escape(void **state)
+{
+    (void)state;
+    expect_text("a\nb", NULL, 0, XLOG_FMT_ESCAPE, "a\\nb");
+    expect_text("a\nb", NULL, 0, 0, "a\nb");
+    expect_text("\r\t\x1b[0m\x7f\x01 caf\xc3\xa9", NULL, 0, XLOG_FMT_ESCAPE,
+                "\\r\\t\\x1b[0m\\x7f\\x01 caf\xc3\xa9");
+
+    xlog_arg str = { .s = { "line1\r\nline2", 12 } };
+    expect_text("got: %s.", &str, 1, XLOG_FMT_ESCAPE, "got: line1\\r\\nline2.");
+    expect_text("got: %s.", &str, 1, 0, "got: line1\r\nline2.");
+    /* the precision counts source bytes, the width escaped output */
+    expect_text("[%.6s]", &str, 1, XLOG_FMT_ESCAPE, "[line1\\r]");
+    xlog_arg tab = { .s = { "\tx", 2 } };
+    expect_text("[%5s|%-5s|%3s]", (xlog_arg[]){ tab, tab, tab }, 3, XLOG_FMT_ESCAPE,
+                "[  \\tx|\\tx  |\\tx]");
+    xlog_arg ch = { .i = '\n' };
+    xlog_arg esc = { .i = 0x1b };
+    expect_text("[%c|%4c|%-5c]", (xlog_arg[]){ ch, ch, esc }, 3, XLOG_FMT_ESCAPE,
+                "[\\n|  \\n|\\x1b ]");
+    xlog_arg nul = { .i = 0 };
+    expect_text("[%c]", &nul, 1, XLOG_FMT_ESCAPE, "[\\x00]");
+
+    /* numbers are never escaped; a literal unknown conversion is */
+    xlog_arg num = { .i = -5 };
+    expect_text("%d%\n", &num, 1, XLOG_FMT_ESCAPE, "-5%\\n");
+
+    assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+    xlog_arg ws = { .ws = { L"a\n\xe9", 3 } };
+    expect_text("[%ls|%6ls]", (xlog_arg[]){ ws, ws }, 2, XLOG_FMT_ESCAPE,
+                "[a\\n\xc3\xa9| a\\n\xc3\xa9]");
+    xlog_arg wc = { .u = L'\t' };
+    expect_text("[%3lc]", &wc, 1, XLOG_FMT_ESCAPE, "[ \\t]");
+    setlocale(LC_ALL, "C");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output capacity                                                          */
+/* ------------------------------------------------------------------------ */
+
+static void test_truncation(void **state)
+{
+    (void)state;
+    xlog_arg args[3];
+    args[0].s.ptr = "alice";
+    args[0].s.len = 5;
+    args[1].i = 42;
+    args[2].d = 1.25;
+    const char *fmt = "user %s logged in, id %d, took %f ms";
+    const char *full = "user alice logged in, id 42, took 1.250000 ms";
+    size_t full_len = strlen(full);
+    for (size_t cap = 0; cap <= full_len + 1; cap++) {
+        char out[64];
+        memset(out, '#', sizeof out);
+        assert_int_equal(xlog_fmt_render(fmt, strlen(fmt), args, 3, 0, out, cap), full_len);
+        assert_memory_equal(out, full, cap < full_len ? cap : full_len);
+        assert_int_equal(out[cap < full_len ? cap : full_len], '#');
+    }
+    assert_int_equal(xlog_fmt_render(fmt, strlen(fmt), args, 3, 0, NULL, 0), full_len);
+    assert_int_equal(xlog_fmt_render(fmt, strlen(fmt), args, 3, XLOG_FMT_ESCAPE, NULL, 0), full_len);
+    /* escaping cut in the middle of an escape sequence */
+    char out[3];
+    assert_int_equal(xlog_fmt_render("a\x01", 2, NULL, 0, XLOG_FMT_ESCAPE, out, 3), 5);
+    assert_memory_equal(out, "a\\x", 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_differential_c_locale),
+        cmocka_unit_test(test_differential_utf8_locale),
+        cmocka_unit_test(test_whole_formats),
+        cmocka_unit_test(test_fixed_point),
+        cmocka_unit_test(test_fixed_point_rounding_modes),
+        cmocka_unit_test(test_kinds_list),
+        cmocka_unit_test(test_next_describes),
+        cmocka_unit_test(test_percent_n_is_refused),
+        cmocka_unit_test(test_unknown_conversions),
+        cmocka_unit_test(test_trailing_and_cut_formats),
+        cmocka_unit_test(test_positional_is_literal),
+        cmocka_unit_test(test_missing_arguments),
+        cmocka_unit_test(test_null_strings),
+        cmocka_unit_test(test_strings_with_length),
+        cmocka_unit_test(test_negative_star),
+        cmocka_unit_test(test_huge_fields),
+        cmocka_unit_test(test_wide_in_c_locale),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_truncation),
+    };
+    return cmocka_run_group_tests(tests, setup_seed, NULL);
+}
