@@ -3,8 +3,9 @@
  *
  * Names (note 000): <dir>/YYYY-MM-DD.log for the shared file,
  * <dir>/YYYY-MM-DD-<tid>.log per thread, <dir>/YYYY-MM-DD-p<pid>.log per
- * process.  The day is the UTC day of the line being written, so a file
- * changes name at midnight UTC, between two lines.
+ * process.  The day is the day of the line being written (UTC, or local time
+ * with rotate_local_time), so a file changes name at midnight, between two
+ * lines.  Size rotation adds .1, .2, ... to these names (rotation.c).
  *
  * Files are opened O_APPEND (several processes may share one, and each write
  * lands whole at the end), O_CLOEXEC (a child that execs does not inherit it),
@@ -12,6 +13,21 @@
  * when it is full, when it has waited flush_interval_ms, or on a flush;
  * short writes are resumed and EINTR retried.  A write that fails is counted
  * and its bytes are given up: the back end never loops on a broken disk.
+ *
+ * Rotation (docs/OUTPUTS.md):
+ *   - by day: the name follows the day of each line (UTC, or local time with
+ *     rotate_local_time); the old day's file is closed, queued for
+ *     compression, and the files of days beyond keep_days are removed;
+ *   - by size: before a write that would take the file past rotate_size, the
+ *     back end takes the directory lock, checks that the name still leads to
+ *     its file and that it is still too big (another process may have
+ *     rotated it already), renames the chain (rotation.c) and opens the name
+ *     anew.  Writes never take the lock.
+ *   - by others: every check_interval_ms the back end compares the open file
+ *     (fstat) with what its name leads to (stat) and opens the name again if
+ *     the file was renamed (logrotate, another process's rotation) or
+ *     deleted; xlog_reopen() asks for the same at the next pass.  Lines still
+ *     in the buffer go to the new file.
  */
 #define _GNU_SOURCE
 #include "sinks/file_sink.h"
@@ -28,6 +44,28 @@
 #include "backend/line.h"
 #include <time.h>
 #include "common/internal.h"
+#include "sinks/compress.h"
+#include "sinks/console_sink.h"
+#include "sinks/rotation.h"
+
+/* The rotation settings of the open configuration, and every file the back
+ * end has (for the periodic check).  Written by xlog_sinks_start before the
+ * back end starts, then by the back end only. */
+static struct sinks {
+    size_t rotate_size;
+    unsigned rotate_keep;
+    unsigned keep_days;
+    int local_time;
+    xlog_compress compress;
+    unsigned compress_delay_ms;
+    unsigned check_interval_ms;
+    int64_t next_check_ms;      /* CLOCK_MONOTONIC_COARSE */
+    char retention_date[11];    /* the newest day old files were removed for */
+    xlog_file *files;
+} sinks;
+
+/* Set by xlog_reopen (maybe in a signal handler), taken by the back end. */
+static int reopen_requested;
 
 int xlog_file_init(xlog_file *f, const char *dir, xlog_file_mode mode, int id, size_t capacity)
 {
@@ -38,7 +76,13 @@ int xlog_file_init(xlog_file *f, const char *dir, xlog_file_mode mode, int id, s
     f->id = id;
     f->capacity = capacity;
     f->buffer = malloc(capacity);
-    return f->buffer ? 0 : -ENOMEM;
+    if (!f->buffer)
+        return -ENOMEM;
+    f->next_file = sinks.files;
+    if (sinks.files)
+        sinks.files->prev_file = f;
+    sinks.files = f;
+    return 0;
 }
 
 int xlog_file_name(const xlog_file *f, int64_t day, char *out, size_t size)
@@ -83,37 +127,124 @@ int xlog_make_dir(const char *dir)
     return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-int xlog_file_use_day(xlog_file *f, int64_t day)
+static int64_t coarse_seconds(void)
 {
-    if (f->fd >= 0 && f->day == day)
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return now.tv_sec;
+}
+
+/* Opens f->path into f->fd; 0 or -errno. */
+static int open_path(xlog_file *f)
+{
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->no_follow ? O_NOFOLLOW : 0);
+    int fd = open(f->path, flags, 0640);
+    if (fd < 0 && errno == ENOENT && xlog_make_dir(f->dir) == 0)
+        fd = open(f->path, flags, 0640);
+    if (fd < 0) {
+        int rc = -errno;
+        xlog_add(&xlog_counts.write_errors, 1);
+        f->open_failed_at = coarse_seconds();
+        return rc;
+    }
+    f->open_failed_at = 0;
+    f->fd = fd;
+    return 0;
+}
+
+/* Closes f's file and opens its name again: a new file if the old one was
+ * renamed or deleted.  The buffer is kept for the new file. */
+static void reopen(xlog_file *f)
+{
+    close(f->fd);
+    f->fd = -1;
+    open_path(f);
+}
+
+static void queue_compression(const xlog_file *f)
+{
+    struct stat st;
+    if (sinks.compress != XLOG_COMPRESS_NONE && fstat(f->fd, &st) == 0)
+        xlog_compress_queue(f->path, st.st_dev, st.st_ino, sinks.rotate_keep,
+                            sinks.compress_delay_ms);
+}
+
+/* Removes the files of days beyond keep_days, once per new day. */
+static void remove_old_days(const xlog_file *f, int64_t day)
+{
+    int year, month, mday;
+    xlog_date_of_day(day, &year, &month, &mday);
+    char date[16];
+    snprintf(date, sizeof date, "%04d-%02d-%02d", year, month, mday);
+    if (strcmp(date, sinks.retention_date) <= 0)
+        return;
+    memcpy(sinks.retention_date, date, sizeof sinks.retention_date);
+    xlog_remove_old_days(f->dir, f->mode, date, sinks.keep_days);
+}
+
+int xlog_file_switch_day(xlog_file *f, int64_t utc)
+{
+    int64_t start, end;
+    int64_t day = xlog_name_day(utc, sinks.local_time, &start, &end);
+    if (f->fd >= 0 && f->day == day) {
+        f->day_start = start; /* the old bounds were a stop-gap (xlog_name_day) */
+        f->day_end = end;
         return 0;
+    }
     if (f->fd >= 0) {
         xlog_file_write_out(f);
+        queue_compression(f); /* the old day's file is rotated away */
         close(f->fd);
         f->fd = -1;
     }
     /* After a failed open, try again at most once a second. */
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-    if (f->open_failed_at && now.tv_sec <= f->open_failed_at)
+    if (f->open_failed_at && coarse_seconds() <= f->open_failed_at)
         return -EAGAIN;
     char path[PATH_MAX];
     int rc = xlog_file_name(f, day, path, sizeof path);
     if (rc != 0)
         return rc;
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-    if (fd < 0 && errno == ENOENT && xlog_make_dir(f->dir) == 0)
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-    if (fd < 0) {
-        rc = -errno;
-        xlog_add(&xlog_counts.write_errors, 1);
-        f->open_failed_at = now.tv_sec;
+    char *copy = strdup(path);
+    if (!copy)
+        return -ENOMEM;
+    free(f->path);
+    f->path = copy;
+    rc = open_path(f);
+    if (rc != 0)
         return rc;
-    }
-    f->open_failed_at = 0;
-    f->fd = fd;
     f->day = day;
+    f->day_start = start;
+    f->day_end = end;
+    if (sinks.keep_days)
+        remove_old_days(f, day);
     return 0;
+}
+
+/* Size rotation, before a write of f->length bytes (see the top of this
+ * file).  At most two rounds: the name may lead to a file another process
+ * has already filled again. */
+static void rotate_if_full(xlog_file *f)
+{
+    int lock = -1;
+    for (int round = 0; round < 2; round++) {
+        struct stat mine, named;
+        if (fstat(f->fd, &mine) != 0 || mine.st_size == 0 ||
+            (uint64_t)mine.st_size + f->length <= sinks.rotate_size)
+            break;
+        if (lock < 0 && (lock = xlog_dir_lock(f->dir)) < 0)
+            break;
+        int moved = stat(f->path, &named) != 0 || named.st_ino != mine.st_ino ||
+                    named.st_dev != mine.st_dev;
+        if (!moved) {
+            if (xlog_rotate_chain(f->path, sinks.rotate_keep) != 0)
+                break; /* cannot rename: go on writing where we are */
+            queue_compression(f);
+        }
+        reopen(f);
+        if (f->fd < 0)
+            break;
+    }
+    xlog_dir_unlock(lock);
 }
 
 void xlog_file_lose_line(xlog_file *f, int error)
@@ -133,6 +264,8 @@ static uint64_t count_lines(const char *p, size_t n)
 
 void xlog_file_write_out(xlog_file *f)
 {
+    if (sinks.rotate_size && f->length && f->fd >= 0)
+        rotate_if_full(f);
     size_t done = 0;
     int error = f->fd >= 0 ? 0 : EBADF;
     while (done < f->length && !error) {
@@ -173,4 +306,83 @@ void xlog_file_destroy(xlog_file *f)
     f->fd = -1;
     free(f->buffer);
     f->buffer = NULL;
+    free(f->path);
+    f->path = NULL;
+    if (f->prev_file || sinks.files == f) { /* destroyed once only */
+        if (f->prev_file)
+            f->prev_file->next_file = f->next_file;
+        else
+            sinks.files = f->next_file;
+        if (f->next_file)
+            f->next_file->prev_file = f->prev_file;
+    }
+    f->prev_file = f->next_file = NULL;
+}
+
+/* ---- the sinks as a whole ------------------------------------------------ */
+
+int xlog_sinks_start(const xlog_config *cfg)
+{
+    sinks.rotate_size = cfg->rotate_size;
+    sinks.rotate_keep = cfg->rotate_keep;
+    sinks.keep_days = cfg->keep_days;
+    sinks.local_time = cfg->rotate_local_time;
+    sinks.compress = cfg->compress;
+    /* A shared file may still be written by processes that have not yet
+     * noticed its rotation; they notice within check_interval_ms. */
+    sinks.compress_delay_ms = cfg->file_mode == XLOG_FILE_SHARED ? 2 * cfg->check_interval_ms : 0;
+    sinks.check_interval_ms = cfg->check_interval_ms;
+    sinks.next_check_ms = 0;
+    sinks.retention_date[0] = '\0';
+    sinks.files = NULL;
+    xlog_store(&reopen_requested, 0);
+    if (cfg->rotate_local_time)
+        tzset(); /* localtime_r need not read TZ again by itself */
+    if (cfg->compress != XLOG_COMPRESS_NONE) {
+        int rc = xlog_compress_start();
+        if (rc != 0)
+            return rc;
+    }
+    int rc = xlog_console_start(cfg);
+    if (rc != 0)
+        xlog_compress_stop();
+    return rc;
+}
+
+void xlog_sinks_stop(void)
+{
+    xlog_console_stop();
+    xlog_compress_stop();
+}
+
+/* Whether f's name no longer leads to the file f has open. */
+static int moved_away(const xlog_file *f)
+{
+    struct stat mine, named;
+    if (fstat(f->fd, &mine) != 0 || mine.st_nlink == 0)
+        return 1;
+    if (stat(f->path, &named) != 0)
+        return errno == ENOENT;
+    return named.st_ino != mine.st_ino || named.st_dev != mine.st_dev;
+}
+
+void xlog_sinks_housekeeping(void)
+{
+    xlog_console_housekeeping();
+    int asked = xlog_load(&reopen_requested) &&
+                __atomic_exchange_n(&reopen_requested, 0, __ATOMIC_ACQUIRE);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    int64_t now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    if (!asked && now_ms < sinks.next_check_ms)
+        return;
+    sinks.next_check_ms = now_ms + sinks.check_interval_ms;
+    for (xlog_file *f = sinks.files; f; f = f->next_file)
+        if (f->fd >= 0 && (asked || moved_away(f)))
+            reopen(f);
+}
+
+XLOG_API void xlog_reopen(void)
+{
+    __atomic_store_n(&reopen_requested, 1, __ATOMIC_RELEASE);
 }

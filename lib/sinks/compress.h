@@ -1,0 +1,27 @@
+/*
+ * compress.h - gzip compression of rotated files, on a thread of its own.
+ *
+ * Why a thread: compressing a file takes a second or more for a large one;
+ * neither a caller nor the back end (which must keep the files' buffers
+ * moving) may wait for it.
+ */
+#ifndef XLOG_COMPRESS_H
+#define XLOG_COMPRESS_H
+
+#include <sys/types.h>
+
+/* Starts the compressor thread; 0 or -errno. */
+int xlog_compress_start(void);
+
+/* Queues the compression of the file (dev, ino), which is known by one of the
+ * names base, base.1 ... base.keep (rotation may move it along that chain
+ * while it waits or is being compressed).  It is started no sooner than
+ * delay_ms from now, so that other processes still writing to it have
+ * noticed the rotation.  The result is <name>.gz; <name> is removed. */
+void xlog_compress_queue(const char *base, dev_t dev, ino_t ino, unsigned keep, unsigned delay_ms);
+
+/* Finishes every queued job (waiting for the delay of each) and ends the
+ * thread. */
+void xlog_compress_stop(void);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * rotation.c - names in the log directory: the day a file is named for, the
+ * directory lock, the rename chain of size rotation, removal of old days.
+ *
+ * Why renames: copying a file and truncating it loses every line written
+ * between the copy and the truncation; a rename is atomic and a descriptor
+ * that still points at the renamed file keeps writing into it, so nothing is
+ * lost.  Why a lock: processes that share a file must not both rotate it;
+ * each one re-checks under the lock that the name still leads to the file it
+ * wants to rotate.  The lock is held only around the renames, never around a
+ * write (file_sink.c), so a process waits at most for another's few renames.
+ */
+#define _GNU_SOURCE
+#include "sinks/rotation.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/line.h"
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a / b - (a % b < 0);
+}
+
+int64_t xlog_name_day(int64_t utc_ns, int local, int64_t *start, int64_t *end)
+{
+    if (!local) {
+        int64_t day = xlog_utc_day(utc_ns);
+        *start = day * XLOG_NS_PER_DAY;
+        *end = *start + XLOG_NS_PER_DAY;
+        return day;
+    }
+    time_t seconds = (time_t)floor_div(utc_ns, XLOG_NS_PER_SEC);
+    struct tm tm;
+    localtime_r(&seconds, &tm);
+    /* Local civil time is UTC plus the offset in force; its day number is
+     * counted like a UTC day, so the date of the name comes out right. */
+    int64_t day = floor_div((int64_t)seconds + tm.tm_gmtoff, 86400);
+    /* The day's bounds from mktime, which knows the daylight-saving days that
+     * last 23 or 25 hours. */
+    struct tm midnight = {.tm_year = tm.tm_year, .tm_mon = tm.tm_mon, .tm_mday = tm.tm_mday,
+                          .tm_isdst = -1};
+    time_t first = mktime(&midnight);
+    struct tm next = {.tm_year = tm.tm_year, .tm_mon = tm.tm_mon, .tm_mday = tm.tm_mday + 1,
+                      .tm_isdst = -1};
+    time_t last = mktime(&next);
+    *start = (int64_t)first * XLOG_NS_PER_SEC;
+    *end = (int64_t)last * XLOG_NS_PER_SEC;
+    /* Time-zone data that mktime cannot map back (a day that starts inside a
+     * gap) must not give bounds that exclude the line itself: then no bounds
+     * are cached and the next line asks again. */
+    if (first == (time_t)-1 || last == (time_t)-1 || utc_ns < *start || utc_ns >= *end) {
+        *start = utc_ns;
+        *end = utc_ns + 1;
+    }
+    return day;
+}
+
+int xlog_dir_lock(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+void xlog_dir_unlock(int lock)
+{
+    if (lock >= 0)
+        close(lock); /* closing the last descriptor releases the flock */
+}
+
+/* Unlinks dir/name (a name too long for a path cannot be one of ours). */
+static void remove_in(const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (n > 0 && (size_t)n < sizeof path)
+        unlink(path);
+}
+
+/* If name is base + ".N" or base + ".N.gz", returns N (and sets *gz);
+ * otherwise 0. */
+static unsigned long numbered(const char *name, const char *base, size_t base_len, int *gz)
+{
+    if (strncmp(name, base, base_len) != 0 || name[base_len] != '.')
+        return 0;
+    const char *p = name + base_len + 1;
+    if (*p < '1' || *p > '9')
+        return 0;
+    char *after;
+    errno = 0;
+    unsigned long n = strtoul(p, &after, 10);
+    if (errno != 0)
+        return 0;
+    if (*after == '\0')
+        *gz = 0;
+    else if (strcmp(after, ".gz") == 0)
+        *gz = 1;
+    else
+        return 0;
+    return n;
+}
+
+static void rename_numbered(const char *path, unsigned from, unsigned to, const char *suffix)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    snprintf(a, sizeof a, "%s.%u%s", path, from, suffix);
+    snprintf(b, sizeof b, "%s.%u%s", path, to, suffix);
+    rename(a, b);
+}
+
+int xlog_rotate_chain(const char *path, unsigned keep)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t base_len = strlen(base);
+    char dir[PATH_MAX];
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        snprintf(dir, sizeof dir, ".");
+
+    /* One look at the directory: what is numbered at or beyond keep goes
+     * (it would become keep+1 or more), the rest is noted so that only names
+     * that exist are renamed. */
+    unsigned char *present = calloc((size_t)keep + 1, 1);
+    if (!present)
+        return -ENOMEM;
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            int gz;
+            unsigned long n = numbered(e->d_name, base, base_len, &gz);
+            if (n == 0)
+                continue;
+            if (n >= keep)
+                remove_in(dir, e->d_name);
+            else
+                present[n] |= (unsigned char)(gz ? 2 : 1);
+        }
+        closedir(d);
+    }
+    for (unsigned k = keep - 1; k >= 1; k--) {
+        if (present[k] & 1)
+            rename_numbered(path, k, k + 1, "");
+        if (present[k] & 2)
+            rename_numbered(path, k, k + 1, ".gz");
+    }
+    free(present);
+    char first[PATH_MAX];
+    snprintf(first, sizeof first, "%s.1", path);
+    return rename(path, first) == 0 ? 0 : -errno;
+}
+
+/* Returns 1 if name is one xlog makes for mode: YYYY-MM-DD, the mode's part
+ * ("", "-<tid>" or "-p<pid>"), ".log", then maybe ".N", then maybe ".gz". */
+static int is_log_name(const char *name, xlog_file_mode mode)
+{
+    static const char digit_at[] = "dddd-dd-dd";
+    for (int i = 0; i < 10; i++) {
+        if (digit_at[i] == 'd' ? (name[i] < '0' || name[i] > '9') : name[i] != '-')
+            return 0;
+    }
+    const char *p = name + 10;
+    if (mode != XLOG_FILE_SHARED) {
+        if (*p++ != '-')
+            return 0;
+        if (mode == XLOG_FILE_PER_PROCESS && *p++ != 'p')
+            return 0;
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (strncmp(p, ".log", 4) != 0)
+        return 0;
+    p += 4;
+    if (*p == '.' && p[1] >= '1' && p[1] <= '9') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (strcmp(p, ".gz") == 0)
+        p += 3;
+    return *p == '\0';
+}
+
+static int newest_first(const void *a, const void *b)
+{
+    return -memcmp(a, b, 10);
+}
+
+void xlog_remove_old_days(const char *dir, xlog_file_mode mode, const char *current_date,
+                          unsigned keep)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    /* The distinct earlier dates, newest first: the keep-th is the oldest
+     * kept. */
+    char (*dates)[10] = NULL;
+    size_t count = 0, capacity = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!is_log_name(e->d_name, mode) || memcmp(e->d_name, current_date, 10) >= 0)
+            continue;
+        size_t i = 0;
+        while (i < count && memcmp(dates[i], e->d_name, 10) != 0)
+            i++;
+        if (i < count)
+            continue;
+        if (count == capacity) {
+            size_t grown = capacity ? capacity * 2 : 16;
+            char (*more)[10] = realloc(dates, grown * sizeof *dates);
+            if (!more)
+                goto out;
+            dates = more;
+            capacity = grown;
+        }
+        memcpy(dates[count++], e->d_name, 10);
+    }
+    if (count > keep) {
+        qsort(dates, count, sizeof *dates, newest_first);
+        const char *oldest_kept = dates[keep - 1];
+        rewinddir(d);
+        while ((e = readdir(d))) {
+            if (is_log_name(e->d_name, mode) && memcmp(e->d_name, oldest_kept, 10) < 0)
+                remove_in(dir, e->d_name);
+        }
+    }
+out:
+    free(dates);
+    closedir(d);
+}

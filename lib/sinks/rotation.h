@@ -1,0 +1,44 @@
+/*
+ * rotation.h - the file-system side of rotation: which day a line's file
+ * belongs to, the lock that processes sharing a directory take around
+ * renames, the rename chain of size rotation, and removal of old files.
+ *
+ * Why apart from file_sink.c: these steps work on names in a directory, not
+ * on one open file and its buffer, and the compressor (compress.c) needs the
+ * same lock and the same names.
+ */
+#ifndef XLOG_ROTATION_H
+#define XLOG_ROTATION_H
+
+#include <stdint.h>
+
+#include "xlog.h"
+
+/* The day whose date names the file of a line at utc_ns (nanoseconds since the
+ * epoch), counted like xlog_utc_day: day 0 is 1970-01-01.  With local set,
+ * the date is the local one (TZ).  *start and *end receive the UTC
+ * nanoseconds at which that day begins and ends, so the caller can tell with
+ * two compares whether a later line still belongs to it. */
+int64_t xlog_name_day(int64_t utc_ns, int local, int64_t *start, int64_t *end);
+
+/* Takes the lock of a log directory (flock on the directory itself, so no
+ * lock file is left beside the logs).  Returns a descriptor to give to
+ * xlog_dir_unlock, or -1 if the lock could not be had (the caller then skips
+ * what needed it). */
+int xlog_dir_lock(const char *dir);
+void xlog_dir_unlock(int lock);
+
+/* Size rotation of path, under the directory lock: path.(keep) and anything
+ * numbered beyond it are removed, path.k becomes path.(k+1) for k below keep
+ * (and path.k.gz likewise), path becomes path.1.  Returns 0 or -errno of the
+ * last rename (path stays where it was if that rename failed). */
+int xlog_rotate_chain(const char *path, unsigned keep);
+
+/* Removes the files of old days in dir: of the names xlog makes for mode
+ * (live, numbered and compressed), those dated before current_date
+ * ("YYYY-MM-DD") except the ones of the keep (at least 1) newest earlier
+ * dates. */
+void xlog_remove_old_days(const char *dir, xlog_file_mode mode, const char *current_date,
+                          unsigned keep);
+
+#endif

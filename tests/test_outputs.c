@@ -1,0 +1,937 @@
+/*
+ * test_outputs.c - where lines go besides one file that never changes: size
+ * and daily rotation with retention and compression, files renamed or
+ * deleted by someone else, xlog_reopen, several processes sharing a rotating
+ * file, per-process files, and a console that stops reading.
+ *
+ * Every test checks bytes and counts: each line intact and present exactly
+ * once, in order.  Time enters only through an injected wall clock (the date
+ * in names) and the 5 s stall of the terminal test, which assertions never
+ * measure.
+ */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pty.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+extern char **environ;
+
+/* 2026-11-22 12:00:00 UTC */
+#define NOON_NS ((int64_t)1795348800 * 1000000000)
+
+/* ---- a wall clock the test moves ------------------------------------------ */
+
+static int64_t clock_offset_ns;
+
+static int64_t real_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The real clock moved to a chosen moment: it still advances, so xlog's
+ * calibration works as it does in production. */
+static int64_t moved_clock(void)
+{
+    return real_ns() + __atomic_load_n(&clock_offset_ns, __ATOMIC_RELAXED);
+}
+
+static void set_clock(int64_t utc_ns)
+{
+    __atomic_store_n(&clock_offset_ns, utc_ns - real_ns(), __ATOMIC_RELAXED);
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static xlog_config config_in(const char *dir)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.max_message = 1024;
+    cfg.write_buffer = 16384;
+    cfg.wall_clock_ns = moved_clock;
+    set_clock(NOON_NS);
+    return cfg;
+}
+
+static void open_with(const xlog_config *cfg)
+{
+    int rc = xlog_open(cfg);
+    if (rc != 0)
+        fail_msg("xlog_open: %s", xlog_strerror(rc));
+}
+
+static int file_exists(const char *dir, const char *name)
+{
+    char *p = test_path(dir, name);
+    struct stat st;
+    int found = stat(p, &st) == 0;
+    free(p);
+    return found;
+}
+
+static off_t file_size(const char *dir, const char *name)
+{
+    char *p = test_path(dir, name);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    free(p);
+    return st.st_size;
+}
+
+/* Every name in dir, hidden ones too, sorted, joined by ' ' (for exact
+ * comparisons of what a directory holds). */
+static char *dir_listing(const char *dir)
+{
+    struct dirent **names;
+    int count = scandir(dir, &names, NULL, alphasort);
+    assert_true(count >= 0);
+    char *out = calloc(1, 1);
+    size_t len = 0;
+    for (int i = 0; i < count; i++) {
+        const char *n = names[i]->d_name;
+        if (strcmp(n, ".") != 0 && strcmp(n, "..") != 0) {
+            out = realloc(out, len + strlen(n) + 2);
+            len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", n);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return out;
+}
+
+/* The decompressed bytes of a .gz file, by the standard gzip tool. */
+static char *gunzip(const char *dir, const char *name, size_t *len)
+{
+    char *p = test_path(dir, name);
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "gzip -dc '%s'", p) > 0);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    size_t size = 0, cap = 65536;
+    char *buf = malloc(cap + 1);
+    size_t n;
+    while ((n = fread(buf + size, 1, cap - size, f)) > 0) {
+        size += n;
+        if (size == cap)
+            buf = realloc(buf, (cap *= 2) + 1);
+    }
+    assert_int_equal(pclose(f), 0); /* gzip found the file whole */
+    buf[size] = '\0';
+    free(cmd);
+    free(p);
+    *len = size;
+    return buf;
+}
+
+/* Checks that text is whole lines of the note-000 layout whose messages are
+ * "<prefix><n>" with n counting up by one from *next; advances *next.
+ * Returns the number of lines. */
+static size_t expect_sequence(const char *text, const char *prefix, long *next)
+{
+    size_t lines = 0, plen = strlen(prefix);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l))
+            fail_msg("bad line: %.*s", (int)(nl - p), p);
+        if (l.message_len <= plen || strncmp(l.message, prefix, plen) != 0)
+            fail_msg("unexpected message: %.*s", (int)l.message_len, l.message);
+        long seq = strtol(l.message + plen, NULL, 10);
+        if (seq != *next)
+            fail_msg("expected %s%ld, found %ld", prefix, *next, seq);
+        (*next)++;
+        lines++;
+        p = nl + 1;
+    }
+    return lines;
+}
+
+static void log_sequence(long from, long to)
+{
+    for (long i = from; i < to; i++)
+        xlog_info("seq %ld", i);
+}
+
+static void spawn_and_wait(char *const argv[])
+{
+    pid_t pid;
+    assert_int_equal(posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ), 0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* ---- size rotation ----------------------------------------------------------- */
+
+static void size_rotation_keeps_exactly_rotate_keep_files(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("rotate");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_size = 65536;
+    cfg.rotate_keep = 3;
+    open_with(&cfg);
+    const long messages = 20000; /* about 1.4 MB: some 20 rotations */
+    log_sequence(0, messages);
+    assert_int_equal(xlog_close(), 0);
+
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-22.log 2026-11-22.log.1 2026-11-22.log.2 "
+                                 "2026-11-22.log.3");
+    free(listing);
+    /* Oldest first: .3 .2 .1 and the live file continue one another up to
+     * the last message; what came before .3 was removed. */
+    const char *order[] = {"2026-11-22.log.3", "2026-11-22.log.2", "2026-11-22.log.1",
+                           "2026-11-22.log"};
+    long next = -1;
+    for (int i = 0; i < 4; i++) {
+        assert_true(file_size(dir, order[i]) <= 65536);
+        char *p = test_path(dir, order[i]);
+        char *text = test_read_file(p, NULL);
+        if (next < 0)
+            next = strtol(strstr(text, " seq ") + 5, NULL, 10);
+        assert_true(expect_sequence(text, "seq ", &next) > 0);
+        free(text);
+        free(p);
+    }
+    assert_int_equal(next, messages);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void compressed_rotations_gunzip_to_the_original_bytes(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = test_make_dir("gzip");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_size = 65536;
+    cfg.rotate_keep = 1000;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 10;
+    open_with(&cfg);
+    const long messages = 20000;
+    log_sequence(0, messages);
+    assert_int_equal(xlog_close(), 0); /* waits for the queued compressions */
+    xlog_stats(&after);
+
+    /* Only the live file and .N.gz, numbered without a gap, and no
+     * temporary file left behind. */
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    char *listing = dir_listing(dir);
+    assert_null(strstr(listing, ".tmp"));
+    free(listing);
+    assert_true(n >= 10);
+    long next = 0;
+    uint64_t bytes = 0;
+    for (size_t k = n - 1; k >= 1; k--) {
+        char name[64];
+        snprintf(name, sizeof name, "2026-11-22.log.%zu.gz", k);
+        assert_true(file_exists(dir, name));
+        size_t len;
+        char *text = gunzip(dir, name, &len);
+        bytes += len;
+        assert_true(expect_sequence(text, "seq ", &next) > 0);
+        free(text);
+    }
+    char *p = test_path(dir, "2026-11-22.log");
+    size_t len = 0;
+    char *text = test_read_file(p, &len);
+    bytes += len;
+    expect_sequence(text, "seq ", &next);
+    assert_int_equal(next, messages);
+    /* Byte for byte: what xlog wrote is what gzip gives back. */
+    assert_int_equal(bytes, after.bytes - before.bytes);
+    free(text);
+    free(p);
+    test_free_list(files, n);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* ---- daily rotation ------------------------------------------------------------ */
+
+static void touch(const char *dir, const char *name)
+{
+    char *p = test_path(dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    free(p);
+}
+
+static void daily_rotation_at_local_midnight_with_retention(void **state)
+{
+    (void)state;
+    setenv("TZ", "XST-9", 1); /* UTC+9, no daylight saving */
+    tzset();
+    char *dir = test_make_dir("daily");
+    /* Earlier days, and names that are not this mode's or not xlog's. */
+    touch(dir, "2026-11-01.log");
+    touch(dir, "2026-11-01.log.1.gz");
+    touch(dir, "2026-11-20.log");
+    touch(dir, "2026-11-21.log.1");
+    touch(dir, "2026-11-21.log.gz");
+    touch(dir, "2026-11-19-4242.log");
+    touch(dir, "notes.txt");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_local_time = 1;
+    cfg.keep_days = 2;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 10;
+    set_clock(NOON_NS + ((int64_t)2 * 3600 + 59 * 60 + 59) * 1000000000); /* 14:59:59 UTC */
+    open_with(&cfg);
+    /* At open, 22 November (local) is the current day: 21 and 20 are kept. */
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-19-4242.log 2026-11-20.log 2026-11-21.log.1 "
+                                 "2026-11-21.log.gz 2026-11-22.log notes.txt");
+    free(listing);
+    xlog_info("before local midnight");
+    assert_int_equal(xlog_flush(), 0);
+    set_clock(NOON_NS + ((int64_t)3 * 3600 + 1) * 1000000000); /* 15:00:01 UTC */
+    assert_int_equal(xlog_flush(), 0); /* the back end reads the clock again */
+    xlog_info("after local midnight");
+    assert_int_equal(xlog_close(), 0);
+
+    /* 23 November began at 15:00 UTC: 20 November went, 22 was compressed. */
+    listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-19-4242.log 2026-11-21.log.1 2026-11-21.log.gz "
+                                 "2026-11-22.log.gz 2026-11-23.log notes.txt");
+    free(listing);
+    size_t len = 0;
+    char *old = gunzip(dir, "2026-11-22.log.gz", &len);
+    assert_int_equal(test_count_lines(old), 1);
+    assert_true(strncmp(old, "2026-11-22 14:59:59.", 20) == 0); /* lines stay UTC */
+    assert_non_null(strstr(old, " before local midnight\n"));
+    char *p = test_path(dir, "2026-11-23.log");
+    char *now = test_read_file(p, NULL);
+    assert_int_equal(test_count_lines(now), 1);
+    assert_true(strncmp(now, "2026-11-22 15:00:01.", 20) == 0);
+    assert_non_null(strstr(now, " after local midnight\n"));
+    free(now);
+    free(p);
+    free(old);
+    unsetenv("TZ");
+    tzset();
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* ---- files renamed or deleted by someone else -------------------------------- */
+
+static void on_sighup(int sig)
+{
+    (void)sig;
+    xlog_reopen();
+}
+
+static void reopen_from_a_signal_handler(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("reopen");
+    xlog_config cfg = config_in(dir);
+    cfg.check_interval_ms = 3600000; /* only the request can reopen here */
+    open_with(&cfg);
+    log_sequence(0, 100);
+    assert_int_equal(xlog_flush(), 0);
+    char *live = test_path(dir, "2026-11-22.log");
+    char *moved = test_path(dir, "2026-11-22.log.moved");
+    assert_int_equal(rename(live, moved), 0); /* as logrotate does */
+    struct sigaction sa = {.sa_handler = on_sighup}, old;
+    sigaction(SIGHUP, &sa, &old);
+    raise(SIGHUP);
+    sigaction(SIGHUP, &old, NULL);
+    log_sequence(100, 200);
+    assert_int_equal(xlog_close(), 0);
+    long next = 0;
+    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
+    assert_int_equal(expect_sequence(a, "seq ", &next), 100);
+    assert_int_equal(expect_sequence(b, "seq ", &next), 100);
+    free(a);
+    free(b);
+    unlink(moved);
+    free(live);
+    free(moved);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* Logs, 100 lines at a time, until the live file exists again (xlog has
+ * noticed); returns the next sequence number. */
+static long log_until_reopened(const char *live, long next)
+{
+    struct stat st;
+    for (int round = 0; stat(live, &st) != 0; round++) {
+        if (round == 1000000)
+            fail_msg("xlog never opened %s again", live);
+        log_sequence(next, next + 100);
+        next += 100;
+        assert_int_equal(xlog_flush(), 0);
+    }
+    return next;
+}
+
+static void rename_by_another_process_is_noticed(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("renamed");
+    xlog_config cfg = config_in(dir);
+    cfg.check_interval_ms = 20;
+    open_with(&cfg);
+    log_sequence(0, 1000);
+    assert_int_equal(xlog_flush(), 0);
+    char *live = test_path(dir, "2026-11-22.log");
+    char *moved = test_path(dir, "2026-11-22.log.moved");
+    char *mv[] = {"mv", live, moved, NULL};
+    spawn_and_wait(mv);
+    long noticed = log_until_reopened(live, 1000);
+    log_sequence(noticed, noticed + 1000);
+    assert_int_equal(xlog_close(), 0);
+
+    /* The renamed file holds 0..k, the new one k+1..the end: nothing lost or
+     * repeated, and everything logged once the new file was there is in it. */
+    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
+    long next = 0;
+    expect_sequence(a, "seq ", &next);
+    assert_true(next >= 1000 && next <= noticed);
+    expect_sequence(b, "seq ", &next);
+    assert_int_equal(next, noticed + 1000);
+    free(a);
+    free(b);
+    unlink(moved);
+    free(live);
+    free(moved);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void deleted_file_is_created_again(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = test_make_dir("deleted");
+    xlog_config cfg = config_in(dir);
+    cfg.check_interval_ms = 20;
+    open_with(&cfg);
+    log_sequence(0, 1000);
+    assert_int_equal(xlog_flush(), 0);
+    char *live = test_path(dir, "2026-11-22.log");
+    assert_int_equal(unlink(live), 0);
+    long noticed = log_until_reopened(live, 1000);
+    log_sequence(noticed, noticed + 1000);
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    /* Lines written to the deleted file before xlog noticed are gone with
+     * it; the new file continues without a gap from where it begins. */
+    char *text = test_read_file(live, NULL);
+    const char *first = strstr(text, " seq ");
+    assert_non_null(first);
+    long next = strtol(first + 5, NULL, 10);
+    assert_true(next >= 1000 && next <= noticed);
+    expect_sequence(text, "seq ", &next);
+    assert_int_equal(next, noticed + 1000);
+    assert_int_equal(after.lost, before.lost);
+    free(text);
+    free(live);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* ---- many processes, one file ---------------------------------------------- */
+
+/* Names of a rotated set, oldest first: by date, then .N from the highest
+ * down, then the live file. */
+static int oldest_first(const void *pa, const void *pb)
+{
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    int by_date = strncmp(a, b, 10);
+    if (by_date)
+        return by_date;
+    const char *na = strstr(a, ".log."), *nb = strstr(b, ".log.");
+    long ka = na ? atol(na + 5) : 0, kb = nb ? atol(nb + 5) : 0;
+    return (kb > ka) - (kb < ka);
+}
+
+#define PROCESSES 4
+#define THREADS 4
+
+static void many_processes_share_one_rotating_file(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("processes");
+    long messages = test_scaled(100000);
+    long rotate = test_scaled(1 << 20);
+    if (rotate < 65536)
+        rotate = 65536;
+    long buffer = rotate / 4;
+    char args[5][32];
+    snprintf(args[0], sizeof args[0], "%d", THREADS);
+    snprintf(args[1], sizeof args[1], "%ld", messages);
+    snprintf(args[2], sizeof args[2], "%ld", rotate);
+    snprintf(args[3], sizeof args[3], "%ld", buffer);
+    snprintf(args[4], sizeof args[4], "%d", 50);
+    pid_t pids[PROCESSES];
+    for (int i = 0; i < PROCESSES; i++) {
+        char process[16];
+        snprintf(process, sizeof process, "%d", i);
+        char *argv[] = {OUTPUTS_WRITER, dir, process, args[0], args[1], args[2],
+                        args[3], args[4], NULL};
+        assert_int_equal(posix_spawn(&pids[i], OUTPUTS_WRITER, NULL, NULL, argv, environ), 0);
+    }
+    for (int i = 0; i < PROCESSES; i++) {
+        int status;
+        assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    assert_true(n >= 4); /* the file did rotate, several times */
+    qsort(files, n, sizeof *files, oldest_first);
+    long next[PROCESSES][THREADS] = {{0}};
+    size_t lines = 0;
+    for (size_t f = 0; f < n; f++) {
+        /* A process may add one buffer after another's check: allow that. */
+        assert_true(file_size(dir, files[f]) <= rotate + PROCESSES * buffer);
+        char *p = test_path(dir, files[f]);
+        char *text = test_read_file(p, NULL);
+        for (char *s = text; *s;) {
+            char *nl = strchr(s, '\n');
+            assert_non_null(nl);
+            test_line l;
+            if (!test_parse_line(s, (size_t)(nl - s), &l))
+                fail_msg("torn line in %s: %.*s", files[f], (int)(nl - s), s);
+            char *end;
+            long proc = strtol(l.message + 1, &end, 10);
+            long thread = strtol(end + 2, &end, 10);
+            long seq = strtol(end + 5, &end, 10);
+            assert_true(l.message[0] == 'p' && end == nl);
+            assert_true(proc >= 0 && proc < PROCESSES && thread >= 0 && thread < THREADS);
+            /* Each line once, each thread's in order across the files. */
+            if (seq != next[proc][thread])
+                fail_msg("p%ld t%ld: expected seq %ld, found %ld in %s", proc, thread,
+                         next[proc][thread], seq, files[f]);
+            next[proc][thread]++;
+            lines++;
+            s = nl + 1;
+        }
+        free(text);
+        free(p);
+    }
+    assert_int_equal(lines, (size_t)(PROCESSES * THREADS * messages));
+    for (int p = 0; p < PROCESSES; p++)
+        for (int t = 0; t < THREADS; t++)
+            assert_int_equal(next[p][t], messages);
+    test_free_list(files, n);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void per_process_files_carry_the_pid(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("perprocess");
+    xlog_config cfg = config_in(dir);
+    cfg.file_mode = XLOG_FILE_PER_PROCESS;
+    cfg.rotate_size = 65536;
+    open_with(&cfg);
+    log_sequence(0, 1000); /* about 84 KB: one rotation at 64 KiB */
+    assert_int_equal(xlog_close(), 0);
+    char expect[128];
+    snprintf(expect, sizeof expect, "2026-11-22-p%d.log 2026-11-22-p%d.log.1", (int)getpid(),
+             (int)getpid());
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, expect);
+    free(listing);
+    long next = 0;
+    char name[64];
+    snprintf(name, sizeof name, "2026-11-22-p%d.log.1", (int)getpid());
+    char *p = test_path(dir, name);
+    char *text = test_read_file(p, NULL);
+    expect_sequence(text, "seq ", &next);
+    free(text);
+    free(p);
+    snprintf(name, sizeof name, "2026-11-22-p%d.log", (int)getpid());
+    p = test_path(dir, name);
+    text = test_read_file(p, NULL);
+    expect_sequence(text, "seq ", &next);
+    assert_int_equal(next, 1000);
+    free(text);
+    free(p);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* ---- the console ---------------------------------------------------------------- */
+
+/* Reads the master side of a pseudo-terminal as a terminal emulator would,
+ * except while told to stall, and tallies what it sees. */
+typedef struct terminal {
+    int master;
+    int stalled;        /* atomic: do not read */
+    long shown;         /* atomic: log lines received */
+    long announced;     /* atomic: sum of the "N console lines dropped" notices */
+    long next[THREADS]; /* next sequence number expected from each thread */
+    int errors;         /* atomic: lines that were not as expected */
+    char first_error[256];
+    char partial[4096];
+    size_t partial_len;
+} terminal;
+
+/* Removes colour sequences (ESC [ ... m) in place; returns the new length. */
+static size_t strip_colour(char *s, size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\x1b') {
+            while (i < len && s[i] != 'm')
+                i++;
+            continue;
+        }
+        s[o++] = s[i];
+    }
+    return o;
+}
+
+/* Counts a line of the terminal (cmocka's asserts belong to the main thread:
+ * a bad line is noted for it). */
+static void tally_line(terminal *t, char *line, size_t len)
+{
+    len = strip_colour(line, len);
+    line[len] = '\0';
+    unsigned long long dropped;
+    test_line l;
+    char *end = NULL;
+    long thread = -1, seq = -1;
+    if (strncmp(line, "xlog: ", 6) == 0 &&
+        sscanf(line, "xlog: %llu console lines dropped", &dropped) == 1) {
+        __atomic_add_fetch(&t->announced, (long)dropped, __ATOMIC_RELAXED);
+        return;
+    }
+    if (test_parse_line(line, len, &l) && strncmp(l.message, "console t", 9) == 0) {
+        thread = strtol(l.message + 9, &end, 10); /* "console t<thread> seq <n>" */
+        seq = strtol(end + 5, NULL, 10);
+    }
+    /* In order, never twice. */
+    if (thread < 0 || thread >= THREADS || seq < t->next[thread]) {
+        if (__atomic_fetch_add(&t->errors, 1, __ATOMIC_RELAXED) == 0)
+            snprintf(t->first_error, sizeof t->first_error, "%.200s", line);
+        return;
+    }
+    t->next[thread] = seq + 1;
+    __atomic_add_fetch(&t->shown, 1, __ATOMIC_RELAXED);
+}
+
+static void *terminal_reader(void *p)
+{
+    terminal *t = p;
+    char buf[65536];
+    for (;;) {
+        if (__atomic_load_n(&t->stalled, __ATOMIC_ACQUIRE)) {
+            struct timespec pause = {0, 1000000};
+            nanosleep(&pause, NULL);
+            continue;
+        }
+        ssize_t n = read(t->master, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return NULL; /* EIO: the slave side is closed and drained */
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] == '\n') {
+                tally_line(t, t->partial, t->partial_len);
+                t->partial_len = 0;
+            } else if (t->partial_len < sizeof t->partial - 1) {
+                t->partial[t->partial_len++] = buf[i];
+            }
+        }
+    }
+}
+
+typedef struct console_writer {
+    int index;
+    long messages;
+} console_writer;
+
+/* Logs in batches that fit the thread's ring, each written before the next
+ * begins (xlog_flush): so a caller can only wait for room if the back end
+ * itself is held up, by the console or anything else. */
+static void *log_to_console(void *p)
+{
+    const console_writer *w = p;
+    const long batch = 5000;
+    for (long i = 0; i < w->messages; i += batch) {
+        for (long j = i; j < i + batch && j < w->messages; j++)
+            xlog_info("console t%d seq %ld", w->index, j);
+        xlog_flush();
+    }
+    return NULL;
+}
+
+static int open_raw_pty(int *master, int *slave)
+{
+    if (openpty(master, slave, NULL, NULL, NULL) != 0)
+        return -1;
+    struct termios raw;
+    tcgetattr(*slave, &raw);
+    cfmakeraw(&raw); /* no "\n" to "\r\n" */
+    tcsetattr(*slave, TCSANOW, &raw);
+    return 0;
+}
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void stalled_terminal_never_holds_up_callers_or_files(void **state)
+{
+    (void)state;
+    terminal t = {0};
+    int slave;
+    assert_int_equal(open_raw_pty(&t.master, &slave), 0);
+    t.stalled = 1;
+    pthread_t reader;
+    pthread_create(&reader, NULL, terminal_reader, &t);
+
+    char *dir = test_make_dir("console");
+    xlog_config cfg = config_in(dir);
+    cfg.console = slave;
+    cfg.console_buffer = 256 * 1024;
+    xlog_counters before, mid, after;
+    xlog_stats(&before);
+    open_with(&cfg);
+    double stall_began = monotonic_s();
+    const long messages = test_scaled(100000);
+    console_writer w[THREADS];
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (console_writer){i, messages};
+        pthread_create(&threads[i], NULL, log_to_console, &w[i]);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(threads[i], NULL);
+    assert_int_equal(xlog_flush(), 0);
+
+    /* The terminal is still not reading, yet the file is complete. */
+    assert_true(__atomic_load_n(&t.stalled, __ATOMIC_RELAXED));
+    char *text = test_read_dir(dir, NULL);
+    long next[THREADS] = {0};
+    for (const char *s = text; *s;) {
+        const char *nl = strchr(s, '\n');
+        test_line l;
+        assert_true(test_parse_line(s, (size_t)(nl - s), &l));
+        char *end;
+        long thread = strtol(l.message + 9, &end, 10);
+        assert_int_equal(strtol(end + 5, NULL, 10), next[thread]);
+        next[thread]++;
+        s = nl + 1;
+    }
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(next[i], messages);
+    free(text);
+    xlog_stats(&mid);
+    assert_int_equal(mid.blocked, before.blocked); /* no caller waited */
+    assert_true(mid.console_dropped > before.console_dropped);
+
+    /* The reader stalls 5 s in all (2 s in the slower sanitizer builds). */
+    double stall = test_scaled(10) < 10 ? 2.0 : 5.0;
+    double left = stall_began + stall - monotonic_s();
+    if (left > 0) {
+        struct timespec pause = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        nanosleep(&pause, NULL);
+    }
+    __atomic_store_n(&t.stalled, 0, __ATOMIC_RELEASE);
+
+    /* Every line is either shown or announced as dropped. */
+    const long total = THREADS * messages;
+    for (int i = 0; __atomic_load_n(&t.shown, __ATOMIC_RELAXED) +
+                            __atomic_load_n(&t.announced, __ATOMIC_RELAXED) <
+                        total &&
+                    !__atomic_load_n(&t.errors, __ATOMIC_RELAXED);
+         i++) {
+        if (i == 120000)
+            fail_msg("the console showed %ld and announced %ld of %ld lines", t.shown,
+                     t.announced, total);
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    assert_int_equal(xlog_close(), 0);
+    close(slave);
+    pthread_join(reader, NULL);
+    close(t.master);
+    xlog_stats(&after);
+    if (t.errors)
+        fail_msg("%d bad console lines, the first: %s", t.errors, t.first_error);
+    assert_int_equal(after.console_dropped - before.console_dropped, (uint64_t)t.announced);
+    assert_int_equal(t.shown + t.announced, total);
+    assert_true(t.shown > 0);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* What a pipe or a terminal received after xlog_close: lines lines (a
+ * terminal passes them on from a kernel worker, so they may need a moment),
+ * then whatever else is already there. */
+static char *drain(int fd, size_t lines)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    char *out = malloc(65537);
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = read(fd, out + len, 65536 - len);
+        if (n > 0) {
+            len += (size_t)n;
+            continue;
+        }
+        out[len] = '\0';
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (test_count_lines(out) >= lines || poll(&p, 1, 10000) <= 0)
+            return out;
+    }
+}
+
+/* Logs an INFO and a WARN line with console on fd; returns what fd's other
+ * end (reader) received: lines lines are expected. */
+static char *console_output(int fd, int reader, int level, xlog_color color, size_t lines)
+{
+    char *dir = test_make_dir("colour");
+    xlog_config cfg = config_in(dir);
+    cfg.console = fd;
+    cfg.console_level = level;
+    cfg.console_color = color;
+    open_with(&cfg);
+    xlog_info("plain %d", 1);
+    xlog_warn("careful %d", 2);
+    assert_int_equal(xlog_close(), 0);
+    char *file = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(file), 2); /* the files have every level */
+    free(file);
+    test_remove_dir(dir);
+    free(dir);
+    return drain(reader, lines);
+}
+
+static void console_colour_and_level(void **state)
+{
+    (void)state;
+    unsetenv("NO_COLOR");
+    int master, slave;
+    assert_int_equal(open_raw_pty(&master, &slave), 0);
+    /* A terminal: colour for WARN, none for INFO. */
+    char *out = console_output(slave, master, XLOG_TRACE, XLOG_COLOR_AUTO, 2);
+    assert_int_equal(test_count_lines(out), 2);
+    assert_null(strstr(out, "\x1b[2m"));
+    assert_non_null(strstr(out, " plain 1\n"));
+    assert_non_null(strstr(out, "\x1b[33m"));
+    assert_non_null(strstr(out, " careful 2\x1b[0m\n"));
+    free(out);
+    /* NO_COLOR turns it off. */
+    setenv("NO_COLOR", "1", 1);
+    out = console_output(slave, master, XLOG_TRACE, XLOG_COLOR_AUTO, 2);
+    assert_null(strchr(out, '\x1b'));
+    assert_int_equal(test_count_lines(out), 2);
+    free(out);
+    unsetenv("NO_COLOR");
+    close(slave);
+    close(master);
+
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    /* A pipe gets no colour unless asked, and only lines at console_level. */
+    out = console_output(p[1], p[0], XLOG_WARN, XLOG_COLOR_AUTO, 1);
+    assert_int_equal(test_count_lines(out), 1);
+    assert_null(strchr(out, '\x1b'));
+    assert_non_null(strstr(out, " [WARN] "));
+    assert_non_null(strstr(out, " careful 2\n"));
+    free(out);
+    out = console_output(p[1], p[0], XLOG_WARN, XLOG_COLOR_ALWAYS, 1);
+    assert_non_null(strstr(out, "\x1b[33m"));
+    free(out);
+    /* The application's descriptor kept its flags (xlog wrote through its
+     * own). */
+    assert_int_equal(fcntl(p[1], F_GETFL) & O_NONBLOCK, 0);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* ---- configuration ---------------------------------------------------------------- */
+
+static void bad_output_settings_are_refused(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("badcfg");
+    xlog_config good = config_in(dir), cfg;
+    cfg = good;
+    cfg.rotate_size = 1000;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg = good;
+    cfg.rotate_keep = 0;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg = good;
+    cfg.compress = (xlog_compress)7;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg = good;
+    cfg.check_interval_ms = 0;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg.check_interval_ms = 86400001;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg = good;
+    cfg.console = -1;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg = good;
+    cfg.console_level = 9;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg = good;
+    cfg.console_color = (xlog_color)5;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg = good;
+    cfg.console_buffer = 1000;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    cfg = good;
+    cfg.console = 987; /* not an open descriptor */
+    assert_int_equal(xlog_open(&cfg), -EBADF);
+    assert_int_equal(xlog_open(&good), 0); /* nothing was left half open */
+    assert_int_equal(xlog_close(), 0);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(size_rotation_keeps_exactly_rotate_keep_files),
+        cmocka_unit_test(compressed_rotations_gunzip_to_the_original_bytes),
+        cmocka_unit_test(daily_rotation_at_local_midnight_with_retention),
+        cmocka_unit_test(reopen_from_a_signal_handler),
+        cmocka_unit_test(rename_by_another_process_is_noticed),
+        cmocka_unit_test(deleted_file_is_created_again),
+        cmocka_unit_test(many_processes_share_one_rotating_file),
+        cmocka_unit_test(per_process_files_carry_the_pid),
+        cmocka_unit_test(stalled_terminal_never_holds_up_callers_or_files),
+        cmocka_unit_test(console_colour_and_level),
+        cmocka_unit_test(bad_output_settings_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
