@@ -96,6 +96,24 @@ typedef enum xlog_full_policy {
     XLOG_FULL_DROP = 1
 } xlog_full_policy;
 
+/* Compression of rotated files (xlog_config.compress). */
+typedef enum xlog_compress {
+    XLOG_COMPRESS_NONE = 0,
+    /* gzip format: <name>.gz, read by gzip -d, zcat, zgrep, less. */
+    XLOG_COMPRESS_GZIP = 1
+} xlog_compress;
+
+/* Colour on the console (xlog_config.console_color). */
+typedef enum xlog_color {
+    /* Colour when the console is a terminal and NO_COLOR is unset or empty. */
+    XLOG_COLOR_AUTO = 0,
+    XLOG_COLOR_NEVER = 1,
+    XLOG_COLOR_ALWAYS = 2
+} xlog_color;
+
+/* This xlog has the console sink (xlog_config.console and what follows it). */
+#define XLOG_HAS_CONSOLE 1
+
 /* Everything xlog_open() can be told.  Always start from xlog_defaults() and
  * change the fields you need, so that fields added later keep their
  * defaults. */
@@ -151,6 +169,97 @@ typedef struct xlog_config {
      * read again when the back end re-synchronises (about once a second and
      * on every xlog_flush()). */
     int64_t (*wall_clock_ns)(void);
+
+    /* Non-zero: xlog_open installs handlers for SIGSEGV, SIGBUS, SIGFPE,
+     * SIGILL and SIGABRT that write every message already logged, and a last
+     * line naming the signal, before the program's own handler or the default
+     * action (core dump) proceeds.  Every thread that logs also gets an
+     * alternate signal stack (if it has none), so a stack overflow is caught
+     * too.  exit() without xlog_close() loses nothing either way (atexit).
+     * Default 1. */
+    int crash_handlers;
+
+    /* Zero: refuse to open a log file through a symbolic link (O_NOFOLLOW);
+     * xlog_open then fails with -ELOOP.  Default 1 (links are followed). */
+    int follow_symlinks;
+
+    /* ---- Rotation ---------------------------------------------------------
+     * A file changes name when its day changes (see rotate_local_time) and,
+     * with rotate_size, is renamed when it grows too big: 2026-11-22.log
+     * becomes 2026-11-22.log.1 (the .1 becomes .2, and so on) and a new
+     * 2026-11-22.log is created.  Files are renamed, never copied and
+     * truncated, so no line is lost.  Processes sharing a file (or directory)
+     * coordinate with a lock on the directory held only around the renames;
+     * a process that had the file open notices the rotation within
+     * check_interval_ms.  docs/OUTPUTS.md tells the whole story. */
+
+    /* Size in bytes at which a file is rotated: before a write that would
+     * take it past this size, the file is renamed and a new one created.  A
+     * file grows past it only through one write larger than the limit
+     * (write_buffer bigger than rotate_size), or through other processes'
+     * writes racing with the check.  0 (the default): no size rotation;
+     * otherwise at least 64 KiB. */
+    size_t rotate_size;
+
+    /* Rotated files kept of each name: .1 (the newest) to .rotate_keep,
+     * compressed or not; a rotation removes what would go beyond (and
+     * anything already numbered beyond it).  1 to 100000.  Default 10. */
+    unsigned rotate_keep;
+
+    /* Days of old files kept: when a file moves to a new day (and at
+     * xlog_open), the files of earlier days are removed, except those of the
+     * keep_days most recent earlier dates that have files.  Only names that
+     * xlog makes in this file_mode are touched (YYYY-MM-DD[-<id>].log, with
+     * .N and .gz).  0 (the default) keeps every day. */
+    unsigned keep_days;
+
+    /* Non-zero: the date in file names, and so the change of file at
+     * midnight, follow local time (TZ, read at xlog_open) instead of UTC.
+     * The times in the lines stay UTC.  Default 0. */
+    int rotate_local_time;
+
+    /* Compression of rotated files (the .N files, and a day's file once the
+     * next day's is begun): XLOG_COMPRESS_GZIP turns <name> into <name>.gz
+     * on a thread of xlog's own, never on a caller or the back end.  With
+     * XLOG_FILE_SHARED it starts 2 x check_interval_ms after the rotation,
+     * when every process has moved to the new file; xlog_close waits for the
+     * compressions queued.  Default XLOG_COMPRESS_NONE. */
+    xlog_compress compress;
+
+    /* How often, in milliseconds, the back end checks that each file's name
+     * still leads to the file it writes: if logrotate, an operator or
+     * another process's rotation renamed or deleted it, xlog opens the name
+     * again (a stat and an fstat per file, never per line).  1 to 86400000
+     * (a day).  Default 1000. */
+    unsigned check_interval_ms;
+
+    /* ---- Console ----------------------------------------------------------
+     * Lines can also be shown on a console: a terminal, a pipe, a socket, a
+     * file.  It has a buffer and a thread of its own, so a console that
+     * stops reading never makes a caller wait and never delays the files:
+     * when its buffer is full, its lines are dropped and counted
+     * (xlog_counters.console_dropped), and once there is room the console
+     * shows "xlog: N console lines dropped" where they are missing.
+     * xlog_flush does not wait for the console; xlog_close gives it up to a
+     * second to take what is left.  Same line layout as the files. */
+
+    /* Where lines are shown: 0 (the default) for nowhere, 1 (STDOUT_FILENO),
+     * 2 (STDERR_FILENO), or any descriptor open for writing; xlog writes to
+     * its own reopening of a terminal or a pipe (so O_NONBLOCK there does not
+     * touch the application's descriptor) and never closes the one given. */
+    int console;
+
+    /* Lines below this level are not shown on the console (they still go to
+     * the files).  Default XLOG_TRACE: every line written is shown. */
+    int console_level;
+
+    /* Bytes of the console's buffer; at least 64 KiB, raised to hold the
+     * longest line.  Default 1 MiB. */
+    size_t console_buffer;
+
+    /* Colour by level (WARN yellow, ERROR red, FATAL bold red, TRACE and
+     * DEBUG dim).  Default XLOG_COLOR_AUTO. */
+    xlog_color console_color;
 } xlog_config;
 
 /* Shown at the end of a message that was cut at max_message. */
@@ -178,8 +287,17 @@ int xlog_close(void);
 
 /* Returns when every message logged before the call, by any thread, has been
  * handed to the kernel with write(2).  Returns 0, or -EBADF if xlog is not
- * open. */
+ * open.  It does not wait for the console (see xlog_config.console), which
+ * may be a terminal that is not read. */
 int xlog_flush(void);
+
+/* Asks xlog to close every log file and open its name again, at the back
+ * end's next pass (within idle_sleep_us): for logrotate's postrotate step or
+ * an operator's SIGHUP.  Lines not yet written go to the new files.  Only
+ * sets a flag, so it is safe to call from a signal handler.  xlog notices a
+ * renamed or deleted file by itself within check_interval_ms; this is for
+ * those who want it at once. */
+void xlog_reopen(void);
 
 /* A readable explanation of a value returned by an xlog function. */
 const char *xlog_strerror(int rc);
@@ -218,6 +336,9 @@ typedef struct xlog_counters {
     uint64_t lost;     /* lines formatted but not written because writing failed
                           (full disk, I/O error, no file); the file later says
                           how many, and why, when writing works again */
+    uint64_t console_dropped; /* lines not shown on the console: its buffer
+                          was full (the console said how many), writing to it
+                          failed, or xlog_close gave up on it */
 } xlog_counters;
 
 /* Fills *out with the current totals.  Counts of messages still in the rings

@@ -12,10 +12,14 @@
 #include <strings.h>
 
 #include "common/internal.h"
+#include "sinks/console_sink.h"
 
-/* Serialises xlog_open and xlog_close with each other. */
+/* Serialises xlog_open and xlog_close with each other (and with fork). */
 static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
 static int is_open;
+/* The configuration in force, for the child of a fork to start again with. */
+static xlog_config open_cfg;
+static char *open_dir;
 
 XLOG_API xlog_config xlog_defaults(void)
 {
@@ -32,6 +36,18 @@ XLOG_API xlog_config xlog_defaults(void)
     cfg.idle_sleep_us = 500;
     cfg.use_environment = 1;
     cfg.wall_clock_ns = NULL;
+    cfg.crash_handlers = 1;
+    cfg.follow_symlinks = 1;
+    cfg.rotate_size = 0;
+    cfg.rotate_keep = 10;
+    cfg.keep_days = 0;
+    cfg.rotate_local_time = 0;
+    cfg.compress = XLOG_COMPRESS_NONE;
+    cfg.check_interval_ms = 1000;
+    cfg.console = 0;
+    cfg.console_level = XLOG_TRACE;
+    cfg.console_buffer = (size_t)1 << 20;
+    cfg.console_color = XLOG_COLOR_AUTO;
     return cfg;
 }
 
@@ -88,7 +104,76 @@ static int settle_config(xlog_config *cfg)
     /* A buffer must hold at least one line of the longest kind. */
     if (cfg->write_buffer < cfg->max_message + 8192)
         cfg->write_buffer = cfg->max_message + 8192;
+    /* Rotation: smaller files would mean a lock and renames for every few
+     * writes. */
+    if (cfg->rotate_size != 0 && cfg->rotate_size < 65536)
+        return -EINVAL;
+    if (cfg->rotate_keep < 1 || cfg->rotate_keep > 100000)
+        return -EINVAL;
+    if (cfg->compress != XLOG_COMPRESS_NONE && cfg->compress != XLOG_COMPRESS_GZIP)
+        return -EINVAL;
+    if (cfg->check_interval_ms < 1 || cfg->check_interval_ms > 86400000)
+        return -EINVAL;
+    /* Console: a descriptor, a level, and room for the longest line. */
+    if (cfg->console < 0 || cfg->console_level < XLOG_TRACE || cfg->console_level > XLOG_OFF)
+        return -EINVAL;
+    if (cfg->console_color != XLOG_COLOR_AUTO && cfg->console_color != XLOG_COLOR_NEVER &&
+        cfg->console_color != XLOG_COLOR_ALWAYS)
+        return -EINVAL;
+    if (cfg->console_buffer < 65536)
+        return -EINVAL;
+    if (cfg->console_buffer < cfg->max_message + 8192)
+        cfg->console_buffer = cfg->max_message + 8192;
     return 0;
+}
+
+/* fork(): the locks are taken in one order (lifecycle, registry, back end)
+ * so that none is held by a thread that does not exist in the child. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&lifecycle_lock);
+    pthread_mutex_lock(&xlog_rings.lock);
+    xlog_backend_lock();
+}
+
+static void after_fork_in_parent(void)
+{
+    xlog_backend_unlock();
+    pthread_mutex_unlock(&xlog_rings.lock);
+    pthread_mutex_unlock(&lifecycle_lock);
+}
+
+static void after_fork_in_child(void)
+{
+    xlog_backend_unlock();
+    if (is_open)
+        xlog_backend_after_fork();
+    xlog_front_after_fork();
+    pthread_mutex_unlock(&xlog_rings.lock);
+    pthread_mutex_unlock(&lifecycle_lock);
+    if (is_open) {
+        xlog_store(&xlog_front.accepting, 0);
+        xlog_store_release(&xlog_front.forked, 1);
+    }
+}
+
+void xlog_resume_after_fork(void)
+{
+    pthread_mutex_lock(&lifecycle_lock);
+    if (xlog_load(&xlog_front.forked) && is_open) {
+        xlog_store(&xlog_front.forked, 0);
+        if (xlog_backend_start(&open_cfg) == 0)
+            xlog_store_release(&xlog_front.accepting, 1);
+        else
+            is_open = 0;
+    }
+    pthread_mutex_unlock(&lifecycle_lock);
+}
+
+/* exit() or a return from main without xlog_close(): write everything. */
+static void close_at_exit(void)
+{
+    xlog_close();
 }
 
 XLOG_API int xlog_open(const xlog_config *user_cfg)
@@ -105,11 +190,24 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
     xlog_store(&xlog_front.ring_size, cfg.ring_size);
     xlog_store(&xlog_front.max_message, cfg.max_message);
     xlog_store(&xlog_front.full_policy, (int)cfg.full_policy);
+    xlog_store(&xlog_front.alt_stacks, cfg.crash_handlers);
     rc = xlog_backend_start(&cfg);
     if (rc == 0) {
         is_open = 1;
         xlog_store_release(&xlog_front.accepting, 1);
         xlog_set_level(cfg.level);
+        if (cfg.crash_handlers)
+            xlog_crash_install();
+        free(open_dir);
+        open_dir = strdup(cfg.dir);
+        open_cfg = cfg;
+        open_cfg.dir = open_dir ? open_dir : "logs";
+        static int hooks_installed;
+        if (!hooks_installed) {
+            atexit(close_at_exit);
+            pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+            hooks_installed = 1;
+        }
     }
     pthread_mutex_unlock(&lifecycle_lock);
     return rc;
@@ -117,6 +215,8 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
 
 XLOG_API int xlog_flush(void)
 {
+    if (xlog_load(&xlog_front.forked))
+        xlog_resume_after_fork();
     if (!xlog_load_acquire(&xlog_front.accepting))
         return -EBADF;
     return xlog_backend_flush();
@@ -129,9 +229,15 @@ XLOG_API int xlog_close(void)
         pthread_mutex_unlock(&lifecycle_lock);
         return -EBADF;
     }
+    xlog_crash_uninstall();
     xlog_set_level(XLOG_OFF);
-    xlog_store_release(&xlog_front.accepting, 0);
-    xlog_backend_stop();
+    if (xlog_load(&xlog_front.forked)) {
+        /* A child that never logged: there is no back end to stop. */
+        xlog_store(&xlog_front.forked, 0);
+    } else {
+        xlog_store_release(&xlog_front.accepting, 0);
+        xlog_backend_stop();
+    }
     is_open = 0;
     pthread_mutex_unlock(&lifecycle_lock);
     return 0;
@@ -146,6 +252,7 @@ XLOG_API void xlog_stats(xlog_counters *out)
     out->truncated = xlog_load(&xlog_counts.truncated);
     out->write_errors = xlog_load(&xlog_counts.write_errors);
     out->lost = xlog_load(&xlog_counts.lost);
+    out->console_dropped = xlog_load(&xlog_console_dropped);
     pthread_mutex_lock(&xlog_rings.lock);
     out->dropped = xlog_rings.retired_dropped;
     out->blocked = xlog_rings.retired_blocked;

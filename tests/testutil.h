@@ -161,6 +161,16 @@ static inline int digits_at(const char *s, int n)
     return 1;
 }
 
+/* Copies a parsed line's message into buf as a C string (cut to fit), so that
+ * it can be scanned without running over the rest of the file. */
+static inline const char *test_message(const test_line *l, char *buf, size_t size)
+{
+    size_t n = l->message_len < size - 1 ? l->message_len : size - 1;
+    memcpy(buf, l->message, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* Parses one line (without its '\n', len bytes); returns 1 if it has exactly
  * the layout "YYYY-MM-DD HH:MM:SS.nnnnnnnnn [LEVEL] file:line func tid message". */
 static inline int test_parse_line(const char *s, size_t len, test_line *out)

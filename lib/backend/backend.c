@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "backend/line.h"
@@ -46,6 +47,7 @@
 #include "common/internal.h"
 #include "common/record_args.h"
 #include "format/format.h"
+#include "sinks/console_sink.h"
 #include "sinks/file_sink.h"
 
 #define WATERMARK_MARGIN_NS 50000.0
@@ -61,7 +63,6 @@ xlog_backend_counters xlog_counts;
  * and the length of its format. */
 typedef struct site_entry {
     const void *site;
-    const char *format;
     size_t format_len;
     char *where;   /* "main.c:42 main " */
     size_t where_len;
@@ -97,6 +98,11 @@ static struct backend {
     uint64_t flush_requested;
     uint64_t flush_done;
     int stop;
+
+    int tid;                 /* the back end's kernel thread id */
+    int crash_signal;        /* atomic: a crash handler asks for a last flush */
+    int crash_tid;           /* atomic: the thread that crashed */
+    int crash_done;          /* atomic: that flush is done */
 } be = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- call sites ---------------------------------------------------------- */
@@ -156,12 +162,13 @@ static const site_entry *site_lookup(const xlog__site *site)
             j = (j + 1) & (be.site_slots - 1);
         }
     }
+    /* After a crash nothing is allocated: the caller formats without a cache. */
+    if (xlog_load(&be.crash_signal))
+        return NULL;
     if ((be.site_count + 1) * 2 > be.site_slots && sites_grow() != 0)
         return NULL;
-    site_entry entry = {site, NULL, 0, NULL, 0};
-    if (site->format) /* set before the site was first published */
-        entry.format = site->format;
-    entry.format_len = entry.format ? line_format_len(entry.format, strlen(entry.format)) : 0;
+    site_entry entry = {site, 0, NULL, 0};
+    entry.format_len = site->format ? line_format_len(site->format, strlen(site->format)) : 0;
     size_t file_len = strlen(site->file), func_len = strlen(site->func);
     size_t size = file_len + func_len + 16;
     entry.where = malloc(size);
@@ -200,6 +207,7 @@ static xlog_file *file_for(xlog_ring *r)
             free(f);
             return NULL;
         }
+        f->no_follow = !be.cfg.follow_symlinks;
         r->file = f;
     }
     return r->file;
@@ -251,7 +259,7 @@ static void write_line(xlog_ring *r, int64_t utc, int level, const char *where, 
     xlog_file *f = file_for(r);
     if (!f)
         return;
-    int rc = xlog_file_use_day(f, xlog_utc_day(utc));
+    int rc = xlog_file_use_time(f, utc);
     if (rc != 0) {
         xlog_file_lose_line(f, -rc);
         return;
@@ -294,6 +302,7 @@ static void write_line(xlog_ring *r, int64_t utc, int level, const char *where, 
     }
     *p++ = '\n';
     f->length += (size_t)(p - out);
+    xlog_console_line(level, out, (size_t)(p - out));
     xlog_add(&xlog_counts.messages, 1);
 }
 
@@ -324,59 +333,69 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     const xlog__site *site = rec->site;
     const site_entry *entry = site ? site_lookup(site) : NULL;
     const char *body = (const char *)(rec + 1);
-    int truncated = rec->flags & XLOG_REC_TRUNCATED;
+    const unsigned char *kinds;
+    const char *args, *fmt;
+    size_t fmt_len;
+    char where_text[MAX_PREFIX - 64];
+    const char *where = where_text;
+    size_t where_len = 0;
 
     if (rec->type == XLOG_REC_SITE) {
-        if (!entry)
-            return;
-        xlog_record_decode_args(body, site->kinds, rec->nargs, be.args);
-        write_line(r, utc, rec->level, entry->where, entry->where_len, entry->format,
-                   entry->format_len, be.args, rec->nargs, truncated);
-        return;
+        kinds = site->kinds;
+        args = body;
+        fmt = site->format;
+        fmt_len = entry ? entry->format_len : line_format_len(fmt, strlen(fmt));
+    } else {
+        uint32_t head[4]; /* format length, line, file length, function length */
+        memcpy(head, body, sizeof head);
+        kinds = (const unsigned char *)body + sizeof head;
+        fmt = (const char *)kinds + rec->nargs;
+        fmt_len = line_format_len(fmt, head[0]);
+        const char *file = fmt + head[0];
+        const char *func = file + head[2];
+        args = func + head[3];
+        if (!site)
+            where_len = format_where(where_text, sizeof where_text, file, head[2], (int)head[1],
+                                     func, head[3]);
     }
-    uint32_t head[4]; /* format length, line, file length, function length */
-    memcpy(head, body, sizeof head);
-    const unsigned char *kinds = (const unsigned char *)body + sizeof head;
-    const char *fmt = (const char *)kinds + rec->nargs;
-    const char *file = fmt + head[0];
-    const char *func = file + head[2];
-    xlog_record_decode_args(func + head[3], kinds, rec->nargs, be.args);
-    size_t fmt_len = line_format_len(fmt, head[0]);
     if (entry) {
-        write_line(r, utc, rec->level, entry->where, entry->where_len, fmt, fmt_len, be.args,
-                   rec->nargs, truncated);
-        return;
+        where = entry->where;
+        where_len = entry->where_len;
+    } else if (site) {
+        where_len = format_where(where_text, sizeof where_text, site->file, strlen(site->file),
+                                 site->line, site->func, strlen(site->func));
     }
-    char where[MAX_PREFIX - 64];
-    size_t where_len = format_where(where, sizeof where, file, head[2], (int)head[1], func, head[3]);
+    xlog_record_decode_args(args, kinds, rec->nargs, be.args);
     write_line(r, utc, rec->level, where, where_len, fmt, fmt_len, be.args, rec->nargs,
-               truncated);
+               rec->flags & XLOG_REC_TRUNCATED);
 }
 
 /* ---- reading the rings ----------------------------------------------------- */
 
-/* Takes a new snapshot of the registry when it has changed. */
+/* Takes a new snapshot of the registry when it has changed.  After a crash
+ * it neither waits for the lock nor allocates: the old snapshot must do. */
 static void refresh_rings(void)
 {
     uint64_t generation = xlog_load(&xlog_rings.generation);
-    if (be.rings && generation == be.rings_generation)
+    if (generation == be.rings_generation)
         return;
-    pthread_mutex_lock(&xlog_rings.lock);
+    int crashing = xlog_load(&be.crash_signal) != 0;
+    if (crashing ? pthread_mutex_trylock(&xlog_rings.lock) != 0
+                 : pthread_mutex_lock(&xlog_rings.lock) != 0)
+        return;
     size_t count = 0;
     for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
         count++;
-    if (count + 1 > be.ring_capacity) {
-        size_t capacity = (count + 1) * 2;
+    if (count > be.ring_capacity && !crashing) {
+        size_t capacity = count * 2;
         xlog_ring **rings = realloc(be.rings, capacity * sizeof *rings);
-        if (!rings) {
-            pthread_mutex_unlock(&xlog_rings.lock);
-            return;
+        if (rings) {
+            be.rings = rings;
+            be.ring_capacity = capacity;
         }
-        be.rings = rings;
-        be.ring_capacity = capacity;
     }
     be.ring_count = 0;
-    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
+    for (xlog_ring *r = xlog_rings.rings; r && be.ring_count < be.ring_capacity; r = r->next)
         be.rings[be.ring_count++] = r;
     be.rings_generation = xlog_load(&xlog_rings.generation);
     pthread_mutex_unlock(&xlog_rings.lock);
@@ -500,12 +519,73 @@ static void idle_wait(unsigned microseconds)
     pthread_mutex_unlock(&be.lock);
 }
 
+/* ---- after a crash ---------------------------------------------------------- */
+
+/* Writes everything published so far, whatever the watermark (a thread that
+ * crashed inside a call will never finish it), then a line naming the
+ * signal. */
+static void crash_drain(int sig)
+{
+    refresh_rings();
+    for (size_t i = 0; i < be.ring_count; i++)
+        be.rings[i]->visible_end = xlog_load_acquire(&be.rings[i]->head) & ~(uint64_t)1;
+    merge(UINT64_MAX);
+
+    /* The last line goes to the crashing thread's stream. */
+    int tid = xlog_load(&be.crash_tid);
+    static xlog_ring stranger; /* a thread that never logged: shared files only */
+    xlog_ring *r = NULL;
+    for (size_t i = 0; i < be.ring_count && !r; i++)
+        if (be.rings[i]->tid == tid)
+            r = be.rings[i];
+    if (!r && be.cfg.file_mode != XLOG_FILE_PER_THREAD) {
+        stranger.tid = tid;
+        r = &stranger;
+    }
+    if (r) {
+        char text[128];
+        snprintf(text, sizeof text,
+                 "caught %s (signal %d): every message logged before it is above this line",
+                 xlog_signal_name(sig), sig);
+        int64_t utc = line_time(xlog_ticks());
+        write_line(r, utc, XLOG_FATAL, "xlog:0 xlog ", 12, text, strlen(text), NULL, 0, 0);
+    }
+    write_buffers(xlog_ticks(), 1);
+}
+
+void xlog_backend_crash_flush(int sig)
+{
+    if (!xlog_load_acquire(&xlog_front.accepting))
+        return;
+    int self = (int)syscall(SYS_gettid);
+    xlog_store(&be.crash_tid, self);
+    xlog_store_release(&be.crash_signal, sig);
+    if (self == xlog_load(&be.tid)) {
+        crash_drain(sig); /* the back end itself crashed */
+        return;
+    }
+    /* The back end notices within idle_sleep_us; if it has not answered
+     * within five seconds it is stuck (in a write to a dead disk, say), and
+     * running the same code beside it would be worse than giving up. */
+    for (int i = 0; i < 5000 && !xlog_load_acquire(&be.crash_done); i++) {
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
 static void *backend_main(void *unused)
 {
     (void)unused;
+    xlog_store(&be.tid, (int)syscall(SYS_gettid));
     int flushing = 0, stopping = 0;
     uint64_t flush_seq = 0, flush_target = 0;
     for (;;) {
+        int crash = xlog_load_acquire(&be.crash_signal);
+        if (crash) {
+            crash_drain(crash);
+            xlog_store_release(&be.crash_done, 1);
+            return NULL;
+        }
         if (!flushing) {
             uint64_t requested = xlog_load_acquire(&be.flush_requested);
             stopping = xlog_load_acquire(&be.stop);
@@ -518,6 +598,7 @@ static void *backend_main(void *unused)
         uint64_t watermark = scan();
         size_t written = merge(watermark);
         retire_exited_rings();
+        xlog_sinks_housekeeping();
         uint64_t now = xlog_ticks();
         if (flushing && watermark >= flush_target) {
             for (size_t i = 0; i < be.ring_count; i++)
@@ -559,6 +640,9 @@ int xlog_backend_start(const xlog_config *cfg)
     int rc = xlog_make_dir(be.dir);
     if (rc != 0)
         goto fail_dir;
+    rc = xlog_sinks_start(cfg);
+    if (rc != 0)
+        goto fail_dir;
 
     xlog_clock_start(&be.clock, cfg->wall_clock_ns);
     be.margin_ticks = (uint64_t)(WATERMARK_MARGIN_NS / be.clock.ns_per_tick);
@@ -570,11 +654,12 @@ int xlog_backend_start(const xlog_config *cfg)
 
     rc = xlog_file_init(&be.shared, be.dir, cfg->file_mode, (int)getpid(), cfg->write_buffer);
     if (rc != 0)
-        goto fail_dir;
+        goto fail_sinks;
+    be.shared.no_follow = !cfg->follow_symlinks;
     /* Open the first file now so that a bad directory is reported by
      * xlog_open; per-thread files are opened by their first line. */
     if (cfg->file_mode != XLOG_FILE_PER_THREAD) {
-        rc = xlog_file_use_day(&be.shared, xlog_utc_day(xlog_clock_utc(&be.clock, xlog_ticks())));
+        rc = xlog_file_use_time(&be.shared, xlog_clock_utc(&be.clock, xlog_ticks()));
         if (rc != 0)
             goto fail_file;
     } else if (access(be.dir, W_OK) != 0) {
@@ -582,6 +667,16 @@ int xlog_backend_start(const xlog_config *cfg)
         goto fail_file;
     }
 
+    /* Room for many threads from the start: after a crash the snapshot of
+     * the rings cannot grow. */
+    be.ring_capacity = 256;
+    be.ring_count = 0;
+    be.rings = malloc(be.ring_capacity * sizeof *be.rings);
+    if (!be.rings) {
+        rc = -ENOMEM;
+        goto fail_file;
+    }
+    be.rings_generation = xlog_load(&xlog_rings.generation) - 1; /* take a first snapshot */
     be.flush_requested = be.flush_done = 0;
     be.stop = 0;
     pthread_condattr_t attr;
@@ -595,9 +690,11 @@ int xlog_backend_start(const xlog_config *cfg)
     xlog_rings.backend_running = 1;
     pthread_mutex_unlock(&xlog_rings.lock);
 
-    /* The back end takes no signals: they belong to the application. */
+    /* The back end takes no signals: they belong to the application; only a
+     * crash of its own reaches the crash handler. */
     sigset_t all, old;
     sigfillset(&all);
+    xlog_crash_signals_unblocked(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     rc = -pthread_create(&be.thread, NULL, backend_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -606,8 +703,12 @@ int xlog_backend_start(const xlog_config *cfg)
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_rings.backend_running = 0;
     pthread_mutex_unlock(&xlog_rings.lock);
+    free(be.rings);
+    be.rings = NULL;
 fail_file:
     xlog_file_destroy(&be.shared);
+fail_sinks:
+    xlog_sinks_stop();
 fail_dir:
     free(be.dir);
     be.dir = NULL;
@@ -624,6 +725,39 @@ int xlog_backend_flush(void)
         pthread_cond_wait(&be.answered, &be.lock);
     pthread_mutex_unlock(&be.lock);
     return 0;
+}
+
+void xlog_backend_lock(void)
+{
+    pthread_mutex_lock(&be.lock);
+}
+
+void xlog_backend_unlock(void)
+{
+    pthread_mutex_unlock(&be.lock);
+}
+
+/* The child of fork() has no back end thread.  What the parent's had in its
+ * buffers is the parent's to write; the child only closes its copies of the
+ * descriptors and starts afresh when it first logs. */
+void xlog_backend_after_fork(void)
+{
+    for (xlog_ring *r = xlog_rings.rings; r; r = r->next) {
+        if (r->file) {
+            r->file->length = 0;
+            release_file(r);
+        }
+    }
+    be.shared.length = 0;
+    xlog_file_destroy(&be.shared);
+    sites_free();
+    free(be.rings);
+    be.rings = NULL;
+    be.ring_count = be.ring_capacity = 0;
+    free(be.dir);
+    be.dir = NULL;
+    be.tid = 0;
+    be.crash_signal = be.crash_done = 0;
 }
 
 void xlog_backend_stop(void)
@@ -645,6 +779,7 @@ void xlog_backend_stop(void)
     pthread_mutex_unlock(&xlog_rings.lock);
 
     xlog_file_destroy(&be.shared);
+    xlog_sinks_stop();
     pthread_cond_destroy(&be.wake);
     pthread_cond_destroy(&be.answered);
     sites_free();

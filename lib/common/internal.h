@@ -8,6 +8,7 @@
 #define XLOG_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "xlog.h"
@@ -30,6 +31,8 @@ typedef struct xlog_front_settings {
     int full_policy;      /* xlog_full_policy */
     size_t ring_size;     /* power of two */
     size_t max_message;
+    int alt_stacks;       /* give each logging thread an alternate signal stack */
+    int forked;           /* atomic: this is a child of fork(); restart on first use */
 } xlog_front_settings;
 
 extern xlog_front_settings xlog_front;
@@ -49,6 +52,12 @@ extern xlog_registry xlog_rings;
 /* Unlinks and frees a ring; the registry lock must be held. */
 void xlog_ring_free_locked(xlog_ring *r);
 
+/* In the child of fork(): free the rings of the threads that did not come
+ * along, empty the caller's own, zero the counters (frontend.c). */
+void xlog_front_after_fork(void);
+/* Starts the back end again in the child of fork() on its first use (xlog.c). */
+void xlog_resume_after_fork(void);
+
 /* Counters kept by the back end (atomics). */
 typedef struct xlog_backend_counters {
     uint64_t messages, bytes, writes, truncated, write_errors, lost;
@@ -60,5 +69,19 @@ extern xlog_backend_counters xlog_counts;
 int xlog_backend_start(const xlog_config *cfg);
 int xlog_backend_flush(void);
 void xlog_backend_stop(void);
+/* From a crash handler: writes everything published, and a last line. */
+void xlog_backend_crash_flush(int sig);
+/* fork(): the lock the back end shares with callers, and forgetting the
+ * parent's back end in the child (its unwritten lines are the parent's). */
+void xlog_backend_lock(void);
+void xlog_backend_unlock(void);
+void xlog_backend_after_fork(void);
+
+/* Crash handlers (crash.c). */
+void xlog_crash_install(void);
+void xlog_crash_uninstall(void);
+const char *xlog_signal_name(int sig);
+/* Removes the crash signals from set (for the back end's signal mask). */
+void xlog_crash_signals_unblocked(sigset_t *set);
 
 #endif

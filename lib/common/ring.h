@@ -44,6 +44,7 @@ typedef struct xlog_ring {
     uint64_t blocked;                        /* atomic: calls that waited for room */
     char *buffer;
     uint64_t mask;
+    void *alt_stack;                         /* signal stack xlog gave the thread, or NULL */
 
     /* Written by the consumer only. */
     _Alignas(XLOG_CACHE_LINE) uint64_t tail; /* atomic */

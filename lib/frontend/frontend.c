@@ -10,9 +10,11 @@
  *   1. The XLOG macro checks the level inline (xlog.h) and passes its static
  *      call site.  On the site's first use, the format is parsed once into a
  *      list of argument kinds (site_prepare); later calls just read it.
- *   2. The thread's first message allocates and registers its ring
- *      (ring_for_this_thread): the one malloc and the one system call
- *      (gettid) a thread ever makes here.
+ *   2. The thread's first message allocates, touches and registers its ring
+ *      (ring_for_this_thread), and gives the thread an alternate signal
+ *      stack: the only allocations and system calls (gettid, sigaltstack,
+ *      the allocator's mmap) a thread ever makes here, unless its ring is
+ *      full and the call waits.
  *   3. The call measures the record (string lengths need a first pass over the
  *      arguments), reserves room in the ring, marks itself "in a call" (bit 0
  *      of head), reads the clock, copies the arguments and publishes.
@@ -35,6 +37,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +57,8 @@
 XLOG_API int xlog__process_threshold = XLOG_OFF;
 XLOG_API XLOG__TLS int xlog__thread_threshold = XLOG_LEVEL_PROCESS;
 
-xlog_front_settings xlog_front = {0, XLOG_FULL_BLOCK, (size_t)1 << 20, 16384};
+xlog_front_settings xlog_front = {
+    .accepting = 0, .full_policy = XLOG_FULL_BLOCK, .ring_size = (size_t)1 << 20, .max_message = 16384};
 xlog_registry xlog_rings = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
 
 static XLOG__TLS xlog_ring *my_ring;
@@ -109,12 +113,40 @@ void xlog_ring_free_locked(xlog_ring *r)
     free(r);
 }
 
+/* Size of the alternate signal stack: the crash handler formats lines. */
+#define ALT_STACK_SIZE (64 * 1024)
+
+/* So that a stack overflow still reaches the crash handler; only for a
+ * thread that has no alternate stack of its own. */
+static void give_alt_stack(xlog_ring *r)
+{
+    stack_t current;
+    if (sigaltstack(NULL, &current) != 0 || !(current.ss_flags & SS_DISABLE))
+        return;
+    stack_t mine = {.ss_sp = malloc(ALT_STACK_SIZE), .ss_size = ALT_STACK_SIZE, .ss_flags = 0};
+    if (mine.ss_sp && sigaltstack(&mine, NULL) == 0)
+        r->alt_stack = mine.ss_sp;
+    else
+        free(mine.ss_sp);
+}
+
+static void take_alt_stack(xlog_ring *r)
+{
+    if (!r->alt_stack)
+        return;
+    stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+    sigaltstack(&off, NULL);
+    free(r->alt_stack);
+    r->alt_stack = NULL;
+}
+
 /* The thread is ending: its ring stays until the back end has written what
  * is in it, or goes now if no back end runs. */
 static void thread_exited(void *ring)
 {
     xlog_ring *r = ring;
     my_ring = NULL;
+    take_alt_stack(r);
     pthread_mutex_lock(&xlog_rings.lock);
     if (xlog_rings.backend_running)
         xlog_store_release(&r->exited, 1);
@@ -142,6 +174,9 @@ static xlog_ring *ring_for_this_thread(void)
         return NULL;
     }
     memset(r, 0, sizeof *r);
+    /* Touch every page now, so that the calls that follow do not take the
+     * page faults (a few microseconds each) of a first pass through it. */
+    memset(buffer, 0, capacity);
     r->buffer = buffer;
     r->capacity = capacity;
     r->mask = capacity - 1;
@@ -153,8 +188,38 @@ static xlog_ring *ring_for_this_thread(void)
     xlog_add(&xlog_rings.generation, 1);
     pthread_mutex_unlock(&xlog_rings.lock);
     pthread_setspecific(thread_exit_key, r);
+    if (xlog_load(&xlog_front.alt_stacks))
+        give_alt_stack(r);
     my_ring = r;
     return r;
+}
+
+void xlog_front_after_fork(void)
+{
+    xlog_ring *mine = my_ring;
+    for (xlog_ring *r = xlog_rings.rings, *next; r; r = next) {
+        next = r->next;
+        if (r != mine) {
+            free(r->alt_stack); /* that thread's; it did not come along */
+            xlog_ring_free_locked(r);
+        }
+    }
+    if (mine) {
+        uint64_t capacity = mine->capacity;
+        char *buffer = mine->buffer;
+        void *alt_stack = mine->alt_stack;
+        memset(mine, 0, sizeof *mine);
+        mine->buffer = buffer;
+        mine->capacity = capacity;
+        mine->mask = capacity - 1;
+        mine->alt_stack = alt_stack;
+        mine->tid = (int)syscall(SYS_gettid);
+        xlog_rings.rings = mine;
+    }
+    xlog_rings.retired_dropped = xlog_rings.retired_blocked = 0;
+    xlog_rings.backend_running = 0;
+    xlog_add(&xlog_rings.generation, 1);
+    memset(&xlog_counts, 0, sizeof xlog_counts);
 }
 
 /* Waits until the ring has room up to position need; 0 if the message must be
@@ -552,16 +617,28 @@ static int site_prepare(xlog__site *site, const char *fmt)
     return ready;
 }
 
+/* The calling thread's ring, if xlog takes messages now. */
+static xlog_ring *ring_if_accepting(void)
+{
+    if (UNLIKELY(!xlog_load(&xlog_front.accepting))) {
+        if (!xlog_load(&xlog_front.forked))
+            return NULL;
+        xlog_resume_after_fork();
+        if (!xlog_load(&xlog_front.accepting))
+            return NULL;
+    }
+    xlog_ring *r = my_ring;
+    return r ? r : ring_for_this_thread();
+}
+
 /* Everything but the shortest path: a thread's first message, a site's
  * first use, string arguments, the end of the buffer, a full ring, a closed
  * logger. */
 static __attribute__((noinline)) void log_general(xlog__site *site, int level, const char *fmt,
                                                   va_list ap)
 {
-    xlog_ring *r = my_ring;
-    if (!r && !(r = ring_for_this_thread()))
-        return;
-    if (!xlog_load(&xlog_front.accepting))
+    xlog_ring *r = ring_if_accepting();
+    if (!r)
         return;
     int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
     if (!((state == SITE_SCALAR || state == SITE_READY) && site->format == fmt) &&
@@ -629,10 +706,8 @@ XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
 
 XLOG_API void xlog__log_dynamic(xlog__site *site, int level, const char *fmt, ...)
 {
-    xlog_ring *r = my_ring;
-    if (UNLIKELY(!r) && !(r = ring_for_this_thread()))
-        return;
-    if (UNLIKELY(!xlog_load(&xlog_front.accepting)))
+    xlog_ring *r = ring_if_accepting();
+    if (!r)
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -646,10 +721,8 @@ XLOG_API void xlogout(unsigned int type, const char *file, int line, const char 
     int level = type > XLOG_FATAL ? XLOG_FATAL : (int)type;
     if (!xlog_enabled(level))
         return;
-    xlog_ring *r = my_ring;
-    if (UNLIKELY(!r) && !(r = ring_for_this_thread()))
-        return;
-    if (UNLIKELY(!xlog_load(&xlog_front.accepting)))
+    xlog_ring *r = ring_if_accepting();
+    if (!r)
         return;
     va_list ap;
     va_start(ap, format);

@@ -1,0 +1,112 @@
+/*
+ * crash.c - the last lines before a crash or an exit() without xlog_close.
+ *
+ * Why it exists: the lines written just before a program dies are the ones
+ * people open the log for, and at that moment they are still in the rings or
+ * in the back end's buffers.
+ *
+ * How it works: xlog_open installs a handler for SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL and SIGABRT (unless cfg.crash_handlers is 0), keeping the handlers
+ * the program had.  On a signal, the handler asks the back end to write
+ * everything already published and a last line naming the signal
+ * (xlog_backend_crash_flush), waiting a bounded time; if the crash is in the
+ * back end itself, or it does not answer, the handler does that work on its
+ * own thread.  Then the program's previous handler runs, or the default action
+ * (with its core dump) proceeds.  The code on this path avoids locks and
+ * allocation; formatting uses the same engine as always, which does not
+ * allocate for the conversions a log line uses.
+ *
+ * Threads get an alternate signal stack with their ring (frontend.c), so a
+ * stack overflow still reaches the handler.
+ *
+ * exit() and a return from main run xlog_close from an atexit handler, which
+ * xlog_open registers once.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/internal.h"
+
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define CRASH_SIGNALS (sizeof crash_signals / sizeof crash_signals[0])
+
+static struct sigaction previous[CRASH_SIGNALS];
+static int installed;
+static int handling; /* atomic: a crash is being handled */
+
+static void on_crash(int sig, siginfo_t *info, void *context)
+{
+    if (!__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL))
+        xlog_backend_crash_flush(sig);
+    for (size_t i = 0; i < CRASH_SIGNALS; i++) {
+        if (crash_signals[i] != sig)
+            continue;
+        sigaction(sig, &previous[i], NULL);
+        if (previous[i].sa_flags & SA_SIGINFO) {
+            previous[i].sa_sigaction(sig, info, context);
+            return;
+        }
+        if (previous[i].sa_handler != SIG_DFL && previous[i].sa_handler != SIG_IGN) {
+            previous[i].sa_handler(sig);
+            return;
+        }
+    }
+    /* Default action: the signal is blocked while we run, so it is delivered
+     * (and the process ends, with a core dump where enabled) as we return. */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void xlog_crash_install(void)
+{
+    if (installed)
+        return;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_crash;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigfillset(&action.sa_mask);
+    for (size_t i = 0; i < CRASH_SIGNALS; i++)
+        sigaction(crash_signals[i], &action, &previous[i]);
+    installed = 1;
+}
+
+void xlog_crash_uninstall(void)
+{
+    if (!installed)
+        return;
+    for (size_t i = 0; i < CRASH_SIGNALS; i++) {
+        struct sigaction current;
+        sigaction(crash_signals[i], NULL, &current);
+        /* Leave alone a handler the program installed after ours. */
+        if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_crash)
+            sigaction(crash_signals[i], &previous[i], NULL);
+    }
+    installed = 0;
+}
+
+void xlog_crash_signals_unblocked(sigset_t *set)
+{
+    for (size_t i = 0; i < CRASH_SIGNALS; i++)
+        sigdelset(set, crash_signals[i]);
+}
+
+const char *xlog_signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGABRT:
+        return "SIGABRT";
+    default:
+        return "a signal";
+    }
+}

@@ -1,0 +1,463 @@
+/*
+ * test_reliability.c - nothing lost when the program dies, forks, or the
+ * disk fails: each case runs in a child process, and the parent checks the
+ * files and how the child ended.
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+#define THREADS 4
+
+static long per_thread;
+
+static void open_or_die(const char *dir)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    if (xlog_open(&cfg) != 0)
+        _exit(90);
+}
+
+static void *log_lines(void *arg)
+{
+    long id = (long)arg;
+    for (long i = 0; i < per_thread; i++)
+        xlog_info("t%ld seq %ld", id, i);
+    return NULL;
+}
+
+static void log_from_threads(void)
+{
+    pthread_t t[THREADS];
+    for (long i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, log_lines, (void *)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+}
+
+/* Checks that each thread's lines form a gap-free sequence from 0; returns
+ * the total, and whether the last line is the crash line for sig. */
+static long count_sequences(const char *text, long *per, int sig, int *crash_line_last)
+{
+    long total = 0;
+    for (int i = 0; i < THREADS; i++)
+        per[i] = 0;
+    *crash_line_last = 0;
+    char expect[64];
+    snprintf(expect, sizeof expect, "(signal %d)", sig);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l))
+            fail_msg("bad line: %.*s", (int)(nl - p), p);
+        long id, seq;
+        *crash_line_last = 0;
+        char msg[256];
+        if (sscanf(test_message(&l, msg, sizeof msg), "t%ld seq %ld", &id, &seq) == 2) {
+            assert_true(id >= 0 && id < THREADS);
+            assert_int_equal(seq, per[id]);
+            per[id]++;
+            total++;
+        } else if (memmem(l.message, l.message_len, expect, strlen(expect))) {
+            assert_string_equal(l.level, "FATAL");
+            *crash_line_last = 1;
+        } else {
+            fail_msg("unexpected line: %.*s", (int)(nl - p), p);
+        }
+        p = nl + 1;
+    }
+    return total;
+}
+
+/* A crashing child: no core file, and the default actions (the test
+ * framework's own handlers would otherwise carry on with the next test). */
+static void prepare_crashing_child(void)
+{
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_DFL);
+}
+
+static volatile uintptr_t unmapped_address = 8;
+
+/* A real fault for each signal. */
+static void crash_by(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+        *(volatile int *)unmapped_address = 1;
+        break;
+    case SIGFPE: {
+        volatile int zero = 0;
+        volatile int r = 1 / zero;
+        (void)r;
+        break;
+    }
+    case SIGILL:
+        __builtin_trap();
+    case SIGABRT:
+        abort();
+    case SIGBUS: {
+        /* A page of a file beyond its end. */
+        FILE *f = tmpfile();
+        char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+        page[0] = 1;
+        break;
+    }
+    }
+    raise(sig); /* in case the CPU did not fault as expected */
+}
+
+static void every_line_survives(int sig)
+{
+    per_thread = test_scaled(25000);
+    char *dir = test_make_dir("crash");
+    pid_t child = fork();
+    if (child == 0) {
+        prepare_crashing_child();
+        open_or_die(dir);
+        log_from_threads();
+        if (sig == 0)
+            exit(3); /* exit without xlog_close */
+        crash_by(sig);
+        _exit(91);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    if (sig == 0) {
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 3);
+    } else {
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), sig);
+    }
+    char *text = test_read_dir(dir, NULL);
+    long per[THREADS];
+    int crash_last;
+    long total = count_sequences(text, per, sig, &crash_last);
+    assert_int_equal(total, THREADS * per_thread);
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(per[i], per_thread);
+    assert_int_equal(test_count_lines(text), (size_t)(total + (sig != 0)));
+    if (sig)
+        assert_true(crash_last);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void crash_sigsegv(void **s) { (void)s; every_line_survives(SIGSEGV); }
+static void crash_sigbus(void **s) { (void)s; every_line_survives(SIGBUS); }
+static void crash_sigfpe(void **s) { (void)s; every_line_survives(SIGFPE); }
+static void crash_sigill(void **s) { (void)s; every_line_survives(SIGILL); }
+static void crash_sigabrt(void **s) { (void)s; every_line_survives(SIGABRT); }
+static void exit_without_close(void **s) { (void)s; every_line_survives(0); }
+
+/* The program's own handler still runs after xlog's. */
+static volatile sig_atomic_t own_handler_ran;
+static void own_handler(int sig)
+{
+    (void)sig;
+    own_handler_ran = 1;
+    _exit(42);
+}
+
+static void crash_chains_to_the_programs_handler(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("chain");
+    pid_t child = fork();
+    if (child == 0) {
+        prepare_crashing_child();
+        signal(SIGSEGV, own_handler);
+        open_or_die(dir);
+        xlog_info("before the crash");
+        crash_by(SIGSEGV);
+        _exit(91);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 42);
+    char *text = test_read_dir(dir, NULL);
+    assert_non_null(strstr(text, " before the crash\n"));
+    assert_non_null(strstr(text, "caught SIGSEGV (signal 11)"));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* A crash while other threads are still logging: each thread's lines are a
+ * gap-free prefix of what it logged, and the crash line comes last. */
+static void *log_forever(void *arg)
+{
+    long id = (long)arg;
+    for (long i = 0;; i++)
+        xlog_info("t%ld seq %ld", id, i);
+    return NULL;
+}
+
+static void crash_while_threads_log(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("busycrash");
+    pid_t child = fork();
+    if (child == 0) {
+        prepare_crashing_child();
+        open_or_die(dir);
+        pthread_t t[THREADS - 1];
+        for (long i = 0; i < THREADS - 1; i++)
+            pthread_create(&t[i], NULL, log_forever, (void *)i);
+        for (long i = 0; i < 20000; i++)
+            xlog_info("t%d seq %ld", THREADS - 1, i);
+        crash_by(SIGSEGV);
+        _exit(91);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGSEGV);
+    char *text = test_read_dir(dir, NULL);
+    long per[THREADS];
+    int crash_last;
+    count_sequences(text, per, SIGSEGV, &crash_last);
+    assert_int_equal(per[THREADS - 1], 20000); /* everything the crashing thread logged */
+    assert_true(crash_last);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* ---- fork ------------------------------------------------------------------- */
+
+static int keep_logging;
+
+static void *log_until_told(void *arg)
+{
+    long id = (long)arg, i = 0;
+    while (__atomic_load_n(&keep_logging, __ATOMIC_RELAXED)) {
+        xlog_info("t%ld seq %ld", id, i++);
+        if (i % 16 == 0) { /* steady logging, without filling the disk */
+            struct timespec pause = {0, 100000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    return (void *)i;
+}
+
+static void fork_while_threads_log(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("fork");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+    __atomic_store_n(&keep_logging, 1, __ATOMIC_RELAXED);
+    pthread_t t[THREADS];
+    for (long i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, log_until_told, (void *)i);
+    const int children = 100, child_lines = 100;
+    for (int c = 0; c < children; c++) {
+        pid_t child = fork();
+        if (child == 0) {
+            alarm(60); /* a safety net against a hang, not a timing check */
+            for (int i = 0; i < child_lines; i++)
+                xlog_info("child %d line %d", c, i);
+            exit(0); /* the atexit hook writes everything */
+        }
+        int status;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    __atomic_store_n(&keep_logging, 0, __ATOMIC_RELAXED);
+    long logged[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        void *n;
+        pthread_join(t[i], &n);
+        logged[i] = (long)n;
+    }
+    assert_int_equal(xlog_close(), 0);
+
+    char *text = test_read_dir(dir, NULL);
+    long seen[THREADS] = {0};
+    int child_seen[100][2] = {{0}}; /* lines, next expected */
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l))
+            fail_msg("bad line: %.*s", (int)(nl - p), p);
+        long id, seq;
+        int c, i;
+        char msg[256];
+        test_message(&l, msg, sizeof msg);
+        if (sscanf(msg, "t%ld seq %ld", &id, &seq) == 2) {
+            assert_int_equal(seq, seen[id]);
+            seen[id]++;
+        } else if (sscanf(msg, "child %d line %d", &c, &i) == 2) {
+            assert_int_equal(i, child_seen[c][1]);
+            child_seen[c][1]++;
+            child_seen[c][0]++;
+        } else {
+            fail_msg("unexpected line: %.*s", (int)(nl - p), p);
+        }
+        p = nl + 1;
+    }
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(seen[i], logged[i]); /* the parent lost nothing, and no child wrote its lines */
+    for (int c = 0; c < children; c++)
+        assert_int_equal(child_seen[c][0], child_lines);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* ---- failing writes ----------------------------------------------------------- */
+
+static void full_disk_loses_only_what_it_must_and_says_so(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("full");
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        open_or_die(dir);
+        for (int i = 0; i < 1000; i++)
+            xlog_info("before %d", i);
+        xlog_flush();
+        /* The file may grow by 100 more bytes: a line will be cut. */
+        struct stat st;
+        char *path = NULL;
+        size_t n;
+        char **files = test_list_files(dir, &n);
+        if (n != 1 || asprintf(&path, "%s/%s", dir, files[0]) < 0 || stat(path, &st) != 0)
+            _exit(92);
+        struct rlimit limit, small;
+        getrlimit(RLIMIT_FSIZE, &limit);
+        small = limit;
+        small.rlim_cur = (rlim_t)st.st_size + 100;
+        setrlimit(RLIMIT_FSIZE, &small);
+        for (int i = 0; i < 500; i++)
+            xlog_info("while full %d", i);
+        xlog_flush();
+        setrlimit(RLIMIT_FSIZE, &limit);
+        for (int i = 0; i < 200; i++)
+            xlog_info("after %d", i);
+        xlog_counters c;
+        xlog_stats(&c);
+        xlog_close();
+        _exit(c.write_errors > 0 && c.lost > 0 ? 0 : 93);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+
+    char *text = test_read_dir(dir, NULL);
+    int before = 0, full_whole = 0, cut = 0, after = 0;
+    unsigned long long noticed_lines = 0, noticed_bytes = 0;
+    int notice_at = -1, line_no = 0, first_after = -1;
+    for (const char *p = text; *p; line_no++) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l)) {
+            cut++; /* the line the file limit cut short */
+            assert_int_equal(notice_at, -1);
+        } else if (strncmp(l.message, "before ", 7) == 0) {
+            assert_int_equal(atoi(l.message + 7), before);
+            before++;
+        } else if (strncmp(l.message, "while full ", 11) == 0) {
+            assert_int_equal(atoi(l.message + 11), full_whole);
+            full_whole++;
+        } else if (strncmp(l.message, "after ", 6) == 0) {
+            if (first_after < 0)
+                first_after = line_no;
+            assert_int_equal(atoi(l.message + 6), after);
+            after++;
+        } else {
+            char msg[256];
+            assert_int_equal(sscanf(test_message(&l, msg, sizeof msg), "%llu lines (%llu bytes) were lost",
+                                    &noticed_lines, &noticed_bytes), 2);
+            assert_non_null(strstr(l.message, "File too large"));
+            notice_at = line_no;
+        }
+        p = nl + 1;
+    }
+    assert_int_equal(before, 1000);
+    assert_int_equal(after, 200);
+    assert_true(cut <= 1);
+    assert_true(notice_at >= 0 && notice_at < first_after); /* reported before what follows */
+    assert_int_equal(full_whole + (long)noticed_lines, 500); /* each line written once or counted */
+    assert_true(noticed_bytes > 0);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static void symlinks_refused_when_asked(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("symlink");
+    char *target = test_path(dir, "elsewhere");
+    /* Today's file name as a link. */
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    char name[32];
+    strftime(name, sizeof name, "%Y-%m-%d.log", &tm);
+    char *link_path = test_path(dir, name);
+    assert_int_equal(symlink(target, link_path), 0);
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.follow_symlinks = 0;
+    int rc = xlog_open(&cfg);
+    if (rc == 0) /* the day changed between strftime and xlog_open */
+        xlog_close();
+    else
+        assert_int_equal(rc, -ELOOP);
+    cfg.follow_symlinks = 1;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_close();
+    unlink(link_path);
+    unlink(target);
+    free(link_path);
+    free(target);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(crash_sigsegv),
+        cmocka_unit_test(crash_sigbus),
+        cmocka_unit_test(crash_sigfpe),
+        cmocka_unit_test(crash_sigill),
+        cmocka_unit_test(crash_sigabrt),
+        cmocka_unit_test(exit_without_close),
+        cmocka_unit_test(crash_chains_to_the_programs_handler),
+        cmocka_unit_test(crash_while_threads_log),
+        cmocka_unit_test(fork_while_threads_log),
+        cmocka_unit_test(full_disk_loses_only_what_it_must_and_says_so),
+        cmocka_unit_test(symlinks_refused_when_asked),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
