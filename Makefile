@@ -22,7 +22,7 @@ build:
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/examples/example_threads 4 250000 shared $(BUILD)/run-logs
+	$(BUILD)/programs/xlog-bench/xlog-bench --quick
 
 test:
 	CMAKE_ARGS="$(CMAKE_ARGS)" JOBS="$(JOBS)" tests/run-all.sh

@@ -1,0 +1,154 @@
+/*
+ * options.c - parses the command line, and fills in the defaults of the full
+ * run or of --quick (the suite `make run` uses, under a minute on 2 cores)
+ * for every figure the command line did not set.
+ */
+#include "options.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suite.h"
+
+static const char usage_text[] =
+    "usage: xlog-bench [options]\n"
+    "\n"
+    "Runs the logging strategies of the seed notes and xlog over the same workload\n"
+    "and prints one table: per-call latency, messages per second until the data is\n"
+    "in the file, write calls per 1,000 messages, and whether every line arrived.\n"
+    "\n"
+    "  --quick                 the short suite (what `make run` runs)\n"
+    "  --strategies LIST       comma-separated strategy names (see --list);\n"
+    "                          NAME:string runs a strategy with the string message\n"
+    "  --list                  list the strategies and exit\n"
+    "  --threads N             threads (or processes) of the multi-worker rows [2]\n"
+    "  --messages N            calls per worker in each phase [1000000; quick 100000]\n"
+    "  --batch N               calls per burst in the latency phase [1000]\n"
+    "  --gap-us N              pause between bursts, microseconds [1000]\n"
+    "  --throughput-messages N lines of the xlog back-end row [4000000]\n"
+    "  --burst-messages N      lines of the xlog burst row [10000000]\n"
+    "  --stall-seconds S       how long the terminal stops reading [5; quick 2]\n"
+    "  --json                  print a JSON array, one object per strategy\n"
+    "  --chart FILE.svg        draw the latency percentiles per strategy\n"
+    "  --dir DIR               write the log files under DIR [a new /tmp/xlog-bench.*]\n"
+    "  --keep                  keep the log files\n"
+    "  --no-progress           no progress line on stderr\n"
+    "  --help                  this text\n";
+
+enum {
+    OPT_QUICK = 1000,
+    OPT_STRATEGIES,
+    OPT_LIST,
+    OPT_THREADS,
+    OPT_MESSAGES,
+    OPT_BATCH,
+    OPT_GAP,
+    OPT_THROUGHPUT,
+    OPT_BURST,
+    OPT_STALL,
+    OPT_JSON,
+    OPT_CHART,
+    OPT_DIR,
+    OPT_KEEP,
+    OPT_NO_PROGRESS,
+    OPT_HELP,
+};
+
+static const struct option long_options[] = {
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"strategies", required_argument, NULL, OPT_STRATEGIES},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"messages", required_argument, NULL, OPT_MESSAGES},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"gap-us", required_argument, NULL, OPT_GAP},
+    {"throughput-messages", required_argument, NULL, OPT_THROUGHPUT},
+    {"burst-messages", required_argument, NULL, OPT_BURST},
+    {"stall-seconds", required_argument, NULL, OPT_STALL},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"chart", required_argument, NULL, OPT_CHART},
+    {"dir", required_argument, NULL, OPT_DIR},
+    {"keep", no_argument, NULL, OPT_KEEP},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* A whole number in [minimum, maximum]; 0 on success. */
+static int parse_count(const char *text, const char *option, uint64_t minimum, uint64_t maximum,
+                       uint64_t *out)
+{
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || text[0] == '-' || value < minimum || value > maximum) {
+        fprintf(stderr, "xlog-bench: %s wants a whole number from %" PRIu64 " to %" PRIu64
+                        ", not '%s'\n",
+                option, minimum, maximum, text);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+options_outcome parse_options(int argc, char **argv, bench_options *options)
+{
+    /* 0 means "not given": the defaults depend on --quick. */
+    uint64_t threads = 0, messages = 0, batch = 0, gap = UINT64_MAX, throughput = 0, burst = 0;
+    double stall = 0;
+    *options = (bench_options){.progress = 1};
+    int option;
+    while ((option = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+        int bad = 0;
+        switch (option) {
+        case OPT_QUICK: options->quick = 1; break;
+        case OPT_STRATEGIES: options->strategies = optarg; break;
+        case OPT_LIST: suite_print_list(stdout); return OPTIONS_DONE;
+        case OPT_THREADS: bad = parse_count(optarg, "--threads", 1, 256, &threads); break;
+        case OPT_MESSAGES: bad = parse_count(optarg, "--messages", 1, 100000000, &messages); break;
+        case OPT_BATCH: bad = parse_count(optarg, "--batch", 1, 100000000, &batch); break;
+        case OPT_GAP: bad = parse_count(optarg, "--gap-us", 0, 10000000, &gap); break;
+        case OPT_THROUGHPUT:
+            bad = parse_count(optarg, "--throughput-messages", 1, 1000000000, &throughput);
+            break;
+        case OPT_BURST:
+            bad = parse_count(optarg, "--burst-messages", 1, 1000000000, &burst);
+            break;
+        case OPT_STALL: {
+            char *end;
+            stall = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || !(stall > 0 && stall <= 600)) {
+                fprintf(stderr, "xlog-bench: --stall-seconds wants seconds in (0, 600], "
+                                "not '%s'\n", optarg);
+                bad = 1;
+            }
+            break;
+        }
+        case OPT_JSON: options->json = 1; break;
+        case OPT_CHART: options->chart_path = optarg; break;
+        case OPT_DIR: options->dir = optarg; break;
+        case OPT_KEEP: options->keep_files = 1; break;
+        case OPT_NO_PROGRESS: options->progress = 0; break;
+        case OPT_HELP: fputs(usage_text, stdout); return OPTIONS_DONE;
+        default: fputs(usage_text, stderr); return OPTIONS_ERROR;
+        }
+        if (bad)
+            return OPTIONS_ERROR;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "xlog-bench: unexpected argument '%s'\n", argv[optind]);
+        return OPTIONS_ERROR;
+    }
+    options->threads = threads ? (int)threads : 2;
+    options->messages = messages ? messages : options->quick ? 100000 : 1000000;
+    options->batch = batch ? batch : 1000;
+    options->gap_us = gap != UINT64_MAX ? (unsigned)gap : 1000;
+    options->throughput_messages = throughput ? throughput : 4000000;
+    options->burst_messages = burst ? burst : 10000000;
+    options->stall_seconds = stall > 0 ? stall : options->quick ? 2.0 : 5.0;
+    if (options->strategies != NULL && suite_check_names(options->strategies) != 0)
+        return OPTIONS_ERROR;
+    return OPTIONS_RUN;
+}

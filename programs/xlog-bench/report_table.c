@@ -1,0 +1,384 @@
+/*
+ * report_table.c - the human-readable report: what machine and settings, the
+ * main table (one row per strategy), the back-end/memory and terminal tables,
+ * then SPEC's ratios computed from this run's rows, each with its target.
+ *
+ * Tables are Markdown so that the output of `make run` can be pasted into
+ * README as it is; columns are padded so that it also reads well on a
+ * terminal.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "report.h"
+
+#define MAX_COLUMNS 14
+#define CELL_SIZE 64
+
+typedef char table_line[MAX_COLUMNS][CELL_SIZE];
+
+typedef struct text_table {
+    int columns;
+    const char *const *headers;
+    const char *alignment; /* one 'l' or 'r' per column */
+    int lines;
+    table_line *cells;
+} text_table;
+
+static void print_table(FILE *out, const text_table *table)
+{
+    size_t width[MAX_COLUMNS];
+    for (int c = 0; c < table->columns; c++) {
+        width[c] = strlen(table->headers[c]);
+        for (int r = 0; r < table->lines; r++) {
+            size_t length = strlen(table->cells[r][c]);
+            if (length > width[c])
+                width[c] = length;
+        }
+    }
+    for (int c = 0; c < table->columns; c++)
+        fprintf(out, "| %-*s ", (int)width[c], table->headers[c]);
+    fprintf(out, "|\n");
+    for (int c = 0; c < table->columns; c++) {
+        fputs("|", out);
+        for (size_t i = 0; i < width[c] + 2; i++)
+            fputc(i == width[c] + 1 && table->alignment[c] == 'r' ? ':' : '-', out);
+    }
+    fprintf(out, "|\n");
+    for (int r = 0; r < table->lines; r++) {
+        for (int c = 0; c < table->columns; c++) {
+            if (table->alignment[c] == 'r')
+                fprintf(out, "| %*s ", (int)width[c], table->cells[r][c]);
+            else
+                fprintf(out, "| %-*s ", (int)width[c], table->cells[r][c]);
+        }
+        fprintf(out, "|\n");
+    }
+}
+
+/* ---- cell formats -------------------------------------------------------- */
+
+/* 1234567 -> "1,234,567" */
+static void format_grouped(char *cell, uint64_t value)
+{
+    char digits[32];
+    int length = snprintf(digits, sizeof digits, "%" PRIu64, value);
+    int out = 0;
+    for (int i = 0; i < length; i++) {
+        if (i > 0 && (length - i) % 3 == 0)
+            cell[out++] = ',';
+        cell[out++] = digits[i];
+    }
+    cell[out] = '\0';
+}
+
+static void format_count(char *cell, int64_t value)
+{
+    if (value < 0)
+        strcpy(cell, "-");
+    else
+        format_grouped(cell, (uint64_t)value);
+}
+
+static void format_ns(char *cell, double ns)
+{
+    if (ns < 0)
+        strcpy(cell, "-");
+    else if (ns < 100)
+        snprintf(cell, CELL_SIZE, "%.1f", ns);
+    else
+        format_grouped(cell, (uint64_t)llround(ns));
+}
+
+static void format_fixed(char *cell, double value, int decimals)
+{
+    if (value < 0)
+        strcpy(cell, "-");
+    else
+        snprintf(cell, CELL_SIZE, "%.*f", decimals, value);
+}
+
+static void format_lines_ok(char *cell, const bench_row *row)
+{
+    if (row->lines_ok < 0)
+        strcpy(cell, "-");
+    else if (row->lines_ok)
+        strcpy(cell, "yes");
+    else
+        snprintf(cell, CELL_SIZE, "NO: %" PRIu64 "/%" PRIu64 ", %" PRIu64 " bad",
+                 row->census.lines, row->messages_sent, row->census.malformed);
+}
+
+static void format_workers(char *cell, const bench_row *row)
+{
+    snprintf(cell, CELL_SIZE, "%d%s", row->workers, row->workers_are_processes ? " proc" : "");
+}
+
+/* ---- the three tables ---------------------------------------------------- */
+
+static void print_latency_table(FILE *out, const bench_row *rows, int count)
+{
+    static const char *const headers[] = {
+        "strategy", "from", "workers", "avg ns", "min", "p50", "p99", "p99.9", "max",
+        "msg/s to file", "writes/1k msg", "lines ok", "caller mallocs", "caller syscalls",
+    };
+    text_table table = {.columns = 14, .headers = headers, .alignment = "llrrrrrrrrrlrr"};
+    table.cells = calloc((size_t)count, sizeof *table.cells);
+    if (table.cells == NULL)
+        return;
+    for (int i = 0; i < count; i++) {
+        const bench_row *row = &rows[i];
+        if (row->kind != ROW_TIMER && row->kind != ROW_PHASED)
+            continue;
+        char(*cell)[CELL_SIZE] = table.cells[table.lines++];
+        snprintf(cell[0], CELL_SIZE, "%s", row->label);
+        snprintf(cell[1], CELL_SIZE, "%s", row->source);
+        format_workers(cell[2], row);
+        if (!row->available) {
+            snprintf(cell[3], CELL_SIZE, "n/a: %s", row->note);
+            for (int c = 4; c < 14; c++)
+                strcpy(cell[c], "-");
+            continue;
+        }
+        format_ns(cell[3], row->latency.avg_ns);
+        format_ns(cell[4], row->latency.min_ns);
+        format_ns(cell[5], row->latency.p50_ns);
+        format_ns(cell[6], row->latency.p99_ns);
+        format_ns(cell[7], row->latency.p999_ns);
+        format_ns(cell[8], row->latency.max_ns);
+        format_count(cell[9], row->messages_per_s < 0 ? -1 : llround(row->messages_per_s));
+        format_fixed(cell[10], bench_row_writes_per_1000(row), 2);
+        format_lines_ok(cell[11], row);
+        format_count(cell[12], row->caller_mallocs);
+        format_count(cell[13], row->caller_syscalls);
+    }
+    print_table(out, &table);
+    free(table.cells);
+}
+
+static void print_throughput_table(FILE *out, const bench_row *rows, int count)
+{
+    static const char *const headers[] = {
+        "strategy", "lines", "seconds", "lines/s", "write calls", "KiB/write",
+        "writes/64 KiB", "peak RSS KiB", "RSS before KiB", "ring+buffer KiB", "blocked calls",
+        "lines ok",
+    };
+    text_table table = {.columns = 12, .headers = headers, .alignment = "lrrrrrrrrrrl"};
+    table.cells = calloc((size_t)count, sizeof *table.cells);
+    if (table.cells == NULL)
+        return;
+    for (int i = 0; i < count; i++) {
+        const bench_row *row = &rows[i];
+        if (row->kind != ROW_THROUGHPUT)
+            continue;
+        char(*cell)[CELL_SIZE] = table.cells[table.lines++];
+        snprintf(cell[0], CELL_SIZE, "%s", row->label);
+        if (!row->available) {
+            snprintf(cell[1], CELL_SIZE, "n/a: %s", row->note);
+            for (int c = 2; c < 12; c++)
+                strcpy(cell[c], "-");
+            continue;
+        }
+        format_count(cell[1], (int64_t)row->throughput_messages);
+        format_fixed(cell[2], row->seconds, 3);
+        format_count(cell[3], llround(row->messages_per_s));
+        format_count(cell[4], row->write_calls);
+        format_fixed(cell[5], row->write_calls > 0 ? (double)row->bytes_written / 1024.0 /
+                                                         (double)row->write_calls
+                                                   : -1,
+                     1);
+        format_fixed(cell[6], bench_row_writes_per_64kib(row), 3);
+        format_count(cell[7], row->peak_rss_kib);
+        format_count(cell[8], row->rss_before_kib);
+        format_count(cell[9], row->memory_bound_kib);
+        format_count(cell[10], row->xlog_blocked);
+        format_lines_ok(cell[11], row);
+    }
+    print_table(out, &table);
+    free(table.cells);
+}
+
+static void print_terminal_table(FILE *out, const bench_row *rows, int count)
+{
+    static const char *const headers[] = {
+        "strategy", "calls", "p50 ns", "worst call ns", "lines on terminal",
+        "file lines when reader resumed / due", "file complete",
+    };
+    text_table table = {.columns = 7, .headers = headers, .alignment = "lrrrrrl"};
+    table.cells = calloc((size_t)count, sizeof *table.cells);
+    if (table.cells == NULL)
+        return;
+    for (int i = 0; i < count; i++) {
+        const bench_row *row = &rows[i];
+        if (row->kind != ROW_TERMINAL)
+            continue;
+        char(*cell)[CELL_SIZE] = table.cells[table.lines++];
+        snprintf(cell[0], CELL_SIZE, "%s", row->label);
+        if (!row->available) {
+            snprintf(cell[1], CELL_SIZE, "%s", row->note);
+            for (int c = 2; c < 7; c++)
+                strcpy(cell[c], "-");
+            continue;
+        }
+        format_count(cell[1], (int64_t)row->messages_sent);
+        format_ns(cell[2], row->latency.p50_ns);
+        format_ns(cell[3], row->latency.max_ns);
+        format_count(cell[4], (int64_t)row->terminal_lines);
+        snprintf(cell[5], CELL_SIZE, "%" PRId64 " / %" PRId64, row->file_lines_at_resume,
+                 row->lines_due_at_resume);
+        format_lines_ok(cell[6], row);
+    }
+    print_table(out, &table);
+    free(table.cells);
+}
+
+/* ---- header and SPEC ratios ---------------------------------------------- */
+
+static void cpu_model(char *model, size_t capacity)
+{
+    snprintf(model, capacity, "unknown CPU");
+    FILE *info = fopen("/proc/cpuinfo", "r");
+    if (info == NULL)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, info) != NULL) {
+        if (strncmp(line, "model name", 10) == 0 && strchr(line, ':') != NULL) {
+            snprintf(model, capacity, "%s", strchr(line, ':') + 2);
+            model[strcspn(model, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(info);
+}
+
+static void print_header(FILE *out, const bench_options *options)
+{
+    char model[128];
+    cpu_model(model, sizeof model);
+    struct utsname system;
+    uname(&system);
+    fprintf(out, "xlog-bench: %s, %ld cores, Linux %s; timer %s, %.3f ticks/ns\n", model,
+            sysconf(_SC_NPROCESSORS_ONLN), system.release, BENCH_TIMER_NAME,
+            timing_ticks_per_ns());
+    fprintf(out,
+            "workload: %" PRIu64 " calls per worker timed in bursts of %" PRIu64
+            " (%u us apart), then %" PRIu64 " back to back for msg/s and writes; "
+            "multi-worker rows: %d workers\n\n",
+            options->messages, options->batch, options->gap_us, options->messages,
+            options->threads);
+}
+
+static const bench_row *find_row(const bench_row *rows, int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(rows[i].name, name) == 0 && rows[i].available)
+            return &rows[i];
+    return NULL;
+}
+
+static const char *verdict(int met)
+{
+    return met ? "met" : "NOT met";
+}
+
+static void print_spec_ratios(FILE *out, const bench_row *rows, int count)
+{
+    const bench_row *timer = find_row(rows, count, "timer");
+    const bench_row *xlog = find_row(rows, count, "xlog-shared");
+    const bench_row *once = find_row(rows, count, "stdio-once");
+    const bench_row *backend = find_row(rows, count, "xlog-throughput");
+    const bench_row *burst = find_row(rows, count, "xlog-burst");
+    const bench_row *tty_direct = find_row(rows, count, "tty-direct");
+    const bench_row *tty_xlog = find_row(rows, count, "tty-xlog");
+    fprintf(out, "\nSPEC targets, from the rows above (one run):\n");
+    if (xlog != NULL && xlog->timer_pair_p50_ns > 0) {
+        double pair = xlog->timer_pair_p50_ns;
+        double ratio = xlog->latency.p50_ns / pair;
+        fprintf(out, "- xlog median per call / one timer pair timed between its bursts: %.2f "
+                     "(%.1f ns / %.1f ns",
+                ratio, xlog->latency.p50_ns, pair);
+        if (timer != NULL)
+            fprintf(out, "; timer row %.1f ns", timer->latency.p50_ns);
+        fprintf(out, "); target <= 2: %s\n", verdict(ratio <= 2));
+        ratio = xlog->latency.p999_ns / pair;
+        fprintf(out, "- xlog p99.9 / the same timer pair: %.2f (%.1f ns); target <= 10: %s\n",
+                ratio, xlog->latency.p999_ns, verdict(ratio <= 10));
+    }
+    if (once != NULL && xlog != NULL) {
+        double ratio = once->latency.p50_ns / xlog->latency.p50_ns;
+        fprintf(out, "- stdio file opened once, median / xlog median: %.1f (%.1f with each "
+                     "row's timer pair taken off); target >= 50: %s\n",
+                ratio,
+                (once->latency.p50_ns - once->timer_pair_p50_ns) /
+                    (xlog->latency.p50_ns - xlog->timer_pair_p50_ns),
+                verdict(ratio >= 50));
+    }
+    if (xlog != NULL && xlog->caller_mallocs >= 0 && xlog->caller_syscalls >= 0) {
+        const bench_row *per_thread = find_row(rows, count, "xlog-per-thread");
+        int64_t mallocs = xlog->caller_mallocs, syscalls = xlog->caller_syscalls;
+        if (per_thread != NULL && per_thread->caller_mallocs >= 0 &&
+            per_thread->caller_syscalls >= 0) {
+            mallocs += per_thread->caller_mallocs;
+            syscalls += per_thread->caller_syscalls;
+        }
+        fprintf(out, "- xlog callers, during timed calls: %" PRId64 " mallocs, %" PRId64
+                     " system calls; target 0: %s\n",
+                mallocs, syscalls, verdict(mallocs == 0 && syscalls == 0));
+    }
+    if (backend != NULL) {
+        fprintf(out, "- back end, %" PRIu64 " lines from one thread: %.2f M lines/s; "
+                     "target >= 4 M: %s\n",
+                backend->throughput_messages, backend->messages_per_s / 1e6,
+                verdict(backend->messages_per_s >= 4e6));
+        double per_64k = bench_row_writes_per_64kib(backend);
+        fprintf(out, "- write calls per 64 KiB under load: %.3f; target <= 1: %s\n", per_64k,
+                verdict(per_64k >= 0 && per_64k <= 1));
+    }
+    if (burst != NULL) {
+        int64_t growth = burst->peak_rss_kib - burst->rss_before_kib;
+        fprintf(out, "- burst of %" PRIu64 " lines: peak RSS %" PRId64 " KiB, %" PRId64
+                     " KiB before xlog_open: xlog took %" PRId64 " KiB at most, ",
+                burst->throughput_messages, burst->peak_rss_kib, burst->rss_before_kib, growth);
+        if (growth <= burst->memory_bound_kib)
+            fprintf(out, "within its ring + write buffer of %" PRId64 " KiB\n",
+                    burst->memory_bound_kib);
+        else
+            fprintf(out, "its ring + write buffer of %" PRId64 " KiB and %" PRId64
+                         " KiB of other memory (threads' stacks, malloc arenas, tables)\n",
+                    burst->memory_bound_kib, growth - burst->memory_bound_kib);
+    }
+    if (tty_xlog != NULL) {
+        fprintf(out, "- terminal stalled: xlog caller's worst call %.0f ns, file complete: %s; "
+                     "target < 10 us and complete: %s\n",
+                tty_xlog->latency.max_ns, tty_xlog->lines_ok == 1 ? "yes" : "no",
+                verdict(tty_xlog->latency.max_ns < 10000 && tty_xlog->lines_ok == 1));
+    } else if (tty_direct != NULL) {
+        fprintf(out, "- terminal stalled: xlog has no console sink yet; direct write's worst "
+                     "call %.3f s\n",
+                tty_direct->latency.max_ns * 1e-9);
+    }
+}
+
+void report_table(FILE *out, const bench_options *options, const bench_row *rows, int count)
+{
+    print_header(out, options);
+    print_latency_table(out, rows, count);
+    int throughput_rows = 0, terminal_rows = 0;
+    for (int i = 0; i < count; i++) {
+        throughput_rows += rows[i].kind == ROW_THROUGHPUT;
+        terminal_rows += rows[i].kind == ROW_TERMINAL;
+    }
+    if (throughput_rows > 0) {
+        fputc('\n', out);
+        print_throughput_table(out, rows, count);
+    }
+    if (terminal_rows > 0) {
+        fputc('\n', out);
+        print_terminal_table(out, rows, count);
+    }
+    print_spec_ratios(out, rows, count);
+}

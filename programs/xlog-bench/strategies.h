@@ -1,0 +1,44 @@
+/*
+ * strategies.h - every strategy xlog-bench can run, as the suite (suite.c)
+ * sees them: the phased ones as descriptions for runner.c, the others as
+ * functions that fill a row themselves.
+ */
+#ifndef XLOG_BENCH_STRATEGIES_H
+#define XLOG_BENCH_STRATEGIES_H
+
+#include <xlog.h>
+
+#include "bench.h"
+#include "runner.h"
+
+/* strategy_stdio.c */
+extern const phased_strategy open_close_strategy;
+extern const phased_strategy stdio_once_strategy;
+extern const phased_strategy thread_files_strategy;
+extern const phased_strategy flush_each_strategy;
+
+/* strategy_flock.c */
+extern const phased_strategy flock_processes_strategy;
+
+/* strategy_xlog.c */
+extern const phased_strategy xlog_shared_strategy;
+extern const phased_strategy xlog_per_thread_strategy;
+void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row);
+void run_xlog_burst(const bench_options *options, const char *dir, bench_row *row);
+
+/* The burst runs in a re-executed xlog-bench: argv[1] is this option, then
+ * the directory, the number of messages and the descriptor for the result. */
+#define BURST_CHILD_OPTION "--burst-child"
+int xlog_burst_child(const char *dir, uint64_t messages, int result_fd);
+
+/* xlog_open(config), remembering xlog's counters so that bench_xlog_close()
+ * can put the blocked and dropped calls of this run into a row. */
+int bench_xlog_open(const xlog_config *config);
+void bench_xlog_close(bench_row *row);
+
+/* strategy_terminal.c */
+uint64_t terminal_calls(const bench_options *options); /* calls a terminal row makes */
+void run_terminal_direct(const bench_options *options, const char *dir, bench_row *row);
+void run_terminal_xlog(const bench_options *options, const char *dir, bench_row *row);
+
+#endif

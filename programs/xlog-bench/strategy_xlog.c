@@ -1,0 +1,270 @@
+/*
+ * strategy_xlog.c - xlog itself, in the rows that compare it with the seed
+ * notes' strategies:
+ *
+ *   xlog-shared      every thread into one file (XLOG_FILE_SHARED);
+ *   xlog-per-thread  one file per thread (XLOG_FILE_PER_THREAD, note 000's
+ *                    layout);
+ *   xlog-throughput  SPEC's back-end figure: N lines from one thread, back to
+ *                    back, until xlog_flush() says they are in the file;
+ *   xlog-burst       SPEC's memory figure: a burst of 10 million lines in a
+ *                    fresh process (re-executed, so that its peak RSS belongs
+ *                    to the burst alone) with the default ring.
+ *
+ * The phased rows run with xlog's default configuration except the directory,
+ * and with the caller threads' system calls audited (syscall_audit.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xlog.h>
+
+#include "proc_stats.h"
+#include "progress.h"
+#include "runner.h"
+#include "strategies.h"
+
+/* Counters when the current xlog_open() returned: rows report differences. */
+static xlog_counters counters_at_open;
+
+int bench_xlog_open(const xlog_config *config)
+{
+    int rc = xlog_open(config);
+    if (rc == 0)
+        xlog_stats(&counters_at_open);
+    return rc;
+}
+
+static int open_xlog(const char *dir, xlog_file_mode mode)
+{
+    xlog_config config = xlog_defaults();
+    config.dir = dir;
+    config.file_mode = mode;
+    config.use_environment = 0;
+    return bench_xlog_open(&config);
+}
+
+void bench_xlog_close(bench_row *row)
+{
+    xlog_counters now;
+    xlog_flush();
+    xlog_stats(&now);
+    row->xlog_blocked = (int64_t)(now.blocked - counters_at_open.blocked);
+    row->xlog_dropped = (int64_t)(now.dropped - counters_at_open.dropped);
+    xlog_close();
+}
+
+/* ---- the phased rows ----------------------------------------------------- */
+
+static int xlog_shared_setup(const char *dir, void **shared)
+{
+    (void)shared;
+    return open_xlog(dir, XLOG_FILE_SHARED);
+}
+
+static int xlog_per_thread_setup(const char *dir, void **shared)
+{
+    (void)shared;
+    return open_xlog(dir, XLOG_FILE_PER_THREAD);
+}
+
+static void xlog_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples)
+{
+    if (w->payload == PAYLOAD_NUMBERS)
+        BENCH_CALLS(samples, first, count, xlog_info(NUMBERS_FORMAT, NUMBERS_ARGS(call_index)));
+    else
+        BENCH_CALLS(samples, first, count, xlog_info(STRING_FORMAT, STRING_ARGS(call_index)));
+}
+
+static void xlog_worker_flush(bench_worker *w)
+{
+    (void)w;
+    xlog_flush();
+}
+
+static void xlog_finish(void *shared)
+{
+    (void)shared;
+    xlog_flush();
+}
+
+static void xlog_teardown(void *shared, bench_row *row)
+{
+    (void)shared;
+    bench_xlog_close(row);
+}
+
+const phased_strategy xlog_shared_strategy = {
+    .audit_syscalls = 1,
+    .setup = xlog_shared_setup,
+    .calls = xlog_calls,
+    .worker_sync = xlog_worker_flush,
+    .finish = xlog_finish,
+    .teardown = xlog_teardown,
+};
+
+const phased_strategy xlog_per_thread_strategy = {
+    .multi_worker = 1,
+    .audit_syscalls = 1,
+    .setup = xlog_per_thread_setup,
+    .calls = xlog_calls,
+    .worker_sync = xlog_worker_flush,
+    .finish = xlog_finish,
+    .teardown = xlog_teardown,
+};
+
+/* ---- back to back, from one thread --------------------------------------- */
+
+#define PROGRESS_CHUNK 65536
+
+typedef struct back_to_back {
+    uint64_t messages;
+    uint64_t started; /* bench_ticks() just before the first call */
+} back_to_back;
+
+static void *log_back_to_back(void *arg)
+{
+    back_to_back *job = arg;
+    job->started = bench_ticks();
+    for (uint64_t done = 0; done < job->messages;) {
+        uint64_t count = job->messages - done;
+        if (count > PROGRESS_CHUNK)
+            count = PROGRESS_CHUNK;
+        for (uint64_t i = done; i < done + count; i++)
+            xlog_info(NUMBERS_FORMAT, NUMBERS_ARGS(i));
+        progress_add(count);
+        done += count;
+    }
+    return NULL;
+}
+
+/* Opens xlog on dir, logs `messages` lines from a new thread, and fills the
+ * throughput figures of row (time until xlog_flush() returns).  Returns 0 or
+ * a negative errno. */
+static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *row)
+{
+    int rc = open_xlog(dir, XLOG_FILE_SHARED);
+    if (rc != 0)
+        return rc;
+    back_to_back job = {.messages = messages};
+    int64_t progress_writes_before = progress_write_calls();
+    int64_t writes_before = process_write_calls();
+    uint64_t bytes_before = directory_bytes(dir);
+    pthread_t caller;
+    rc = pthread_create(&caller, NULL, log_back_to_back, &job);
+    if (rc != 0) {
+        xlog_close();
+        return -rc;
+    }
+    pthread_join(caller, NULL);
+    xlog_flush();
+    uint64_t finished = bench_ticks();
+    row->write_calls = process_write_calls() - writes_before -
+                       (progress_write_calls() - progress_writes_before);
+    row->bytes_written = (int64_t)(directory_bytes(dir) - bytes_before);
+    row->seconds = ticks_to_ns(finished - job.started) * 1e-9;
+    row->messages_per_s = (double)messages / row->seconds;
+    row->throughput_messages = messages;
+    row->messages_sent = messages;
+    row->workers = 1;
+    bench_xlog_close(row);
+    row->available = 1;
+    return 0;
+}
+
+void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row)
+{
+    int rc = measure_back_to_back(dir, options->throughput_messages, row);
+    if (rc != 0)
+        snprintf(row->note, sizeof row->note, "xlog_open: %s", xlog_strerror(rc));
+}
+
+/* ---- the burst, in a fresh process --------------------------------------- */
+
+static int64_t memory_bound_kib(void)
+{
+    xlog_config defaults = xlog_defaults();
+    return (int64_t)((defaults.ring_size + defaults.write_buffer) / 1024);
+}
+
+int xlog_burst_child(const char *dir, uint64_t messages, int result_fd)
+{
+    bench_row row;
+    bench_row_init(&row, "xlog-burst", "", "", ROW_THROUGHPUT);
+    timing_calibrate(50);
+    progress_start(0);
+    row.rss_before_kib = process_rss_kib();
+    int rc = measure_back_to_back(dir, messages, &row);
+    if (rc != 0)
+        snprintf(row.note, sizeof row.note, "xlog_open: %s", xlog_strerror(rc));
+    row.peak_rss_kib = process_peak_rss_kib();
+    row.memory_bound_kib = memory_bound_kib();
+    const char *data = (const char *)&row;
+    for (size_t sent = 0; sent < sizeof row;) {
+        ssize_t wrote = write(result_fd, data + sent, sizeof row - sent);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0)
+            return 1;
+        sent += (size_t)wrote;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+/* Reads the child's row; returns 0 when all of it arrived. */
+static int read_child_row(int fd, bench_row *child_row)
+{
+    char *data = (char *)child_row;
+    size_t got = 0;
+    while (got < sizeof *child_row) {
+        ssize_t n = read(fd, data + got, sizeof *child_row - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+void run_xlog_burst(const bench_options *options, const char *dir, bench_row *row)
+{
+    int result_pipe[2];
+    if (pipe(result_pipe) != 0) {
+        snprintf(row->note, sizeof row->note, "pipe: %s", strerror(errno));
+        return;
+    }
+    char messages_text[32], fd_text[16];
+    snprintf(messages_text, sizeof messages_text, "%" PRIu64, options->burst_messages);
+    snprintf(fd_text, sizeof fd_text, "%d", result_pipe[1]);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        close(result_pipe[0]);
+        execl("/proc/self/exe", "xlog-bench", BURST_CHILD_OPTION, dir, messages_text, fd_text,
+              (char *)NULL);
+        _exit(127);
+    }
+    close(result_pipe[1]);
+    bench_row child_row;
+    int received = child >= 0 && read_child_row(result_pipe[0], &child_row) == 0;
+    close(result_pipe[0]);
+    int status = 0;
+    if (child >= 0)
+        waitpid(child, &status, 0);
+    if (!received) {
+        snprintf(row->note, sizeof row->note, "burst process failed (status %d)", status);
+        return;
+    }
+    bench_row parent_row = *row;
+    *row = child_row;
+    memcpy(row->name, parent_row.name, sizeof row->name);
+    memcpy(row->label, parent_row.label, sizeof row->label);
+    memcpy(row->source, parent_row.source, sizeof row->source);
+}

@@ -1,0 +1,184 @@
+/*
+ * suite.c - the strategies by name, the default suite, and the loop that runs
+ * a selection: one fresh directory per row, the row's own runner, then the
+ * line census, then the directory is removed (unless --keep).
+ */
+#include "suite.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "progress.h"
+#include "runner.h"
+#include "strategies.h"
+
+typedef struct suite_entry {
+    const char *name;
+    const char *label;
+    const char *source;
+    row_kind kind;
+    const phased_strategy *phased; /* ROW_PHASED */
+    void (*run)(const bench_options *options, const char *dir, bench_row *row); /* the others */
+} suite_entry;
+
+static const suite_entry entries[] = {
+    {"timer", "timer: one " BENCH_TIMER_NAME " pair", "the timer's own cost", ROW_TIMER, NULL,
+     NULL},
+    {"open-close", "open, append, close on every line", "note 000 ALWAYS OPEN/CLOSE, 002 opt. 2",
+     ROW_PHASED, &open_close_strategy, NULL},
+    {"stdio-once", "stdio file opened once", "note 000 ONCE OPEN", ROW_PHASED,
+     &stdio_once_strategy, NULL},
+    {"thread-files", "one stdio file per thread, reopened on date change",
+     "note 000 THREAD LOG", ROW_PHASED, &thread_files_strategy, NULL},
+    {"flush-each", "flush after every line", "note 001 endl", ROW_PHASED, &flush_each_strategy,
+     NULL},
+    {"flock-procs", "lock / write / unlock per line, processes on one file",
+     "note 002 option 4", ROW_PHASED, &flock_processes_strategy, NULL},
+    {"xlog-shared", "xlog, shared file", "this project", ROW_PHASED, &xlog_shared_strategy,
+     NULL},
+    {"xlog-per-thread", "xlog, per-thread files", "this project", ROW_PHASED,
+     &xlog_per_thread_strategy, NULL},
+    {"xlog-throughput", "xlog back end: one thread, back to back", "SPEC back-end throughput",
+     ROW_THROUGHPUT, NULL, run_xlog_throughput},
+    {"xlog-burst", "xlog burst in a fresh process (peak RSS)", "SPEC memory bound",
+     ROW_THROUGHPUT, NULL, run_xlog_burst},
+    {"tty-direct", "direct write to a terminal that stops reading", "note 004", ROW_TERMINAL,
+     NULL, run_terminal_direct},
+    {"tty-xlog", "xlog with a console sink, same terminal", "note 004, this project",
+     ROW_TERMINAL, NULL, run_terminal_xlog},
+};
+
+#define ENTRY_COUNT (sizeof entries / sizeof entries[0])
+
+static const char default_suite[] =
+    "timer,open-close,stdio-once,stdio-once:string,thread-files,flush-each,flock-procs,"
+    "xlog-shared,xlog-shared:string,xlog-per-thread,xlog-throughput,xlog-burst,"
+    "tty-direct,tty-xlog";
+
+void suite_print_list(FILE *out)
+{
+    fprintf(out, "Strategies (NAME:string runs a phased one with the string message):\n");
+    for (size_t i = 0; i < ENTRY_COUNT; i++)
+        fprintf(out, "  %-16s %s (%s)\n", entries[i].name, entries[i].label, entries[i].source);
+    fprintf(out, "Default suite: %s\n", default_suite);
+}
+
+/* Finds the entry and payload of one item of a list ("name" or "name:string"). */
+static const suite_entry *find_entry(const char *item, size_t length, payload *payload_out)
+{
+    const char *colon = memchr(item, ':', length);
+    size_t name_length = colon ? (size_t)(colon - item) : length;
+    *payload_out = PAYLOAD_NUMBERS;
+    if (colon != NULL) {
+        size_t variant_length = length - name_length - 1;
+        if (variant_length == 6 && strncmp(colon + 1, "string", 6) == 0)
+            *payload_out = PAYLOAD_STRING;
+        else if (!(variant_length == 7 && strncmp(colon + 1, "numbers", 7) == 0))
+            return NULL;
+    }
+    for (size_t i = 0; i < ENTRY_COUNT; i++) {
+        if (strlen(entries[i].name) == name_length &&
+            strncmp(entries[i].name, item, name_length) == 0) {
+            if (*payload_out == PAYLOAD_STRING && entries[i].kind != ROW_PHASED)
+                return NULL;
+            return &entries[i];
+        }
+    }
+    return NULL;
+}
+
+int suite_check_names(const char *list)
+{
+    for (const char *item = list; *item != '\0';) {
+        size_t length = strcspn(item, ",");
+        payload ignored;
+        if (length == 0 || find_entry(item, length, &ignored) == NULL) {
+            fprintf(stderr, "xlog-bench: unknown strategy '%.*s' (see --list)\n", (int)length,
+                    item);
+            return -1;
+        }
+        item += length;
+        if (*item == ',')
+            item++;
+    }
+    return 0;
+}
+
+static uint64_t work_units(const suite_entry *entry, const bench_options *options)
+{
+    switch (entry->kind) {
+    case ROW_TIMER:
+        return options->messages;
+    case ROW_PHASED:
+        return (uint64_t)(entry->phased->multi_worker ? options->threads : 1) * 2 *
+               options->messages;
+    case ROW_THROUGHPUT:
+        return entry->run == run_xlog_throughput ? options->throughput_messages : 0;
+    case ROW_TERMINAL:
+        return terminal_calls(options);
+    }
+    return 0;
+}
+
+static void run_entry(const suite_entry *entry, payload payload, const bench_options *options,
+                      const char *dir, bench_row *row)
+{
+    switch (entry->kind) {
+    case ROW_TIMER:
+        run_timer_pairs(options, row);
+        return;
+    case ROW_PHASED:
+        run_phased(entry->phased, payload, options, dir, row);
+        return;
+    case ROW_THROUGHPUT:
+    case ROW_TERMINAL:
+        entry->run(options, dir, row);
+        return;
+    }
+}
+
+int suite_run(const bench_options *options, const char *base_dir, bench_row **rows_out)
+{
+    const char *list = options->strategies ? options->strategies : default_suite;
+    int total = 1;
+    for (const char *c = list; *c != '\0'; c++)
+        total += *c == ',';
+    bench_row *rows = calloc((size_t)total, sizeof *rows);
+    if (rows == NULL)
+        return -ENOMEM;
+    int count = 0;
+    for (const char *item = list; *item != '\0' && count < total;) {
+        size_t length = strcspn(item, ",");
+        payload payload;
+        const suite_entry *entry = find_entry(item, length, &payload);
+        char name[48], label[96], dir[PATH_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)length, item);
+        snprintf(label, sizeof label, "%s%s", entry->label,
+                 payload == PAYLOAD_STRING ? " (string message)" : "");
+        bench_row *row = &rows[count++];
+        bench_row_init(row, name, label, entry->source, entry->kind);
+        snprintf(dir, sizeof dir, "%s/%s", base_dir, name);
+        char *colon = strchr(dir + strlen(base_dir), ':');
+        if (colon != NULL)
+            *colon = '-';
+        progress_row(count, total, label, work_units(entry, options));
+        /* A directory left from an earlier run would spoil the line count. */
+        if (entry->kind != ROW_TIMER && mkdir(dir, 0750) != 0) {
+            snprintf(row->note, sizeof row->note, "mkdir: %s", strerror(errno));
+        } else {
+            run_entry(entry, payload, options, dir, row);
+            if (entry->kind != ROW_TIMER && row->available)
+                bench_row_check_lines(row, dir);
+            if (entry->kind != ROW_TIMER && !options->keep_files)
+                remove_directory(dir);
+        }
+        item += length;
+        if (*item == ',')
+            item++;
+    }
+    *rows_out = rows;
+    return count;
+}

@@ -1,0 +1,75 @@
+/*
+ * workload.h - what every strategy logs, and how the result is checked.
+ *
+ * The message is the same for every strategy: two integers and a double
+ * ("numbers"), or two strings ("string"), always at INFO level, always as the
+ * note-000 line
+ *
+ *     YYYY-MM-DD HH:MM:SS.nnnnnnnnn [INFO] file.c:NN func TID message
+ *
+ * with TID the kernel thread id.  The strategies that do not use xlog build
+ * that line the way note 000 does: clock_gettime(CLOCK_REALTIME) and gmtime_r
+ * at every call, then printf-family formatting on the calling thread.
+ */
+#ifndef XLOG_BENCH_WORKLOAD_H
+#define XLOG_BENCH_WORKLOAD_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+typedef enum payload { PAYLOAD_NUMBERS = 0, PAYLOAD_STRING = 1 } payload;
+
+/* The two messages.  Call index i chooses the argument values. */
+#define NUMBERS_FORMAT "order %d filled %d units at %.3f"
+#define NUMBERS_ARGS(i) (int)(i), (int)((i) % 1000), (double)(i) * 0.25
+#define STRING_FORMAT "user %s logged in from %s"
+#define STRING_ARGS(i) workload_user_name(i), workload_user_host(i)
+
+const char *workload_user_name(uint64_t i);
+const char *workload_user_host(uint64_t i);
+
+/* The kernel id of the calling thread, asked once per thread and cached. */
+pid_t workload_thread_id(void);
+
+/* The wall-clock part of a line, read at the call as note 000 does. */
+typedef struct line_clock {
+    struct tm utc;
+    long nanoseconds;
+    int date; /* YYYYMMDD, to notice a change of day */
+} line_clock;
+
+void line_clock_now(line_clock *clock);
+
+/* Writes one note-000 line to a stdio stream: prefix, message, newline. */
+void note000_vfprintf(FILE *stream, const line_clock *clock, const char *file, int line,
+                      const char *func, const char *format, va_list args);
+
+/* Formats one note-000 line, newline included, into buffer.  Returns its
+ * length (cut at capacity - 1 if it does not fit). */
+size_t note000_vformat(char *buffer, size_t capacity, const line_clock *clock,
+                       const char *file, int line, const char *func, const char *format,
+                       va_list args);
+
+/* Longest line a strategy formats into its own buffer. */
+#define LINE_CAPACITY 512
+
+/* What a strategy left in its directory. */
+typedef struct line_census {
+    uint64_t lines;     /* newline characters in all regular files */
+    uint64_t malformed; /* lines that do not start with the note-000 prefix */
+    uint64_t bytes;
+} line_census;
+
+/* Counts the lines in every regular file of dir.  Returns 0 or -errno. */
+int census_directory(const char *dir, line_census *out);
+
+/* Total size of the regular files in dir (0 if it cannot be read). */
+uint64_t directory_bytes(const char *dir);
+
+/* Removes the regular files of dir, then dir itself. */
+void remove_directory(const char *dir);
+
+#endif

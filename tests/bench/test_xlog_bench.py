@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Tests of the xlog-bench tool itself (not of xlog's speed).
+
+Runs a small version of the default suite once, in a temporary directory, and
+checks that:
+  - --json prints one JSON array that parses, one object per strategy, with
+    numbers as numbers;
+  - every strategy of the default suite has its row, in order;
+  - for every strategy that writes files, the lines in the files equal the
+    messages sent, and none is malformed;
+  - the table output names every row, and --chart writes well-formed SVG;
+  - bad options are refused with exit status 2.
+
+Usage: test_xlog_bench.py PATH/TO/xlog-bench   (CTest passes the path)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+
+BENCH = None
+
+DEFAULT_SUITE = [
+    "timer", "open-close", "stdio-once", "stdio-once:string", "thread-files",
+    "flush-each", "flock-procs", "xlog-shared", "xlog-shared:string",
+    "xlog-per-thread", "xlog-throughput", "xlog-burst", "tty-direct", "tty-xlog",
+]
+
+SMALL_RUN = [
+    "--quick", "--messages", "5000", "--batch", "500", "--gap-us", "200",
+    "--throughput-messages", "100000", "--burst-messages", "200000",
+    "--stall-seconds", "1", "--no-progress",
+]
+
+LATENCY_FIELDS = ["count", "avg", "min", "p50", "p99", "p999", "max"]
+
+
+def run_bench(arguments, directory):
+    return subprocess.run([BENCH] + arguments + ["--dir", directory],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=240)
+
+
+class DefaultSuiteJson(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.directory = tempfile.TemporaryDirectory(prefix="xlog-bench-test.")
+        cls.chart = os.path.join(cls.directory.name, "chart.svg")
+        cls.result = run_bench(SMALL_RUN + ["--json", "--chart", cls.chart],
+                               cls.directory.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.directory.cleanup()
+
+    def rows(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        rows = json.loads(self.result.stdout)
+        self.assertIsInstance(rows, list)
+        return rows
+
+    def test_json_parses_one_object_per_strategy(self):
+        rows = self.rows()
+        for row in rows:
+            self.assertIsInstance(row, dict)
+        self.assertEqual([row["name"] for row in rows], DEFAULT_SUITE)
+
+    def test_figures_are_numbers(self):
+        for row in self.rows():
+            if not row["available"]:
+                continue
+            if row["kind"] in ("timer", "phased", "terminal"):
+                latency = row["latency_ns"]
+                for field in LATENCY_FIELDS:
+                    self.assertIsInstance(latency[field], (int, float), (row["name"], field))
+                self.assertLessEqual(latency["min"], latency["p50"], row["name"])
+                self.assertLessEqual(latency["p50"], latency["p99"], row["name"])
+                self.assertLessEqual(latency["p99"], latency["p999"], row["name"])
+                self.assertLessEqual(latency["p999"], latency["max"], row["name"])
+            if row["kind"] == "phased":
+                self.assertGreater(row["timer_pair_p50_ns"], 0, row["name"])
+            if row["kind"] in ("phased", "throughput"):
+                self.assertIsInstance(row["messages_per_s"], (int, float), row["name"])
+                self.assertGreater(row["messages_per_s"], 0, row["name"])
+                self.assertIsInstance(row["write_calls"], int, row["name"])
+                self.assertIsInstance(row["write_calls_per_1000_messages"], (int, float),
+                                      row["name"])
+
+    def test_lines_written_equal_messages_sent(self):
+        for row in self.rows():
+            if row["kind"] == "timer":
+                continue
+            if not row["available"]:
+                # Only the console row may be missing, while xlog has no console sink.
+                self.assertEqual(row["name"], "tty-xlog")
+                self.assertIn("console sink not built", row["note"])
+                continue
+            self.assertEqual(row["lines_written"], row["messages_sent"], row["name"])
+            self.assertEqual(row["lines_malformed"], 0, row["name"])
+            self.assertIs(row["lines_ok"], True, row["name"])
+
+    def test_worker_counts(self):
+        rows = {row["name"]: row for row in self.rows()}
+        self.assertEqual(rows["flock-procs"]["workers"], 2)
+        self.assertIs(rows["flock-procs"]["workers_are_processes"], True)
+        self.assertEqual(rows["thread-files"]["workers"], 2)
+        self.assertEqual(rows["stdio-once"]["workers"], 1)
+
+    def test_burst_reports_peak_rss(self):
+        burst = {row["name"]: row for row in self.rows()}["xlog-burst"]
+        self.assertGreater(burst["peak_rss_kib"], 0)
+        self.assertGreaterEqual(burst["peak_rss_kib"], burst["rss_before_kib"])
+
+    def test_terminal_stall_is_seen(self):
+        direct = {row["name"]: row for row in self.rows()}["tty-direct"]
+        # The caller blocks while the reader stops for one second.
+        self.assertGreater(direct["latency_ns"]["max"], 0.2e9)
+        self.assertEqual(direct["terminal_lines"], direct["messages_sent"])
+
+    def test_chart_is_svg(self):
+        self.rows()
+        svg = ElementTree.parse(self.chart).getroot()
+        self.assertTrue(svg.tag.endswith("svg"))
+        bars = [e for e in svg.iter() if e.tag.endswith("rect")]
+        self.assertGreater(len(bars), 4 * 10)
+
+    def test_files_are_removed(self):
+        self.rows()
+        left = [name for name in os.listdir(self.directory.name) if name != "chart.svg"]
+        self.assertEqual(left, [])
+
+
+class TableAndOptions(unittest.TestCase):
+    def test_table_names_every_row(self):
+        with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
+            result = run_bench(["--strategies", "timer,stdio-once,xlog-shared:string",
+                                "--messages", "2000", "--no-progress"], directory)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("stdio file opened once", result.stdout)
+        self.assertIn("xlog, shared file (string message)", result.stdout)
+        self.assertIn("SPEC targets", result.stdout)
+
+    def test_bad_options_are_refused(self):
+        with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
+            for arguments in (["--strategies", "nonsense"], ["--messages", "0"],
+                              ["--threads", "x"], ["--strategies", "timer:string"]):
+                result = run_bench(arguments, directory)
+                self.assertEqual(result.returncode, 2, arguments)
+
+    def test_list(self):
+        result = subprocess.run([BENCH, "--list"], stdout=subprocess.PIPE, text=True,
+                                timeout=30)
+        self.assertEqual(result.returncode, 0)
+        for name in DEFAULT_SUITE:
+            self.assertIn(name.split(":")[0], result.stdout)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: test_xlog_bench.py PATH/TO/xlog-bench")
+    BENCH = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
