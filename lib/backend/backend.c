@@ -737,6 +737,19 @@ void xlog_backend_unlock(void)
     pthread_mutex_unlock(&be.lock);
 }
 
+/* Frees what one run of the back end built: the shared file (written out
+ * first if its buffer holds anything), the site cache, the ring snapshot. */
+static void forget_run(void)
+{
+    xlog_file_destroy(&be.shared);
+    sites_free();
+    free(be.rings);
+    be.rings = NULL;
+    be.ring_count = be.ring_capacity = 0;
+    free(be.dir);
+    be.dir = NULL;
+}
+
 /* The child of fork() has no back end thread.  What the parent's had in its
  * buffers is the parent's to write; the child only closes its copies of the
  * descriptors and starts afresh when it first logs. */
@@ -749,13 +762,7 @@ void xlog_backend_after_fork(void)
         }
     }
     be.shared.length = 0;
-    xlog_file_destroy(&be.shared);
-    sites_free();
-    free(be.rings);
-    be.rings = NULL;
-    be.ring_count = be.ring_capacity = 0;
-    free(be.dir);
-    be.dir = NULL;
+    forget_run();
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;
 }
@@ -778,14 +785,8 @@ void xlog_backend_stop(void)
     }
     pthread_mutex_unlock(&xlog_rings.lock);
 
-    xlog_file_destroy(&be.shared);
     xlog_sinks_stop();
     pthread_cond_destroy(&be.wake);
     pthread_cond_destroy(&be.answered);
-    sites_free();
-    free(be.rings);
-    be.rings = NULL;
-    be.ring_count = be.ring_capacity = 0;
-    free(be.dir);
-    be.dir = NULL;
+    forget_run();
 }
