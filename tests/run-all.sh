@@ -15,17 +15,18 @@ suite() {
   local name=$1 dir=$2 scale=$3 cc=$4
   shift 4
   echo "=== $name ($dir) ==="
+  mkdir -p "$dir"
   # shellcheck disable=SC2086
   if ! CC=$cc CXX=$( [ "$cc" = clang ] && echo clang++ || echo g++ ) \
-       cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo $cmake_args "$@" >"$dir.configure.log" 2>&1 \
-     || ! cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1; then
-    cat "$dir.configure.log" "$dir.build.log" 2>/dev/null | tail -40
+       cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo $cmake_args "$@" >"$dir/run-all.configure.log" 2>&1 \
+     || ! cmake --build "$dir" -j "$jobs" >"$dir/run-all.build.log" 2>&1; then
+    cat "$dir/run-all.configure.log" "$dir/run-all.build.log" 2>/dev/null | tail -40
     echo "$name: build failed"
     broken+=("$name")
     failed=$((failed + 1))
     return
   fi
-  local log="$dir.ctest.log"
+  local log="$dir/run-all.ctest.log"
   (cd "$dir" && XLOG_TEST_SCALE=$scale ctest --output-on-failure -j 1) 2>&1 | tee "$log"
   local line
   line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
