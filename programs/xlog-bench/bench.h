@@ -52,6 +52,8 @@ typedef struct bench_row {
     latency_stats latency; /* count == 0: none */
     double timer_pair_p50_ns; /* phased rows: empty timer pairs timed between the bursts */
     double first_call_ns;  /* each worker's first call (not in latency); max; < 0: none */
+    int64_t first_call_mallocs;  /* the same call's mallocs, the most of any worker; < 0: none */
+    int64_t first_call_syscalls; /* its system calls (audited rows); < 0: none */
 
     double seconds;          /* throughput time, first call until the data is in the file */
     double messages_per_s;   /* < 0: none */
@@ -73,10 +75,12 @@ typedef struct bench_row {
 
     int64_t xlog_blocked;    /* xlog rows: calls that waited for room; < 0: none */
     int64_t xlog_dropped;
+    int64_t console_dropped; /* xlog rows: lines the console sink did not show */
 
     uint64_t terminal_lines;      /* terminal rows: lines the terminal received */
     int64_t file_lines_at_resume; /* terminal rows: lines in the file when the reader resumed */
     int64_t lines_due_at_resume;  /* terminal rows: calls scheduled up to that moment */
+    double stall_worst_ns;        /* terminal rows: worst of the calls due during the stall */
 } bench_row;
 
 /* Marks every optional figure of a fresh row as absent. */

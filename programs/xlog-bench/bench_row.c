@@ -16,6 +16,8 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
     snprintf(row->source, sizeof row->source, "%s", source);
     row->kind = kind;
     row->first_call_ns = -1;
+    row->first_call_mallocs = -1;
+    row->first_call_syscalls = -1;
     row->timer_pair_p50_ns = -1;
     row->messages_per_s = -1;
     row->write_calls = -1;
@@ -28,8 +30,10 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
     row->memory_bound_kib = -1;
     row->xlog_blocked = -1;
     row->xlog_dropped = -1;
+    row->console_dropped = -1;
     row->file_lines_at_resume = -1;
     row->lines_due_at_resume = -1;
+    row->stall_worst_ns = -1;
 }
 
 int bench_row_check_lines(bench_row *row, const char *dir)

@@ -99,6 +99,8 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     latency_object(out, row);
     field_number(out, "timer_pair_p50_ns", row->timer_pair_p50_ns);
     field_number(out, "first_call_ns", row->first_call_ns);
+    field_integer(out, "first_call_mallocs", row->first_call_mallocs);
+    field_integer(out, "first_call_syscalls", row->first_call_syscalls);
     field_number(out, "throughput_seconds", row->messages_per_s >= 0 ? row->seconds : -1);
     field_integer(out, "throughput_messages",
                   row->throughput_messages ? (int64_t)row->throughput_messages : -1);
@@ -120,10 +122,12 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "memory_bound_kib", row->memory_bound_kib);
     field_integer(out, "xlog_blocked", row->xlog_blocked);
     field_integer(out, "xlog_dropped", row->xlog_dropped);
+    field_integer(out, "console_dropped", row->console_dropped);
     field_integer(out, "terminal_lines",
                   row->kind == ROW_TERMINAL && row->available ? (int64_t)row->terminal_lines : -1);
     field_integer(out, "file_lines_at_resume", row->file_lines_at_resume);
     field_integer(out, "lines_due_at_resume", row->lines_due_at_resume);
+    field_number(out, "stall_worst_ns", row->stall_worst_ns);
     fputc('}', out);
 }
 

@@ -120,121 +120,122 @@ static void format_workers(char *cell, const bench_row *row)
 
 /* ---- the three tables ---------------------------------------------------- */
 
-static void print_latency_table(FILE *out, const bench_row *rows, int count)
+typedef char (*row_cells)[CELL_SIZE];
+
+typedef struct table_layout {
+    int columns;
+    const char *const *headers;
+    const char *alignment;
+    unsigned kinds; /* the rows it shows: 1 << their row_kind */
+    /* Fills cells 1 .. columns - 1 of a row (cell 0 is its label). */
+    void (*fill)(row_cells cell, const bench_row *row);
+    /* A row that could not run shows "n/a: why" here, and "-" after it. */
+    int note_column;
+} table_layout;
+
+static void print_rows(FILE *out, const table_layout *layout, const bench_row *rows, int count)
 {
-    static const char *const headers[] = {
-        "strategy", "from", "workers", "avg ns", "min", "p50", "p99", "p99.9", "max",
-        "msg/s to file", "writes/1k msg", "lines ok", "caller mallocs", "caller syscalls",
-    };
-    text_table table = {.columns = 14, .headers = headers, .alignment = "llrrrrrrrrrlrr"};
+    text_table table = {
+        .columns = layout->columns, .headers = layout->headers, .alignment = layout->alignment};
     table.cells = calloc((size_t)count, sizeof *table.cells);
     if (table.cells == NULL)
         return;
     for (int i = 0; i < count; i++) {
         const bench_row *row = &rows[i];
-        if (row->kind != ROW_TIMER && row->kind != ROW_PHASED)
+        if (!(layout->kinds & (1u << row->kind)))
             continue;
-        char(*cell)[CELL_SIZE] = table.cells[table.lines++];
+        row_cells cell = table.cells[table.lines++];
         snprintf(cell[0], CELL_SIZE, "%s", row->label);
-        snprintf(cell[1], CELL_SIZE, "%s", row->source);
-        format_workers(cell[2], row);
+        layout->fill(cell, row);
         if (!row->available) {
-            snprintf(cell[3], CELL_SIZE, "n/a: %s", row->note);
-            for (int c = 4; c < 14; c++)
+            snprintf(cell[layout->note_column], CELL_SIZE, "n/a: %s", row->note);
+            for (int c = layout->note_column + 1; c < layout->columns; c++)
                 strcpy(cell[c], "-");
-            continue;
         }
-        format_ns(cell[3], row->latency.avg_ns);
-        format_ns(cell[4], row->latency.min_ns);
-        format_ns(cell[5], row->latency.p50_ns);
-        format_ns(cell[6], row->latency.p99_ns);
-        format_ns(cell[7], row->latency.p999_ns);
-        format_ns(cell[8], row->latency.max_ns);
-        format_count(cell[9], row->messages_per_s < 0 ? -1 : llround(row->messages_per_s));
-        format_fixed(cell[10], bench_row_writes_per_1000(row), 2);
-        format_lines_ok(cell[11], row);
-        format_count(cell[12], row->caller_mallocs);
-        format_count(cell[13], row->caller_syscalls);
     }
     print_table(out, &table);
     free(table.cells);
 }
 
-static void print_throughput_table(FILE *out, const bench_row *rows, int count)
+static void fill_latency_cells(row_cells cell, const bench_row *row)
 {
-    static const char *const headers[] = {
-        "strategy", "lines", "seconds", "lines/s", "write calls", "KiB/write",
-        "writes/64 KiB", "peak RSS KiB", "RSS before KiB", "ring+buffer KiB", "blocked calls",
-        "lines ok",
-    };
-    text_table table = {.columns = 12, .headers = headers, .alignment = "lrrrrrrrrrrl"};
-    table.cells = calloc((size_t)count, sizeof *table.cells);
-    if (table.cells == NULL)
-        return;
-    for (int i = 0; i < count; i++) {
-        const bench_row *row = &rows[i];
-        if (row->kind != ROW_THROUGHPUT)
-            continue;
-        char(*cell)[CELL_SIZE] = table.cells[table.lines++];
-        snprintf(cell[0], CELL_SIZE, "%s", row->label);
-        if (!row->available) {
-            snprintf(cell[1], CELL_SIZE, "n/a: %s", row->note);
-            for (int c = 2; c < 12; c++)
-                strcpy(cell[c], "-");
-            continue;
-        }
-        format_count(cell[1], (int64_t)row->throughput_messages);
-        format_fixed(cell[2], row->seconds, 3);
-        format_count(cell[3], llround(row->messages_per_s));
-        format_count(cell[4], row->write_calls);
-        format_fixed(cell[5], row->write_calls > 0 ? (double)row->bytes_written / 1024.0 /
-                                                         (double)row->write_calls
-                                                   : -1,
-                     1);
-        format_fixed(cell[6], bench_row_writes_per_64kib(row), 3);
-        format_count(cell[7], row->peak_rss_kib);
-        format_count(cell[8], row->rss_before_kib);
-        format_count(cell[9], row->memory_bound_kib);
-        format_count(cell[10], row->xlog_blocked);
-        format_lines_ok(cell[11], row);
-    }
-    print_table(out, &table);
-    free(table.cells);
+    snprintf(cell[1], CELL_SIZE, "%s", row->source);
+    format_workers(cell[2], row);
+    format_ns(cell[3], row->latency.avg_ns);
+    format_ns(cell[4], row->latency.min_ns);
+    format_ns(cell[5], row->latency.p50_ns);
+    format_ns(cell[6], row->latency.p99_ns);
+    format_ns(cell[7], row->latency.p999_ns);
+    format_ns(cell[8], row->latency.max_ns);
+    format_count(cell[9], row->messages_per_s < 0 ? -1 : llround(row->messages_per_s));
+    format_fixed(cell[10], bench_row_writes_per_1000(row), 2);
+    format_lines_ok(cell[11], row);
+    format_count(cell[12], row->caller_mallocs);
+    format_count(cell[13], row->caller_syscalls);
 }
 
-static void print_terminal_table(FILE *out, const bench_row *rows, int count)
+static const char *const latency_headers[] = {
+    "strategy", "from", "workers", "avg ns", "min", "p50", "p99", "p99.9", "max",
+    "msg/s to file", "writes/1k msg", "lines ok", "caller mallocs", "caller syscalls",
+};
+
+static const table_layout latency_table = {
+    .columns = 14, .headers = latency_headers, .alignment = "llrrrrrrrrrlrr",
+    .kinds = (1u << ROW_TIMER) | (1u << ROW_PHASED), .fill = fill_latency_cells, .note_column = 3,
+};
+
+static void fill_throughput_cells(row_cells cell, const bench_row *row)
 {
-    static const char *const headers[] = {
-        "strategy", "calls", "p50 ns", "worst call ns", "lines on terminal",
-        "file lines when reader resumed / due", "file complete",
-    };
-    text_table table = {.columns = 7, .headers = headers, .alignment = "lrrrrrl"};
-    table.cells = calloc((size_t)count, sizeof *table.cells);
-    if (table.cells == NULL)
-        return;
-    for (int i = 0; i < count; i++) {
-        const bench_row *row = &rows[i];
-        if (row->kind != ROW_TERMINAL)
-            continue;
-        char(*cell)[CELL_SIZE] = table.cells[table.lines++];
-        snprintf(cell[0], CELL_SIZE, "%s", row->label);
-        if (!row->available) {
-            snprintf(cell[1], CELL_SIZE, "%s", row->note);
-            for (int c = 2; c < 7; c++)
-                strcpy(cell[c], "-");
-            continue;
-        }
-        format_count(cell[1], (int64_t)row->messages_sent);
-        format_ns(cell[2], row->latency.p50_ns);
-        format_ns(cell[3], row->latency.max_ns);
-        format_count(cell[4], (int64_t)row->terminal_lines);
-        snprintf(cell[5], CELL_SIZE, "%" PRId64 " / %" PRId64, row->file_lines_at_resume,
-                 row->lines_due_at_resume);
-        format_lines_ok(cell[6], row);
-    }
-    print_table(out, &table);
-    free(table.cells);
+    format_count(cell[1], (int64_t)row->throughput_messages);
+    format_fixed(cell[2], row->seconds, 3);
+    format_count(cell[3], row->messages_per_s < 0 ? -1 : llround(row->messages_per_s));
+    format_count(cell[4], row->write_calls);
+    format_fixed(cell[5], row->write_calls > 0 ? (double)row->bytes_written / 1024.0 /
+                                                     (double)row->write_calls
+                                               : -1,
+                 1);
+    format_fixed(cell[6], bench_row_writes_per_64kib(row), 3);
+    format_count(cell[7], row->peak_rss_kib);
+    format_count(cell[8], row->rss_before_kib);
+    format_count(cell[9], row->memory_bound_kib);
+    format_count(cell[10], row->xlog_blocked);
+    format_lines_ok(cell[11], row);
 }
+
+static const char *const throughput_headers[] = {
+    "strategy", "lines", "seconds", "lines/s", "write calls", "KiB/write",
+    "writes/64 KiB", "peak RSS KiB", "RSS before KiB", "ring+buffer KiB", "blocked calls",
+    "lines ok",
+};
+
+static const table_layout throughput_table = {
+    .columns = 12, .headers = throughput_headers, .alignment = "lrrrrrrrrrrl",
+    .kinds = 1u << ROW_THROUGHPUT, .fill = fill_throughput_cells, .note_column = 1,
+};
+
+static void fill_terminal_cells(row_cells cell, const bench_row *row)
+{
+    format_count(cell[1], (int64_t)row->messages_sent);
+    format_ns(cell[2], row->latency.p50_ns);
+    format_ns(cell[3], row->latency.max_ns);
+    format_ns(cell[4], row->stall_worst_ns);
+    format_count(cell[5], (int64_t)row->terminal_lines);
+    format_count(cell[6], row->console_dropped);
+    snprintf(cell[7], CELL_SIZE, "%" PRId64 " / %" PRId64, row->file_lines_at_resume,
+             row->lines_due_at_resume);
+    format_lines_ok(cell[8], row);
+}
+
+static const char *const terminal_headers[] = {
+    "strategy", "calls", "p50 ns", "worst call ns", "worst during stall ns",
+    "lines on terminal", "console lines dropped", "file lines when reader resumed / due",
+    "file complete",
+};
+
+static const table_layout terminal_table = {
+    .columns = 9, .headers = terminal_headers, .alignment = "lrrrrrrrl",
+    .kinds = 1u << ROW_TERMINAL, .fill = fill_terminal_cells, .note_column = 1,
+};
 
 /* ---- header and SPEC ratios ---------------------------------------------- */
 
@@ -285,7 +286,7 @@ static const char *verdict(int met)
     return met ? "met" : "NOT met";
 }
 
-static void print_spec_ratios(FILE *out, const bench_row *rows, int count)
+static void print_spec_ratios(FILE *out, const bench_row *rows, int count, double stall_seconds)
 {
     const bench_row *timer = find_row(rows, count, "timer");
     const bench_row *xlog = find_row(rows, count, "xlog-shared");
@@ -326,8 +327,13 @@ static void print_spec_ratios(FILE *out, const bench_row *rows, int count)
             syscalls += per_thread->caller_syscalls;
         }
         fprintf(out, "- xlog callers, during timed calls: %" PRId64 " mallocs, %" PRId64
-                     " system calls; target 0: %s\n",
+                     " system calls; target 0: %s",
                 mallocs, syscalls, verdict(mallocs == 0 && syscalls == 0));
+        if (xlog->first_call_mallocs >= 0 && xlog->first_call_syscalls >= 0)
+            fprintf(out, " (a thread's first call, untimed, sets up its ring: %" PRId64
+                         " mallocs, %" PRId64 " system calls)",
+                    xlog->first_call_mallocs, xlog->first_call_syscalls);
+        fputc('\n', out);
     }
     if (backend != NULL) {
         fprintf(out, "- back end, %" PRIu64 " lines from one thread: %.2f M lines/s; "
@@ -352,21 +358,26 @@ static void print_spec_ratios(FILE *out, const bench_row *rows, int count)
                     burst->memory_bound_kib, growth - burst->memory_bound_kib);
     }
     if (tty_xlog != NULL) {
-        fprintf(out, "- terminal stalled: xlog caller's worst call %.0f ns, file complete: %s; "
-                     "target < 10 us and complete: %s\n",
-                tty_xlog->latency.max_ns, tty_xlog->lines_ok == 1 ? "yes" : "no",
-                verdict(tty_xlog->latency.max_ns < 10000 && tty_xlog->lines_ok == 1));
+        fprintf(out, "- terminal stalled %.1f s: xlog caller's worst call during the stall "
+                     "%.0f ns (of all its calls %.0f ns), file complete: %s, %" PRId64
+                     " console lines dropped; target < 10 us and complete: %s",
+                stall_seconds, tty_xlog->stall_worst_ns, tty_xlog->latency.max_ns,
+                tty_xlog->lines_ok == 1 ? "yes" : "no", tty_xlog->console_dropped,
+                verdict(tty_xlog->stall_worst_ns < 10000 && tty_xlog->lines_ok == 1));
+        if (tty_direct != NULL)
+            fprintf(out, " (direct write: worst call %.3f s)", tty_direct->latency.max_ns * 1e-9);
+        fputc('\n', out);
     } else if (tty_direct != NULL) {
-        fprintf(out, "- terminal stalled: xlog has no console sink yet; direct write's worst "
-                     "call %.3f s\n",
-                tty_direct->latency.max_ns * 1e-9);
+        fprintf(out, "- terminal stalled %.1f s: direct write's worst call %.3f s (xlog's row "
+                     "not run)\n",
+                stall_seconds, tty_direct->latency.max_ns * 1e-9);
     }
 }
 
 void report_table(FILE *out, const bench_options *options, const bench_row *rows, int count)
 {
     print_header(out, options);
-    print_latency_table(out, rows, count);
+    print_rows(out, &latency_table, rows, count);
     int throughput_rows = 0, terminal_rows = 0;
     for (int i = 0; i < count; i++) {
         throughput_rows += rows[i].kind == ROW_THROUGHPUT;
@@ -374,11 +385,11 @@ void report_table(FILE *out, const bench_options *options, const bench_row *rows
     }
     if (throughput_rows > 0) {
         fputc('\n', out);
-        print_throughput_table(out, rows, count);
+        print_rows(out, &throughput_table, rows, count);
     }
     if (terminal_rows > 0) {
         fputc('\n', out);
-        print_terminal_table(out, rows, count);
+        print_rows(out, &terminal_table, rows, count);
     }
-    print_spec_ratios(out, rows, count);
+    print_spec_ratios(out, rows, count, options->stall_seconds);
 }

@@ -108,8 +108,14 @@ static void *worker_main(void *arg)
         w->failed = 1;
     if (!w->failed) {
         uint64_t first_call[1];
+        int64_t mallocs_before = malloc_calls_on_this_thread();
+        uint64_t syscalls_before = audited ? syscall_audit_count(&w->audit) : 0;
         strategy->calls(w, 0, 1, first_call);
         w->first_call_ticks = first_call[0];
+        if (mallocs_before >= 0)
+            w->first_call_mallocs = malloc_calls_on_this_thread() - mallocs_before;
+        if (audited)
+            w->first_call_syscalls = (int64_t)(syscall_audit_count(&w->audit) - syscalls_before);
     }
     pthread_barrier_wait(&run->warmed_up);
     if (!w->failed) {
@@ -197,6 +203,10 @@ static void collect_worker_figures(const phased_run *run, const bench_worker *wo
     for (int i = 0; i < run->worker_count; i++) {
         if (workers[i].first_call_ticks > first_call_max)
             first_call_max = workers[i].first_call_ticks;
+        if (workers[i].first_call_mallocs > row->first_call_mallocs)
+            row->first_call_mallocs = workers[i].first_call_mallocs;
+        if (workers[i].first_call_syscalls > row->first_call_syscalls)
+            row->first_call_syscalls = workers[i].first_call_syscalls;
         mallocs = (mallocs < 0 || workers[i].mallocs < 0) ? -1 : mallocs + workers[i].mallocs;
         syscalls = (syscalls < 0 || workers[i].syscalls < 0) ? -1 : syscalls + workers[i].syscalls;
     }
@@ -266,6 +276,8 @@ void run_phased(const phased_strategy *strategy, payload payload, const bench_op
             .pair_samples = all_pair_samples + (size_t)i * messages,
             .mallocs = -1,
             .syscalls = -1,
+            .first_call_mallocs = -1,
+            .first_call_syscalls = -1,
         };
         if (strategy->audit_syscalls && !strategy->workers_are_processes)
             syscall_audit_start(&workers[i].audit);

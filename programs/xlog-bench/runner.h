@@ -42,6 +42,8 @@ typedef struct bench_worker {
     uint64_t *samples;   /* one tick count per latency-phase call */
     uint64_t *pair_samples; /* as many empty timer pairs, taken after each burst */
     uint64_t first_call_ticks;
+    int64_t first_call_mallocs;  /* -1: not counted */
+    int64_t first_call_syscalls; /* -1: not audited */
     int64_t mallocs;
     int64_t syscalls;
     int64_t throughput_write_calls; /* process workers only */
@@ -84,21 +86,35 @@ void run_timer_pairs(const bench_options *options, bench_row *row);
 
 /* Runs `count` calls of CALL, an expression that may use call_index (first ..
  * first + count - 1); when samples is not NULL each call is timed. */
-#define BENCH_CALLS(samples, first, count, CALL)                                            \
+#define BENCH_CALLS(samples, first, count, CALL)                                           \
     do {                                                                                   \
         uint64_t *bench_sample_ = (samples);                                               \
         uint64_t bench_end_ = (first) + (count);                                           \
         if (bench_sample_ != NULL) {                                                       \
-            for (uint64_t call_index = (first); call_index < bench_end_; call_index++) {  \
+            for (uint64_t call_index = (first); call_index < bench_end_; call_index++) {   \
                 uint64_t bench_start_ = bench_ticks();                                     \
                 CALL;                                                                      \
                 *bench_sample_++ = bench_ticks() - bench_start_;                           \
             }                                                                              \
         } else {                                                                           \
-            for (uint64_t call_index = (first); call_index < bench_end_; call_index++) {  \
+            for (uint64_t call_index = (first); call_index < bench_end_; call_index++) {   \
                 CALL;                                                                      \
             }                                                                              \
         }                                                                                  \
+    } while (0)
+
+/* The calls of the standard workload: BENCH_CALLS with the worker's message,
+ * LOG(..., format, arguments) being the strategy's log call (a function-like
+ * macro) and the arguments after LOG what it takes before the format; e.g.
+ * BENCH_MESSAGE_CALLS(w->payload, samples, first, count, XLOG, XLOG_INFO). */
+#define BENCH_MESSAGE_CALLS(payload, samples, first, count, LOG, ...)                      \
+    do {                                                                                   \
+        if ((payload) == PAYLOAD_NUMBERS)                                                  \
+            BENCH_CALLS(samples, first, count,                                             \
+                        LOG(__VA_ARGS__, NUMBERS_FORMAT, NUMBERS_ARGS(call_index)));       \
+        else                                                                               \
+            BENCH_CALLS(samples, first, count,                                             \
+                        LOG(__VA_ARGS__, STRING_FORMAT, STRING_ARGS(call_index)));         \
     } while (0)
 
 #endif

@@ -32,7 +32,8 @@ void run_xlog_burst(const bench_options *options, const char *dir, bench_row *ro
 int xlog_burst_child(const char *dir, uint64_t messages, int result_fd);
 
 /* xlog_open(config), remembering xlog's counters so that bench_xlog_close()
- * can put the blocked and dropped calls of this run into a row. */
+ * can put the blocked and dropped calls, and the console lines dropped, of
+ * this run into a row. */
 int bench_xlog_open(const xlog_config *config);
 void bench_xlog_close(bench_row *row);
 

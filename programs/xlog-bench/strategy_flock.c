@@ -32,16 +32,13 @@ static int flock_worker_begin(bench_worker *w)
 static void locked_log(int fd, const char *file, int line, const char *func, const char *format,
                        ...)
 {
-    line_clock clock;
-    line_clock_now(&clock);
     char text[LINE_CAPACITY];
     va_list args;
     va_start(args, format);
-    size_t length = note000_vformat(text, sizeof text, &clock, file, line, func, format, args);
+    size_t length = note000_vformat(text, sizeof text, file, line, func, format, args);
     va_end(args);
     flock(fd, LOCK_EX);
-    while (write(fd, text, length) < 0 && errno == EINTR) {
-    }
+    write_all(fd, text, length);
     flock(fd, LOCK_UN);
 }
 
@@ -50,12 +47,7 @@ static void locked_log(int fd, const char *file, int line, const char *func, con
 static void flock_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples)
 {
     int fd = (int)(intptr_t)w->state;
-    if (w->payload == PAYLOAD_NUMBERS)
-        BENCH_CALLS(samples, first, count,
-                    LOCKED_LOG(fd, NUMBERS_FORMAT, NUMBERS_ARGS(call_index)));
-    else
-        BENCH_CALLS(samples, first, count,
-                    LOCKED_LOG(fd, STRING_FORMAT, STRING_ARGS(call_index)));
+    BENCH_MESSAGE_CALLS(w->payload, samples, first, count, LOCKED_LOG, fd);
 }
 
 static void flock_worker_end(bench_worker *w)

@@ -57,30 +57,26 @@ static void open_close_log(const char *dir, const char *file, int line, const ch
 
 static void open_close_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples)
 {
-    if (w->payload == PAYLOAD_NUMBERS)
-        BENCH_CALLS(samples, first, count,
-                    OPEN_CLOSE_LOG(w->dir, NUMBERS_FORMAT, NUMBERS_ARGS(call_index)));
-    else
-        BENCH_CALLS(samples, first, count,
-                    OPEN_CLOSE_LOG(w->dir, STRING_FORMAT, STRING_ARGS(call_index)));
+    BENCH_MESSAGE_CALLS(w->payload, samples, first, count, OPEN_CLOSE_LOG, w->dir);
 }
 
 const phased_strategy open_close_strategy = {
     .calls = open_close_calls,
 };
 
-/* ---- one stdio file opened once ----------------------------------------- */
+/* ---- one stdio file for every thread: kept open (note 000 "ONCE OPEN"), or
+ * flushed after every line (note 001, C++ endl) ---------------------------- */
 
-static int stdio_once_setup(const char *dir, void **shared)
+static int open_shared_stream(const char *dir, const char *name, void **shared)
 {
-    FILE *stream = open_in(dir, "stdio-once.log");
+    FILE *stream = open_in(dir, name);
     if (stream == NULL)
         return -errno;
     *shared = stream;
     return 0;
 }
 
-static void stream_log(FILE *stream, const char *file, int line, const char *func,
+static void stream_log(FILE *stream, int flush, const char *file, int line, const char *func,
                        const char *format, ...)
 {
     line_clock clock;
@@ -89,19 +85,30 @@ static void stream_log(FILE *stream, const char *file, int line, const char *fun
     va_start(args, format);
     note000_vfprintf(stream, &clock, file, line, func, format, args);
     va_end(args);
+    if (flush)
+        fflush(stream);
 }
 
-#define STREAM_LOG(stream, ...) stream_log(stream, __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define STREAM_LOG(stream, flush, ...)                                                     \
+    stream_log(stream, flush, __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+/* (Named as long as the two functions it replaced, stdio_once_calls and
+ * flush_each_calls, so that the lines keep their length: __func__ is in them.) */
+static void stdio_file_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples,
+                             int flush)
+{
+    FILE *stream = w->shared;
+    BENCH_MESSAGE_CALLS(w->payload, samples, first, count, STREAM_LOG, stream, flush);
+}
+
+static int stdio_once_setup(const char *dir, void **shared)
+{
+    return open_shared_stream(dir, "stdio-once.log", shared);
+}
 
 static void stdio_once_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples)
 {
-    FILE *stream = w->shared;
-    if (w->payload == PAYLOAD_NUMBERS)
-        BENCH_CALLS(samples, first, count,
-                    STREAM_LOG(stream, NUMBERS_FORMAT, NUMBERS_ARGS(call_index)));
-    else
-        BENCH_CALLS(samples, first, count,
-                    STREAM_LOG(stream, STRING_FORMAT, STRING_ARGS(call_index)));
+    stdio_file_calls(w, first, count, samples, 0);
 }
 
 static void flush_shared_stream(bench_worker *w)
@@ -125,6 +132,22 @@ const phased_strategy stdio_once_strategy = {
     .calls = stdio_once_calls,
     .worker_sync = flush_shared_stream,
     .finish = flush_stream,
+    .teardown = close_stream,
+};
+
+static int flush_each_setup(const char *dir, void **shared)
+{
+    return open_shared_stream(dir, "flush-each.log", shared);
+}
+
+static void flush_each_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples)
+{
+    stdio_file_calls(w, first, count, samples, 1);
+}
+
+const phased_strategy flush_each_strategy = {
+    .setup = flush_each_setup,
+    .calls = flush_each_calls,
     .teardown = close_stream,
 };
 
@@ -163,12 +186,7 @@ static void thread_file_log(const char *dir, const char *file, int line, const c
 
 static void thread_files_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples)
 {
-    if (w->payload == PAYLOAD_NUMBERS)
-        BENCH_CALLS(samples, first, count,
-                    THREAD_FILE_LOG(w->dir, NUMBERS_FORMAT, NUMBERS_ARGS(call_index)));
-    else
-        BENCH_CALLS(samples, first, count,
-                    THREAD_FILE_LOG(w->dir, STRING_FORMAT, STRING_ARGS(call_index)));
+    BENCH_MESSAGE_CALLS(w->payload, samples, first, count, THREAD_FILE_LOG, w->dir);
 }
 
 static void flush_thread_file(bench_worker *w)
@@ -191,46 +209,4 @@ const phased_strategy thread_files_strategy = {
     .calls = thread_files_calls,
     .worker_sync = flush_thread_file,
     .worker_end = close_thread_file,
-};
-
-/* ---- flush after every line (note 001, endl) ---------------------------- */
-
-static int flush_each_setup(const char *dir, void **shared)
-{
-    FILE *stream = open_in(dir, "flush-each.log");
-    if (stream == NULL)
-        return -errno;
-    *shared = stream;
-    return 0;
-}
-
-static void flushed_log(FILE *stream, const char *file, int line, const char *func,
-                        const char *format, ...)
-{
-    line_clock clock;
-    line_clock_now(&clock);
-    va_list args;
-    va_start(args, format);
-    note000_vfprintf(stream, &clock, file, line, func, format, args);
-    va_end(args);
-    fflush(stream);
-}
-
-#define FLUSHED_LOG(stream, ...) flushed_log(stream, __FILE__, __LINE__, __func__, __VA_ARGS__)
-
-static void flush_each_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples)
-{
-    FILE *stream = w->shared;
-    if (w->payload == PAYLOAD_NUMBERS)
-        BENCH_CALLS(samples, first, count,
-                    FLUSHED_LOG(stream, NUMBERS_FORMAT, NUMBERS_ARGS(call_index)));
-    else
-        BENCH_CALLS(samples, first, count,
-                    FLUSHED_LOG(stream, STRING_FORMAT, STRING_ARGS(call_index)));
-}
-
-const phased_strategy flush_each_strategy = {
-    .setup = flush_each_setup,
-    .calls = flush_each_calls,
-    .teardown = close_stream,
 };

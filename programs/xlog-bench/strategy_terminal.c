@@ -12,17 +12,19 @@
  *               logtostderr; once the terminal's buffer is full the caller
  *               waits for the reader, and the file waits with it;
  *   tty-xlog    each line goes through xlog with its console sink on the
- *               terminal (when this build of xlog has one).
+ *               terminal (xlog_config.console).
  *
- * Reported: every call's latency (the worst is the figure that matters), the
- * lines the terminal received, whether the file holds every line at the end,
- * and how many lines the file held when the reader resumed against how many
- * the caller should have logged by then: a sink that is not delayed by the
- * terminal is complete up to that moment.
+ * Reported: every call's latency, and the worst of the calls due during the
+ * stall (the figure that matters), the lines the terminal received (and, for
+ * xlog, the lines its console sink dropped), whether the file holds every
+ * line at the end, and how many lines the file held when the reader resumed
+ * against how many the caller should have logged by then: a sink that is not
+ * delayed by the terminal is complete up to that moment.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pty.h>
@@ -44,23 +46,6 @@
 #define RUN_AFTER_STALL_S 1.0
 /* The reader ends when the caller is done and the terminal has been quiet this long. */
 #define QUIET_END_MS 200
-
-/* ==== The one place xlog's console sink plugs in ========================
- * Points the console sink of cfg at the terminal tty_fd.  Returns 0, or
- * -ENOTSUP when this build of xlog has no console sink (xlog.h defines
- * XLOG_HAS_CONSOLE when it has one).  If the console is configured some other
- * way than a descriptor in cfg->console, this function is all that changes. */
-static int configure_console_sink(xlog_config *cfg, int tty_fd)
-{
-#ifdef XLOG_HAS_CONSOLE
-    cfg->console = tty_fd;
-    return 0;
-#else
-    (void)cfg;
-    (void)tty_fd;
-    return -ENOTSUP;
-#endif
-}
 
 typedef struct terminal_run {
     const char *dir;
@@ -128,23 +113,13 @@ static void *terminal_reader(void *arg)
 static void direct_log(int file_fd, int tty_fd, const char *file, int line, const char *func,
                        const char *format, ...)
 {
-    line_clock clock;
-    line_clock_now(&clock);
     char text[LINE_CAPACITY];
     va_list args;
     va_start(args, format);
-    size_t length = note000_vformat(text, sizeof text, &clock, file, line, func, format, args);
+    size_t length = note000_vformat(text, sizeof text, file, line, func, format, args);
     va_end(args);
-    while (write(file_fd, text, length) < 0 && errno == EINTR) {
-    }
-    for (size_t sent = 0; sent < length;) {
-        ssize_t wrote = write(tty_fd, text + sent, length - sent);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0)
-            break;
-        sent += (size_t)wrote;
-    }
+    write_all(file_fd, text, length);
+    write_all(tty_fd, text, length);
 }
 
 #define DIRECT_LOG(file_fd, tty_fd, ...)                                                   \
@@ -198,14 +173,9 @@ static int open_outputs(paced_caller *caller, const char **why)
         xlog_config config = xlog_defaults();
         config.dir = run->dir;
         config.use_environment = 0;
-        int rc = configure_console_sink(&config, run->slave_fd);
-        if (rc == -ENOTSUP) {
-            *why = "n/a (console sink not built)";
-            return rc;
-        }
-        rc = bench_xlog_open(&config);
+        config.console = run->slave_fd;
         *why = "xlog_open failed";
-        return rc;
+        return bench_xlog_open(&config);
     }
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/tty-direct.log", run->dir);
@@ -218,6 +188,24 @@ uint64_t terminal_calls(const bench_options *options)
 {
     return (uint64_t)((STALL_START_S + options->stall_seconds + RUN_AFTER_STALL_S) /
                       CALL_INTERVAL_S);
+}
+
+/* The calls scheduled before `seconds` into the run (call i is due at i
+ * intervals). */
+static uint64_t calls_due_before(double seconds)
+{
+    return (uint64_t)ceil(seconds / CALL_INTERVAL_S - 1e-6);
+}
+
+/* The slowest of the calls due while the reader is stopped. */
+static double stall_worst_ns(const uint64_t *samples, uint64_t calls, double stall_seconds)
+{
+    uint64_t end = calls_due_before(STALL_START_S + stall_seconds);
+    uint64_t worst = 0;
+    for (uint64_t i = calls_due_before(STALL_START_S); i < end && i < calls; i++)
+        if (samples[i] > worst)
+            worst = samples[i];
+    return ticks_to_ns(worst);
 }
 
 static void close_outputs(paced_caller *caller, bench_row *row)
@@ -277,6 +265,7 @@ static void run_terminal(int use_xlog, const bench_options *options, const char 
             munmap(caller.samples, sample_bytes);
         return;
     }
+    row->stall_worst_ns = stall_worst_ns(caller.samples, caller.calls, options->stall_seconds);
     latency_stats_compute(caller.samples, caller.calls, &row->latency);
     munmap(caller.samples, sample_bytes);
     row->terminal_lines = run.lines_received;

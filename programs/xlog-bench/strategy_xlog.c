@@ -58,6 +58,9 @@ void bench_xlog_close(bench_row *row)
     row->xlog_blocked = (int64_t)(now.blocked - counters_at_open.blocked);
     row->xlog_dropped = (int64_t)(now.dropped - counters_at_open.dropped);
     xlog_close();
+    /* After xlog_close, which counts the console lines it gave up on. */
+    xlog_stats(&now);
+    row->console_dropped = (int64_t)(now.console_dropped - counters_at_open.console_dropped);
 }
 
 /* ---- the phased rows ----------------------------------------------------- */
@@ -74,12 +77,10 @@ static int xlog_per_thread_setup(const char *dir, void **shared)
     return open_xlog(dir, XLOG_FILE_PER_THREAD);
 }
 
+/* XLOG(XLOG_INFO, ...) is what xlog_info(...) stands for. */
 static void xlog_calls(bench_worker *w, uint64_t first, uint64_t count, uint64_t *samples)
 {
-    if (w->payload == PAYLOAD_NUMBERS)
-        BENCH_CALLS(samples, first, count, xlog_info(NUMBERS_FORMAT, NUMBERS_ARGS(call_index)));
-    else
-        BENCH_CALLS(samples, first, count, xlog_info(STRING_FORMAT, STRING_ARGS(call_index)));
+    BENCH_MESSAGE_CALLS(w->payload, samples, first, count, XLOG, XLOG_INFO);
 }
 
 static void xlog_worker_flush(bench_worker *w)
@@ -100,23 +101,20 @@ static void xlog_teardown(void *shared, bench_row *row)
     bench_xlog_close(row);
 }
 
+/* The two phased xlog rows differ only in their file mode and workers. */
+#define XLOG_PHASED_STEPS                                                                  \
+    .audit_syscalls = 1, .calls = xlog_calls, .worker_sync = xlog_worker_flush,            \
+    .finish = xlog_finish, .teardown = xlog_teardown
+
 const phased_strategy xlog_shared_strategy = {
-    .audit_syscalls = 1,
+    XLOG_PHASED_STEPS,
     .setup = xlog_shared_setup,
-    .calls = xlog_calls,
-    .worker_sync = xlog_worker_flush,
-    .finish = xlog_finish,
-    .teardown = xlog_teardown,
 };
 
 const phased_strategy xlog_per_thread_strategy = {
+    XLOG_PHASED_STEPS,
     .multi_worker = 1,
-    .audit_syscalls = 1,
     .setup = xlog_per_thread_setup,
-    .calls = xlog_calls,
-    .worker_sync = xlog_worker_flush,
-    .finish = xlog_finish,
-    .teardown = xlog_teardown,
 };
 
 /* ---- back to back, from one thread --------------------------------------- */
@@ -205,15 +203,8 @@ int xlog_burst_child(const char *dir, uint64_t messages, int result_fd)
         snprintf(row.note, sizeof row.note, "xlog_open: %s", xlog_strerror(rc));
     row.peak_rss_kib = process_peak_rss_kib();
     row.memory_bound_kib = memory_bound_kib();
-    const char *data = (const char *)&row;
-    for (size_t sent = 0; sent < sizeof row;) {
-        ssize_t wrote = write(result_fd, data + sent, sizeof row - sent);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0)
-            return 1;
-        sent += (size_t)wrote;
-    }
+    if (write_all(result_fd, &row, sizeof row) != 0)
+        return 1;
     return rc == 0 ? 0 : 1;
 }
 

@@ -68,11 +68,12 @@ void note000_vfprintf(FILE *stream, const line_clock *clock, const char *file, i
     fputc('\n', stream);
 }
 
-size_t note000_vformat(char *buffer, size_t capacity, const line_clock *clock,
-                       const char *file, int line, const char *func, const char *format,
-                       va_list args)
+size_t note000_vformat(char *buffer, size_t capacity, const char *file, int line,
+                       const char *func, const char *format, va_list args)
 {
-    int prefix = snprintf(buffer, capacity, PREFIX_FORMAT, PREFIX_ARGS(clock, file, line, func));
+    line_clock clock;
+    line_clock_now(&clock);
+    int prefix = snprintf(buffer, capacity, PREFIX_FORMAT, PREFIX_ARGS(&clock, file, line, func));
     size_t length = prefix < 0 ? 0 : (size_t)prefix;
     if (length < capacity) {
         int message = vsnprintf(buffer + length, capacity - length, format, args);
@@ -84,6 +85,20 @@ size_t note000_vformat(char *buffer, size_t capacity, const line_clock *clock,
     buffer[length++] = '\n';
     buffer[length] = '\0';
     return length;
+}
+
+int write_all(int fd, const void *data, size_t size)
+{
+    const char *next = data;
+    for (size_t sent = 0; sent < size;) {
+        ssize_t wrote = write(fd, next + sent, size - sent);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0)
+            return -1;
+        sent += (size_t)wrote;
+    }
+    return 0;
 }
 
 /* 'd' stands for any digit. */

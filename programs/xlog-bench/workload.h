@@ -47,11 +47,15 @@ void line_clock_now(line_clock *clock);
 void note000_vfprintf(FILE *stream, const line_clock *clock, const char *file, int line,
                       const char *func, const char *format, va_list args);
 
-/* Formats one note-000 line, newline included, into buffer.  Returns its
- * length (cut at capacity - 1 if it does not fit). */
-size_t note000_vformat(char *buffer, size_t capacity, const line_clock *clock,
-                       const char *file, int line, const char *func, const char *format,
-                       va_list args);
+/* Reads the clock (line_clock_now) and formats one note-000 line, newline
+ * included, into buffer.  Returns its length (cut at capacity - 1 if it does
+ * not fit). */
+size_t note000_vformat(char *buffer, size_t capacity, const char *file, int line,
+                       const char *func, const char *format, va_list args);
+
+/* Writes all of data to fd, again after EINTR or a short write.  Returns 0,
+ * or -1 (errno set, or 0 after a write that wrote nothing). */
+int write_all(int fd, const void *data, size_t size);
 
 /* Longest line a strategy formats into its own buffer. */
 #define LINE_CAPACITY 512

@@ -93,11 +93,7 @@ class DefaultSuiteJson(unittest.TestCase):
         for row in self.rows():
             if row["kind"] == "timer":
                 continue
-            if not row["available"]:
-                # Only the console row may be missing, while xlog has no console sink.
-                self.assertEqual(row["name"], "tty-xlog")
-                self.assertIn("console sink not built", row["note"])
-                continue
+            self.assertIs(row["available"], True, (row["name"], row["note"]))
             self.assertEqual(row["lines_written"], row["messages_sent"], row["name"])
             self.assertEqual(row["lines_malformed"], 0, row["name"])
             self.assertIs(row["lines_ok"], True, row["name"])
@@ -109,6 +105,16 @@ class DefaultSuiteJson(unittest.TestCase):
         self.assertEqual(rows["thread-files"]["workers"], 2)
         self.assertEqual(rows["stdio-once"]["workers"], 1)
 
+    def test_first_call_is_counted_apart(self):
+        rows = {row["name"]: row for row in self.rows()}
+        for name in ("xlog-shared", "xlog-per-thread"):
+            # Both counted where the kernel lets the audit run (Linux 5.5+).
+            self.assertEqual(rows[name]["first_call_syscalls"] is None,
+                             rows[name]["caller_syscalls"] is None, name)
+            self.assertEqual(rows[name]["first_call_mallocs"] is None,
+                             rows[name]["caller_mallocs"] is None, name)
+        self.assertIsNone(rows["stdio-once"]["first_call_syscalls"])
+
     def test_burst_reports_peak_rss(self):
         burst = {row["name"]: row for row in self.rows()}["xlog-burst"]
         self.assertGreater(burst["peak_rss_kib"], 0)
@@ -118,7 +124,21 @@ class DefaultSuiteJson(unittest.TestCase):
         direct = {row["name"]: row for row in self.rows()}["tty-direct"]
         # The caller blocks while the reader stops for one second.
         self.assertGreater(direct["latency_ns"]["max"], 0.2e9)
+        self.assertGreaterEqual(direct["latency_ns"]["max"], direct["stall_worst_ns"])
+        self.assertGreater(direct["stall_worst_ns"], 0.2e9)
         self.assertEqual(direct["terminal_lines"], direct["messages_sent"])
+        self.assertIsNone(direct["console_dropped"])
+
+    def test_terminal_xlog_row(self):
+        row = {row["name"]: row for row in self.rows()}["tty-xlog"]
+        # Figures, not speed: every call timed, the stall's worst within all
+        # calls' worst, every line shown or counted as dropped.
+        self.assertEqual(row["latency_ns"]["count"], row["messages_sent"])
+        self.assertGreater(row["stall_worst_ns"], 0)
+        self.assertLessEqual(row["stall_worst_ns"], row["latency_ns"]["max"])
+        self.assertIsInstance(row["console_dropped"], int)
+        self.assertGreaterEqual(row["terminal_lines"] + row["console_dropped"],
+                                row["messages_sent"])
 
     def test_chart_is_svg(self):
         self.rows()
@@ -142,6 +162,15 @@ class TableAndOptions(unittest.TestCase):
         self.assertIn("stdio file opened once", result.stdout)
         self.assertIn("xlog, shared file (string message)", result.stdout)
         self.assertIn("SPEC targets", result.stdout)
+
+    def test_terminal_table(self):
+        with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
+            result = run_bench(["--strategies", "tty-direct,tty-xlog", "--stall-seconds", "0.3",
+                                "--no-progress"], directory)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("worst during stall ns", result.stdout)
+        self.assertIn("console lines dropped", result.stdout)
+        self.assertIn("xlog caller's worst call during the stall", result.stdout)
 
     def test_bad_options_are_refused(self):
         with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
