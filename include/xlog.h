@@ -375,7 +375,7 @@ void xlog_stats(xlog_counters *out);
     do {                                                                           \
         if (XLOG__UNLIKELY(xlog_enabled(level))) {                                 \
             static xlog__site xlog__site_ = {__FILE__, __func__, __LINE__, 0, 0,   \
-                                             0, 0, 0, {0}};                        \
+                                             0, 0, {0}};                           \
             if (__builtin_constant_p(XLOG__FIRST(__VA_ARGS__)))                    \
                 xlog__log(&xlog__site_, (level), __VA_ARGS__);                     \
             else                                                                   \
@@ -419,11 +419,11 @@ typedef struct xlog__site {
     const char *file;
     const char *func;
     int line;
-    int state;                 /* 0 new, 1 being parsed, 2 parsed, 3 dynamic only */
+    int state;                 /* new, being parsed, parsed (with or without
+                                  strings), or dynamic only: see frontend.c */
     const char *format;        /* the format the parse belongs to */
     unsigned short fixed_size; /* bytes of the record without its strings */
     unsigned char nargs;       /* arguments the format consumes */
-    unsigned char has_strings; /* non-zero if a %s / %ls argument is consumed */
     unsigned char kinds[XLOG_MAX_ARGS];
 } xlog__site;
 

@@ -241,6 +241,44 @@ static void counters_match_the_files(void **state)
     free(dir);
 }
 
+/* A call that never finishes (a thread stopped inside it, or a signal
+ * handler that logs while its thread is inside a call): the nested call is
+ * dropped and counted, and the other threads' lines still get written. */
+static void stuck_call_holds_nothing_up(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("stuck");
+    open_in(dir, XLOG_FILE_SHARED);
+    xlog_info("before");
+    xlog_ring *mine = NULL;
+    pthread_mutex_lock(&xlog_rings.lock);
+    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
+        if (r->tid == gettid())
+            mine = r;
+    pthread_mutex_unlock(&xlog_rings.lock);
+    assert_non_null(mine);
+    uint64_t head = xlog_load(&mine->head);
+    xlog_store(&mine->head, head | 1); /* as if interrupted inside a call */
+    xlog_counters before, after;
+    xlog_stats(&before);
+    xlog_info("nested call: dropped");
+    xlog_stats(&after);
+    assert_int_equal(after.dropped, before.dropped + 1);
+    worker_arg w[2];
+    run_workers(w, 2, 1000);
+    assert_int_equal(xlog_flush(), 0);
+    assert_int_equal(lines_now(dir), 1 + 2000 + 1); /* and the drop notice */
+    xlog_store(&mine->head, head); /* the call ends */
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    assert_null(strstr(text, "nested call"));
+    assert_non_null(strstr(text, " 1 messages dropped by this thread"));
+    assert_int_equal(test_count_lines(text), 1 + 2000 + 1);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +287,7 @@ int main(void)
         cmocka_unit_test(flush_writes_everything_logged_before_it),
         cmocka_unit_test(ended_threads_lines_are_written_and_ring_freed),
         cmocka_unit_test(counters_match_the_files),
+        cmocka_unit_test(stuck_call_holds_nothing_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

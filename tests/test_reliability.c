@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -210,6 +211,50 @@ static void crash_chains_to_the_programs_handler(void **state)
     char *text = test_read_dir(dir, NULL);
     assert_non_null(strstr(text, " before the crash\n"));
     assert_non_null(strstr(text, "caught SIGSEGV (signal 11)"));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* A program whose own handler recovers from the fault (here by jumping
+ * away) goes on logging, and everything is written at its exit. */
+static sigjmp_buf recover_point;
+static void recovering_handler(int sig)
+{
+    (void)sig;
+    siglongjmp(recover_point, 1);
+}
+
+static void program_that_recovers_keeps_logging(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("recover");
+    pid_t child = fork();
+    if (child == 0) {
+        prepare_crashing_child();
+        signal(SIGSEGV, recovering_handler);
+        open_or_die(dir);
+        xlog_info("before the first fault");
+        if (sigsetjmp(recover_point, 1) == 0)
+            crash_by(SIGSEGV);
+        for (int i = 0; i < 1000; i++)
+            xlog_info("after recovering %d", i);
+        exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    char *text = test_read_dir(dir, NULL);
+    const char *first = strstr(text, " before the first fault\n");
+    const char *caught = strstr(text, "caught SIGSEGV");
+    const char *after = strstr(text, " after recovering 0\n");
+    assert_non_null(first);
+    assert_non_null(caught);
+    assert_non_null(after);
+    assert_true(first < caught && caught < after);
+    assert_non_null(strstr(after, " after recovering 999\n"));
+    assert_int_equal(test_count_lines(text), 1002);
     free(text);
     test_remove_dir(dir);
     free(dir);
@@ -488,6 +533,7 @@ int main(void)
         cmocka_unit_test_teardown(crash_sigabrt, close_if_open),
         cmocka_unit_test_teardown(exit_without_close, close_if_open),
         cmocka_unit_test_teardown(crash_chains_to_the_programs_handler, close_if_open),
+        cmocka_unit_test_teardown(program_that_recovers_keeps_logging, close_if_open),
         cmocka_unit_test_teardown(crash_while_threads_log, close_if_open),
         cmocka_unit_test_teardown(fork_while_threads_log, close_if_open),
         cmocka_unit_test_teardown(full_disk_loses_only_what_it_must_and_says_so, close_if_open),

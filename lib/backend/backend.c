@@ -52,6 +52,7 @@
 
 #define WATERMARK_MARGIN_NS 50000.0
 #define RESYNC_INTERVAL_NS 1000000000.0
+#define STUCK_CALL_NS 100000000.0
 /* Consumed bytes given back to a producer at least this often. */
 #define RELEASE_EVERY 65536u
 /* Room a line prefix may take: time, level, file:line function, tid. */
@@ -68,6 +69,8 @@ typedef struct site_entry {
     size_t where_len;
 } site_entry;
 
+#define FORMAT_LEN_UNKNOWN SIZE_MAX
+
 static struct backend {
     pthread_t thread;
     xlog_config cfg;
@@ -75,6 +78,7 @@ static struct backend {
     xlog_clock clock;
     int64_t last_utc;        /* never print a time older than this */
     uint64_t margin_ticks;
+    uint64_t stuck_ticks;
     uint64_t resync_ticks;
     uint64_t flush_interval_ticks;
     uint64_t next_resync;
@@ -152,7 +156,7 @@ static int sites_grow(void)
     return 0;
 }
 
-static const site_entry *site_lookup(const xlog__site *site)
+static site_entry *site_lookup(const xlog__site *site)
 {
     if (be.site_slots) {
         size_t j = ((uintptr_t)site >> 4) & (be.site_slots - 1);
@@ -167,8 +171,9 @@ static const site_entry *site_lookup(const xlog__site *site)
         return NULL;
     if ((be.site_count + 1) * 2 > be.site_slots && sites_grow() != 0)
         return NULL;
-    site_entry entry = {site, 0, NULL, 0};
-    entry.format_len = site->format ? line_format_len(site->format, strlen(site->format)) : 0;
+    /* The format's length is learnt from the first fast-path record: a site
+     * seen first through a dynamic record may not have its format yet. */
+    site_entry entry = {site, FORMAT_LEN_UNKNOWN, NULL, 0};
     size_t file_len = strlen(site->file), func_len = strlen(site->func);
     size_t size = file_len + func_len + 16;
     entry.where = malloc(size);
@@ -248,6 +253,7 @@ static void report_loss(xlog_ring *r, xlog_file *f, int64_t utc)
              (unsigned long long)f->notice_lines, (unsigned long long)f->notice_bytes,
              strerror(f->lost_errno));
     write_notice(r, utc, text);
+    f->notice_length = f->length;
 }
 
 /* Writes one line: prefix, then the message rendered from fmt and args
@@ -331,7 +337,7 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     int64_t utc = line_time(rec->tsc);
     report_drops(r, utc);
     const xlog__site *site = rec->site;
-    const site_entry *entry = site ? site_lookup(site) : NULL;
+    site_entry *entry = site ? site_lookup(site) : NULL;
     const char *body = (const char *)(rec + 1);
     const unsigned char *kinds;
     const char *args, *fmt;
@@ -344,6 +350,8 @@ static void consume(xlog_ring *r, const xlog_record *rec)
         kinds = site->kinds;
         args = body;
         fmt = site->format;
+        if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
+            entry->format_len = line_format_len(fmt, strlen(fmt));
         fmt_len = entry ? entry->format_len : line_format_len(fmt, strlen(fmt));
     } else {
         uint32_t head[4]; /* format length, line, file length, function length */
@@ -401,8 +409,12 @@ static void refresh_rings(void)
     pthread_mutex_unlock(&xlog_rings.lock);
 }
 
-/* Reads every head; returns the watermark (see the top of this file). */
-static uint64_t scan(void)
+/* Reads every head; returns the watermark (see the top of this file).  A
+ * call that has not finished for STUCK_CALL_NS (its thread is stopped in a
+ * debugger, say) stops holding the others back, and at the last flush of
+ * xlog_close none does: its line, if it ever comes, is written late (with a
+ * time no earlier than the lines before it) rather than everything waiting. */
+static uint64_t scan(int last_flush)
 {
     uint64_t now = xlog_ticks();
     refresh_rings();
@@ -411,7 +423,13 @@ static uint64_t scan(void)
         xlog_ring *r = be.rings[i];
         uint64_t head = xlog_load_acquire(&r->head);
         r->visible_end = head & ~(uint64_t)1;
-        if ((head & 1) && r->last_tsc < watermark)
+        if (!(head & 1))
+            continue;
+        if (head != r->odd_head) {
+            r->odd_head = head;
+            r->odd_since = now;
+        }
+        if (!last_flush && now - r->odd_since < be.stuck_ticks && r->last_tsc < watermark)
             watermark = r->last_tsc;
     }
     return watermark;
@@ -480,7 +498,7 @@ static void retire_exited_rings(void)
         r->visible_end = xlog_load_acquire(&r->head);
         if (front(r))
             continue;
-        report_drops(r, be.last_utc);
+        report_drops(r, line_time(xlog_ticks()));
         release_file(r);
         pthread_mutex_lock(&xlog_rings.lock);
         xlog_ring_free_locked(r);
@@ -559,9 +577,11 @@ void xlog_backend_crash_flush(int sig)
         return;
     int self = (int)syscall(SYS_gettid);
     xlog_store(&be.crash_tid, self);
+    xlog_store(&be.crash_done, 0);
     xlog_store_release(&be.crash_signal, sig);
     if (self == xlog_load(&be.tid)) {
         crash_drain(sig); /* the back end itself crashed */
+        xlog_store(&be.crash_signal, 0);
         return;
     }
     /* The back end notices within idle_sleep_us; if it has not answered
@@ -573,6 +593,11 @@ void xlog_backend_crash_flush(int sig)
     }
 }
 
+void xlog_backend_crash_survived(void)
+{
+    xlog_store_release(&be.crash_signal, 0);
+}
+
 static void *backend_main(void *unused)
 {
     (void)unused;
@@ -582,9 +607,15 @@ static void *backend_main(void *unused)
     for (;;) {
         int crash = xlog_load_acquire(&be.crash_signal);
         if (crash) {
+            /* Nothing goes after the crash line, unless the program survives
+             * the signal (its own handler returns): then xlog carries on. */
             crash_drain(crash);
             xlog_store_release(&be.crash_done, 1);
-            return NULL;
+            while (xlog_load_acquire(&be.crash_signal)) {
+                struct timespec pause = {0, 1000000};
+                nanosleep(&pause, NULL);
+            }
+            continue;
         }
         if (!flushing) {
             uint64_t requested = xlog_load_acquire(&be.flush_requested);
@@ -595,18 +626,19 @@ static void *backend_main(void *unused)
                 flush_target = xlog_ticks();
             }
         }
-        uint64_t watermark = scan();
+        uint64_t watermark = scan(stopping);
         size_t written = merge(watermark);
         retire_exited_rings();
         xlog_sinks_housekeeping();
         uint64_t now = xlog_ticks();
         if (flushing && watermark >= flush_target) {
             for (size_t i = 0; i < be.ring_count; i++)
-                report_drops(be.rings[i], be.last_utc);
+                report_drops(be.rings[i], line_time(now));
             write_buffers(now, 1);
             resync_clock(now);
             pthread_mutex_lock(&be.lock);
-            be.flush_done = flush_seq;
+            /* The last flush answers every request: nothing comes after it. */
+            be.flush_done = stopping ? be.flush_requested : flush_seq;
             pthread_cond_broadcast(&be.answered);
             pthread_mutex_unlock(&be.lock);
             flushing = 0;
@@ -630,6 +662,20 @@ static void *backend_main(void *unused)
 
 /* ---- starting, flushing, stopping ------------------------------------------ */
 
+/* The condition variables live as long as the process (a caller of
+ * xlog_flush may still be waking up from one when xlog_close returns). */
+static pthread_once_t conditions_once = PTHREAD_ONCE_INIT;
+
+static void init_conditions(void)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&be.wake, &attr);
+    pthread_condattr_destroy(&attr);
+    pthread_cond_init(&be.answered, NULL);
+}
+
 int xlog_backend_start(const xlog_config *cfg)
 {
     be.cfg = *cfg;
@@ -647,6 +693,7 @@ int xlog_backend_start(const xlog_config *cfg)
     xlog_clock_start(&be.clock, cfg->wall_clock_ns);
     be.margin_ticks = (uint64_t)(WATERMARK_MARGIN_NS / be.clock.ns_per_tick);
     be.resync_ticks = (uint64_t)(RESYNC_INTERVAL_NS / be.clock.ns_per_tick);
+    be.stuck_ticks = (uint64_t)(STUCK_CALL_NS / be.clock.ns_per_tick);
     be.flush_interval_ticks = (uint64_t)(cfg->flush_interval_ms * 1e6 / be.clock.ns_per_tick);
     be.next_resync = xlog_ticks() + be.resync_ticks;
     be.last_utc = INT64_MIN;
@@ -679,12 +726,7 @@ int xlog_backend_start(const xlog_config *cfg)
     be.rings_generation = xlog_load(&xlog_rings.generation) - 1; /* take a first snapshot */
     be.flush_requested = be.flush_done = 0;
     be.stop = 0;
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&be.wake, &attr);
-    pthread_condattr_destroy(&attr);
-    pthread_cond_init(&be.answered, NULL);
+    pthread_once(&conditions_once, init_conditions);
 
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_rings.backend_running = 1;
@@ -718,6 +760,10 @@ fail_dir:
 int xlog_backend_flush(void)
 {
     pthread_mutex_lock(&be.lock);
+    if (be.stop) { /* xlog_close is running: its last flush writes everything */
+        pthread_mutex_unlock(&be.lock);
+        return -EBADF;
+    }
     uint64_t mine = be.flush_requested + 1;
     xlog_store_release(&be.flush_requested, mine);
     pthread_cond_signal(&be.wake);
@@ -763,6 +809,7 @@ void xlog_backend_after_fork(void)
     }
     be.shared.length = 0;
     forget_run();
+    init_conditions();
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;
 }
@@ -786,7 +833,5 @@ void xlog_backend_stop(void)
     pthread_mutex_unlock(&xlog_rings.lock);
 
     xlog_sinks_stop();
-    pthread_cond_destroy(&be.wake);
-    pthread_cond_destroy(&be.answered);
     forget_run();
 }

@@ -10,9 +10,10 @@
  * the program had.  On a signal, the handler asks the back end to write
  * everything already published and a last line naming the signal
  * (xlog_backend_crash_flush), waiting a bounded time; if the crash is in the
- * back end itself, or it does not answer, the handler does that work on its
- * own thread.  Then the program's previous handler runs, or the default action
- * (with its core dump) proceeds.  The code on this path avoids locks and
+ * back end itself, the handler does that work on its own thread (if the back
+ * end does not answer within 5 s, it is stuck and the handler gives up).
+ * Then the program's previous handler runs (if it returns, the program and
+ * xlog carry on), or the default action (with its core dump) proceeds.  The code on this path avoids locks and
  * allocation; formatting uses the same engine as always, which does not
  * allocate for the conversions a log line uses.
  *
@@ -26,6 +27,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/internal.h"
 
@@ -38,20 +40,35 @@ static int handling; /* atomic: a crash is being handled */
 
 static void on_crash(int sig, siginfo_t *info, void *context)
 {
-    if (!__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL))
+    if (!__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL)) {
         xlog_backend_crash_flush(sig);
+    } else {
+        /* Another thread crashed at the same time: let its flush finish
+         * before this one ends the process. */
+        for (int i = 0; i < 5000 && __atomic_load_n(&handling, __ATOMIC_ACQUIRE); i++) {
+            struct timespec pause = {0, 1000000};
+            nanosleep(&pause, NULL);
+        }
+    }
     for (size_t i = 0; i < CRASH_SIGNALS; i++) {
         if (crash_signals[i] != sig)
             continue;
-        sigaction(sig, &previous[i], NULL);
-        if (previous[i].sa_flags & SA_SIGINFO) {
+        int chained = (previous[i].sa_flags & SA_SIGINFO) ||
+                      (previous[i].sa_handler != SIG_DFL && previous[i].sa_handler != SIG_IGN);
+        if (!chained)
+            break;
+        /* xlog's part is done.  The program's handler runs as if it were
+         * alone, and may recover (return, or jump away): xlog carries on. */
+        xlog_backend_crash_survived();
+        __atomic_store_n(&handling, 0, __ATOMIC_RELEASE);
+        struct sigaction ours;
+        sigaction(sig, &previous[i], &ours);
+        if (previous[i].sa_flags & SA_SIGINFO)
             previous[i].sa_sigaction(sig, info, context);
-            return;
-        }
-        if (previous[i].sa_handler != SIG_DFL && previous[i].sa_handler != SIG_IGN) {
+        else
             previous[i].sa_handler(sig);
-            return;
-        }
+        sigaction(sig, &ours, NULL); /* it returned: catch the next crash too */
+        return;
     }
     /* Default action: the signal is blocked while we run, so it is delivered
      * (and the process ends, with a core dump where enabled) as we return. */

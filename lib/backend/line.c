@@ -85,10 +85,11 @@ const char *xlog_level_tag(int level, size_t *len)
 {
     static const char *const tags[] = {"[TRACE] ", "[DEBUG] ", "[INFO] ",
                                        "[WARN] ",  "[ERROR] ", "[FATAL] "};
+    static const size_t lengths[] = {8, 8, 7, 7, 8, 8};
     if (level < XLOG_TRACE)
         level = XLOG_TRACE;
     if (level > XLOG_FATAL)
         level = XLOG_FATAL;
-    *len = strlen(tags[level]);
+    *len = lengths[level];
     return tags[level];
 }

@@ -51,10 +51,5 @@ static inline int64_t xlog_clock_utc(const xlog_clock *c, uint64_t ticks)
 {
     return c->base_utc_ns + (int64_t)((double)(int64_t)(ticks - c->base_ticks) * c->ns_per_tick);
 }
-/* Nanoseconds of a tick interval. */
-static inline double xlog_clock_ns(const xlog_clock *c, uint64_t ticks)
-{
-    return (double)ticks * c->ns_per_tick;
-}
 
 #endif

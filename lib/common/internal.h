@@ -71,6 +71,8 @@ int xlog_backend_flush(void);
 void xlog_backend_stop(void);
 /* From a crash handler: writes everything published, and a last line. */
 void xlog_backend_crash_flush(int sig);
+/* The program's own handler returned from that signal: carry on. */
+void xlog_backend_crash_survived(void);
 /* fork(): the lock the back end shares with callers, and forgetting the
  * parent's back end in the child (its unwritten lines are the parent's). */
 void xlog_backend_lock(void);

@@ -36,30 +36,35 @@
 struct xlog_file;
 
 typedef struct xlog_ring {
-    /* Written by the producer only. */
+    /* Written by the producer at every call. */
     _Alignas(XLOG_CACHE_LINE) uint64_t head; /* atomic; see above */
     uint64_t write_pos;                      /* producer's copy of head, bit 0 clear */
     uint64_t cached_tail;                    /* producer's last view of tail */
-    uint64_t dropped;                        /* atomic: messages dropped on a full ring */
+
+    /* Written by the producer rarely (read by the back end per record, so
+     * they must not share the line above). */
+    _Alignas(XLOG_CACHE_LINE) uint64_t dropped; /* atomic: messages dropped on a full ring */
     uint64_t blocked;                        /* atomic: calls that waited for room */
-    char *buffer;
-    uint64_t mask;
-    void *alt_stack;                         /* signal stack xlog gave the thread, or NULL */
 
     /* Written by the consumer only. */
     _Alignas(XLOG_CACHE_LINE) uint64_t tail; /* atomic */
     uint64_t read_pos;                       /* consumer's position, ahead of tail */
     uint64_t visible_end;                    /* published end seen by the last scan */
     uint64_t last_tsc;                       /* timestamp of the newest record seen */
+    uint64_t odd_head;                       /* a head seen with bit 0 set ... */
+    uint64_t odd_since;                      /* ... since these ticks (see backend.c) */
     uint64_t dropped_reported;               /* drops already announced in the log */
     struct xlog_file *file;                  /* this thread's file (per-thread mode) */
-    char tid_text[24];                       /* " <tid> " ready to copy */
+    char tid_text[24];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
 
     /* Set once, read by both. */
-    _Alignas(XLOG_CACHE_LINE) int tid;       /* kernel thread id */
-    int exited;                              /* atomic: the owning thread has ended */
+    _Alignas(XLOG_CACHE_LINE) char *buffer;
+    uint64_t mask;
     uint64_t capacity;
+    int tid;                                 /* kernel thread id */
+    int exited;                              /* atomic: the owning thread has ended */
+    void *alt_stack;                         /* signal stack xlog gave the thread, or NULL */
     struct xlog_ring *next;                  /* registry list, under the registry lock */
 } xlog_ring;
 

@@ -292,31 +292,44 @@ static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t si
 
 /* ---- argument capture --------------------------------------------------- */
 
-/* First pass over the arguments: the byte length of each string (bounded by a
- * '*' precision, a fixed precision, and what is left of max_message), and the
- * size of the arguments in the record. */
+/* Bytes of text one record may carry (format and strings together): at most
+ * max_message, and little enough that a record always fits in this ring
+ * (the ring may predate a later xlog_open with a larger max_message). */
+static size_t message_budget(const xlog_ring *r)
+{
+    size_t max_message = xlog_load(&xlog_front.max_message);
+    return max_message < r->capacity / 4 ? max_message : r->capacity / 4;
+}
+
+/* First pass over the arguments: the byte length of each string (bounded by
+ * its precision, '*' or fixed, and by what is left of the budget), and the
+ * size of the arguments in the record.  A string is never read past its
+ * precision; one byte past the budget is probed only to tell that it was cut. */
 static uint64_t measure_strings(const unsigned char *kinds, int nargs, const int *fixed_precision,
-                                va_list ap, uint32_t *lens, unsigned *flags)
+                                size_t budget, va_list ap, uint32_t *lens, unsigned *flags)
 {
     uint64_t bytes = 0;
-    size_t budget = xlog_load(&xlog_front.max_message);
     int last_int = -1;
     int s = 0;
     for (int i = 0; i < nargs; i++) {
         int kind = kinds[i] & XLOG_KIND_MASK;
-        size_t limit = budget;
-        if (kinds[i] & XLOG_KIND_STAR_PRECISION && last_int >= 0 && (size_t)last_int < limit)
-            limit = (size_t)last_int;
-        if (fixed_precision && fixed_precision[i] >= 0 && (size_t)fixed_precision[i] < limit)
-            limit = (size_t)fixed_precision[i];
+        size_t precision = SIZE_MAX;
+        if (kinds[i] & XLOG_KIND_STAR_PRECISION && last_int >= 0)
+            precision = (size_t)last_int;
+        if (fixed_precision && fixed_precision[i] >= 0)
+            precision = (size_t)fixed_precision[i];
         switch (kind) {
         case XLOG_ARG_STR: {
             const char *str = va_arg(ap, const char *);
-            size_t n = str ? strnlen(str, limit + 1) : 0;
-            if (n > limit) {
-                n = limit;
-                if (limit == budget)
+            size_t n = 0;
+            if (str && precision <= budget) {
+                n = strnlen(str, precision);
+            } else if (str) {
+                n = strnlen(str, budget + 1);
+                if (n > budget) {
+                    n = budget;
                     *flags |= XLOG_REC_TRUNCATED;
+                }
             }
             lens[s++] = str ? (uint32_t)n : XLOG_NULL_STRING;
             budget -= n;
@@ -328,12 +341,15 @@ static uint64_t measure_strings(const unsigned char *kinds, int nargs, const int
              * gives at least one, so it also bounds the characters read. */
             const wchar_t *str = va_arg(ap, const wchar_t *);
             size_t wbudget = budget / sizeof(wchar_t);
-            size_t wlimit = limit < wbudget ? limit : wbudget;
-            size_t n = str ? wcsnlen(str, wlimit + 1) : 0;
-            if (n > wlimit) {
-                n = wlimit;
-                if (wlimit == wbudget)
+            size_t n = 0;
+            if (str && precision <= wbudget) {
+                n = wcsnlen(str, precision);
+            } else if (str) {
+                n = wcsnlen(str, wbudget + 1);
+                if (n > wbudget) {
+                    n = wbudget;
                     *flags |= XLOG_REC_TRUNCATED;
+                }
             }
             lens[s++] = str ? (uint32_t)n : XLOG_NULL_STRING;
             budget -= n * sizeof(wchar_t);
@@ -485,6 +501,42 @@ static inline __attribute__((always_inline)) char *write_args(char *out, const u
 
 /* ---- the dynamic path --------------------------------------------------- */
 
+/* The argument kinds of a format, in va_arg order, with each string's fixed
+ * precision (-1 for none) and the '*' precision flag.  Returns how many
+ * arguments the format takes (which may be more than max: only max are
+ * stored); *strings tells whether a %s or %ls is among them. */
+static int parse_kinds(const char *fmt, size_t len, unsigned char *kinds, int *precision, int max,
+                       int *strings)
+{
+    int n = 0;
+    *strings = 0;
+    const char *cursor = fmt;
+    xlog_conv conv;
+    while (xlog_fmt_next(&cursor, fmt + len, &conv)) {
+        unsigned char step[3];
+        int fixed[3] = {-1, -1, -1};
+        int k = 0;
+        if (conv.width == XLOG_FMT_STAR)
+            step[k++] = XLOG_ARG_INT;
+        if (conv.precision == XLOG_FMT_STAR)
+            step[k++] = XLOG_ARG_INT;
+        if (conv.kind != XLOG_ARG_NONE) {
+            *strings |= conv.kind == XLOG_ARG_STR || conv.kind == XLOG_ARG_WSTR;
+            fixed[k] = conv.precision;
+            step[k++] = (unsigned char)(conv.kind | (conv.precision == XLOG_FMT_STAR
+                                                         ? XLOG_KIND_STAR_PRECISION
+                                                         : 0));
+        }
+        for (int i = 0; i < k; i++, n++) {
+            if (n < max) {
+                kinds[n] = step[i];
+                precision[n] = fixed[i];
+            }
+        }
+    }
+    return n;
+}
+
 static uint32_t bounded_len(const char *s, size_t limit)
 {
     return s ? (uint32_t)strnlen(s, limit) : 0;
@@ -498,39 +550,25 @@ static void log_dynamic(xlog_ring *r, const xlog__site *site, int level, const c
     if (!fmt)
         fmt = "(null format)";
     unsigned flags = 0;
-    size_t max_message = xlog_load(&xlog_front.max_message);
-    size_t fmt_len = strnlen(fmt, max_message + 1);
-    if (fmt_len > max_message) {
-        fmt_len = max_message;
+    size_t budget = message_budget(r);
+    size_t fmt_len = strnlen(fmt, budget + 1);
+    if (fmt_len > budget) {
+        fmt_len = budget;
         flags |= XLOG_REC_TRUNCATED;
     }
     unsigned char kinds[MAX_DYNAMIC_ARGS];
     int precision[MAX_DYNAMIC_ARGS];
-    int nargs = 0;
-    const char *cursor = fmt;
-    xlog_conv conv;
-    while (xlog_fmt_next(&cursor, fmt + fmt_len, &conv)) {
-        if (conv.width == XLOG_FMT_STAR && nargs < MAX_DYNAMIC_ARGS) {
-            precision[nargs] = -1;
-            kinds[nargs++] = XLOG_ARG_INT;
-        }
-        if (conv.precision == XLOG_FMT_STAR && nargs < MAX_DYNAMIC_ARGS) {
-            precision[nargs] = -1;
-            kinds[nargs++] = XLOG_ARG_INT;
-        }
-        if (conv.kind != XLOG_ARG_NONE && nargs < MAX_DYNAMIC_ARGS) {
-            precision[nargs] = conv.precision >= 0 ? conv.precision : -1;
-            kinds[nargs++] = (unsigned char)(conv.kind | (conv.precision == XLOG_FMT_STAR
-                                                              ? XLOG_KIND_STAR_PRECISION
-                                                              : 0));
-        }
-    }
+    int strings;
+    int nargs = parse_kinds(fmt, fmt_len, kinds, precision, MAX_DYNAMIC_ARGS, &strings);
+    if (nargs > MAX_DYNAMIC_ARGS)
+        nargs = MAX_DYNAMIC_ARGS; /* the conversions beyond show literally */
     uint32_t file_len = site ? 0 : bounded_len(file, MAX_NAME);
     uint32_t func_len = site ? 0 : bounded_len(func, MAX_NAME);
     uint32_t lens[MAX_DYNAMIC_ARGS];
     va_list measure;
     va_copy(measure, ap);
-    uint64_t args_size = measure_strings(kinds, nargs, precision, measure, lens, &flags);
+    uint64_t args_size =
+        measure_strings(kinds, nargs, precision, budget - fmt_len, measure, lens, &flags);
     va_end(measure);
 
     uint64_t size = xlog_align8(sizeof(xlog_record) + 16 + (uint64_t)nargs + fmt_len + file_len +
@@ -568,7 +606,8 @@ static void log_dynamic(xlog_ring *r, const xlog__site *site, int level, const c
 /* ---- the fast path ------------------------------------------------------ */
 
 /* Parses a site's format on its first use.  Returns 1 if the site can take
- * the fast path with this format. */
+ * the fast path with this format: at most XLOG_MAX_ARGS arguments and no
+ * string with a fixed precision (which must bound the copy: dynamic path). */
 static int site_prepare(xlog__site *site, const char *fmt)
 {
     int state = SITE_NEW;
@@ -576,48 +615,31 @@ static int site_prepare(xlog__site *site, const char *fmt)
                                      __ATOMIC_ACQUIRE))
         return (state == SITE_SCALAR || state == SITE_READY) && site->format == fmt;
 
-    int ready = 1;
-    int nargs = 0;
+    unsigned char kinds[XLOG_MAX_ARGS];
+    int precision[XLOG_MAX_ARGS];
+    int strings;
+    int nargs = parse_kinds(fmt, strlen(fmt), kinds, precision, XLOG_MAX_ARGS, &strings);
+    int ready = nargs <= XLOG_MAX_ARGS;
     unsigned fixed = 0;
-    int strings = 0;
-    const char *cursor = fmt;
-    const char *end = fmt + strlen(fmt);
-    xlog_conv conv;
-    while (ready && xlog_fmt_next(&cursor, end, &conv)) {
-        unsigned char kinds[3];
-        int n = 0;
-        if (conv.width == XLOG_FMT_STAR)
-            kinds[n++] = XLOG_ARG_INT;
-        if (conv.precision == XLOG_FMT_STAR)
-            kinds[n++] = XLOG_ARG_INT;
-        if (conv.kind != XLOG_ARG_NONE) {
-            int string = conv.kind == XLOG_ARG_STR || conv.kind == XLOG_ARG_WSTR;
-            if (string && conv.precision >= 0)
-                ready = 0; /* a fixed precision bounds the copy: dynamic path */
-            strings |= string;
-            kinds[n++] = (unsigned char)(conv.kind | (conv.precision == XLOG_FMT_STAR
-                                                          ? XLOG_KIND_STAR_PRECISION
-                                                          : 0));
-        }
-        for (int i = 0; i < n && ready; i++) {
-            if (nargs == XLOG_MAX_ARGS) {
-                ready = 0;
-                break;
-            }
-            site->kinds[nargs++] = kinds[i];
-            fixed += xlog_arg_fixed_size(kinds[i] & XLOG_KIND_MASK);
-        }
+    for (int i = 0; ready && i < nargs; i++) {
+        int kind = kinds[i] & XLOG_KIND_MASK;
+        if ((kind == XLOG_ARG_STR || kind == XLOG_ARG_WSTR) && precision[i] >= 0)
+            ready = 0;
+        site->kinds[i] = kinds[i];
+        fixed += xlog_arg_fixed_size(kind);
     }
     site->format = fmt;
-    site->nargs = (unsigned char)nargs;
-    site->has_strings = (unsigned char)strings;
+    site->nargs = (unsigned char)(ready ? nargs : 0);
     site->fixed_size = (unsigned short)xlog_align8(sizeof(xlog_record) + fixed);
     int prepared = !ready ? SITE_DYNAMIC : strings ? SITE_READY : SITE_SCALAR;
     __atomic_store_n(&site->state, prepared, __ATOMIC_RELEASE);
     return ready;
 }
 
-/* The calling thread's ring, if xlog takes messages now. */
+/* The calling thread's ring, if xlog takes messages now.  A call made while
+ * this thread is inside another (a signal handler that logs, interrupting a
+ * log call) is dropped and counted: it would overwrite the record the
+ * interrupted call is writing.  Log calls are not async-signal-safe. */
 static xlog_ring *ring_if_accepting(void)
 {
     if (UNLIKELY(!xlog_load(&xlog_front.accepting))) {
@@ -628,7 +650,13 @@ static xlog_ring *ring_if_accepting(void)
             return NULL;
     }
     xlog_ring *r = my_ring;
-    return r ? r : ring_for_this_thread();
+    if (!r)
+        return ring_for_this_thread();
+    if (xlog_load(&r->head) & 1) {
+        xlog_add(&r->dropped, 1);
+        return NULL;
+    }
+    return r;
 }
 
 /* Everything but the shortest path: a thread's first message, a site's
@@ -649,11 +677,12 @@ static __attribute__((noinline)) void log_general(xlog__site *site, int level, c
     unsigned flags = 0;
     uint64_t size = site->fixed_size;
     uint32_t lens[XLOG_MAX_ARGS];
-    if (site->has_strings) {
+    if (site->state == SITE_READY) { /* it has strings */
         va_list measure;
         va_copy(measure, ap);
-        size = xlog_align8(sizeof(xlog_record) +
-                           measure_strings(site->kinds, site->nargs, NULL, measure, lens, &flags));
+        size = xlog_align8(sizeof(xlog_record) + measure_strings(site->kinds, site->nargs, NULL,
+                                                                 message_budget(r), measure,
+                                                                 lens, &flags));
         va_end(measure);
     }
     uint64_t pos;
@@ -681,7 +710,8 @@ XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
     va_start(ap, fmt);
     xlog_ring *r = my_ring;
     if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == SITE_SCALAR) &&
-        LIKELY(site->format == fmt) && LIKELY(xlog_load(&xlog_front.accepting))) {
+        LIKELY(site->format == fmt) && LIKELY(xlog_load(&xlog_front.accepting)) &&
+        LIKELY(!(xlog_load(&r->head) & 1))) {
         uint64_t size = site->fixed_size;
         uint64_t pos = r->write_pos;
         if (LIKELY((pos & r->mask) + size <= r->capacity &&

@@ -282,9 +282,11 @@ void xlog_file_write_out(xlog_file *f)
         }
     }
     if (error) {
-        uint64_t lines = count_lines(f->buffer + done, f->length - done);
+        /* A loss notice that could not be written is not a lost message. */
+        size_t from = f->notice_in_buffer && done < f->notice_length ? f->notice_length : done;
+        uint64_t lines = count_lines(f->buffer + from, f->length - from);
         f->lost_lines += lines;
-        f->lost_bytes += f->length - done;
+        f->lost_bytes += f->length - from;
         f->lost_errno = error;
         f->notice_in_buffer = 0;
         xlog_add(&xlog_counts.lost, lines);

@@ -37,8 +37,9 @@ typedef struct xlog_file {
     int lost_errno;
     int cut_mid_line;        /* the file ends inside a line (a short write) */
     int notice_in_buffer;    /* the buffer starts with a loss notice ... */
-    uint64_t notice_lines;   /* ... reporting these counts */
+    uint64_t notice_lines;   /* ... reporting these counts ... */
     uint64_t notice_bytes;
+    size_t notice_length;    /* ... in its first notice_length bytes */
 
     /* Every initialised file, for the periodic check (back end only). */
     struct xlog_file *prev_file, *next_file;
