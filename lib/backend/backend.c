@@ -801,14 +801,25 @@ static void forget_run(void)
  * descriptors and starts afresh when it first logs. */
 void xlog_backend_after_fork(void)
 {
+    /* The parent's back end may have been in the middle of changing its
+     * files and its site table when the fork happened (it does that without
+     * the locks the fork takes), so the child frees none of them: it only
+     * closes its copies of the descriptors, and leaves the memory. */
     for (xlog_ring *r = xlog_rings.rings; r; r = r->next) {
-        if (r->file) {
-            r->file->length = 0;
-            release_file(r);
-        }
+        if (r->file && r->file->fd >= 0)
+            close(r->file->fd);
+        r->file = NULL;
     }
-    be.shared.length = 0;
-    forget_run();
+    if (be.shared.fd >= 0)
+        close(be.shared.fd);
+    memset(&be.shared, 0, sizeof be.shared);
+    be.shared.fd = -1;
+    be.sites = NULL;
+    be.site_slots = be.site_count = 0;
+    free(be.rings); /* changed only under the registry lock, which the fork held */
+    be.rings = NULL;
+    be.ring_count = be.ring_capacity = 0;
+    be.dir = NULL;
     init_conditions();
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;
