@@ -36,7 +36,10 @@
  * call-site macros must be able to inline them.
  *
  * Thread safety: every function may be called from any thread.  xlog_open and
- * xlog_close must not race with each other.
+ * xlog_close must not race with each other.  Log calls are not
+ * async-signal-safe: a call made by a signal handler that interrupted a log
+ * call on the same thread is dropped (and counted in xlog_counters.dropped);
+ * xlog_reopen() is the one function meant for signal handlers.
  */
 #ifndef XLOG_H
 #define XLOG_H
@@ -325,11 +328,13 @@ void xlog_thread_level(int level);
 
 /* Totals since the process started (they survive xlog_close/xlog_open). */
 typedef struct xlog_counters {
-    uint64_t messages; /* lines written to the files (including xlog's own notices) */
+    uint64_t messages; /* lines formatted for the files (including xlog's own
+                          notices, and lines later counted in lost) */
     uint64_t bytes;    /* bytes written to the files */
     uint64_t writes;   /* write(2) calls made on the files */
-    uint64_t dropped;  /* messages dropped because a ring was full (XLOG_FULL_DROP)
-                          or logged while xlog was closing */
+    uint64_t dropped;  /* messages dropped because a ring was full (XLOG_FULL_DROP),
+                          logged while xlog was closing, or logged by a signal
+                          handler inside a log call of its own thread */
     uint64_t blocked;  /* calls that had to wait for room (XLOG_FULL_BLOCK) */
     uint64_t truncated;/* messages cut at max_message */
     uint64_t write_errors; /* write(2) or open(2) calls that failed */
