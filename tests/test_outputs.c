@@ -423,6 +423,39 @@ static void rename_by_another_process_is_noticed(void **state)
     free(dir);
 }
 
+/* The whole directory removed (a clean-up script, say): xlog_reopen()
+ * creates it again, and the lines go on in a new file. */
+static void deleted_directory_is_created_again(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("nodir");
+    xlog_config cfg = config_in(dir);
+    open_with(&cfg);
+    log_sequence(0, 1000);
+    assert_int_equal(xlog_flush(), 0);
+    char *live = test_path(dir, "2026-11-22.log");
+    assert_int_equal(unlink(live), 0);
+    assert_int_equal(rmdir(dir), 0);
+    xlog_reopen();
+    long noticed = log_until_reopened(live, 1000);
+    log_sequence(noticed, noticed + 1000);
+    assert_int_equal(xlog_close(), 0);
+    struct stat st;
+    assert_int_equal(stat(dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    char *text = test_read_file(live, NULL);
+    const char *first = strstr(text, " seq ");
+    assert_non_null(first);
+    long next = strtol(first + 5, NULL, 10);
+    assert_true(next >= 1000 && next <= noticed);
+    expect_sequence(text, "seq ", &next);
+    assert_int_equal(next, noticed + 1000);
+    free(text);
+    free(live);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 static void deleted_file_is_created_again(void **state)
 {
     (void)state;
@@ -927,6 +960,7 @@ int main(void)
         cmocka_unit_test(reopen_from_a_signal_handler),
         cmocka_unit_test(rename_by_another_process_is_noticed),
         cmocka_unit_test(deleted_file_is_created_again),
+        cmocka_unit_test(deleted_directory_is_created_again),
         cmocka_unit_test(many_processes_share_one_rotating_file),
         cmocka_unit_test(per_process_files_carry_the_pid),
         cmocka_unit_test(stalled_terminal_never_holds_up_callers_or_files),
