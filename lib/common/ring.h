@@ -36,10 +36,15 @@
 struct xlog_file;
 
 typedef struct xlog_ring {
-    /* Written by the producer at every call. */
-    _Alignas(XLOG_CACHE_LINE) uint64_t head; /* atomic; see above */
-    uint64_t write_pos;                      /* producer's copy of head, bit 0 clear */
+    /* Read and written by the producer only: a line the back end never
+     * touches, so the call's loads never miss. */
+    _Alignas(XLOG_CACHE_LINE) uint64_t write_pos; /* producer's copy of head, bit 0 clear */
     uint64_t cached_tail;                    /* producer's last view of tail */
+    int in_call;                             /* between begin_record and publish_record */
+
+    /* Written by the producer at every call, polled by the back end: alone
+     * on its line (the producer only stores to it). */
+    _Alignas(XLOG_CACHE_LINE) uint64_t head; /* atomic; see above */
 
     /* Written by the producer rarely (read by the back end per record, so
      * they must not share the line above). */

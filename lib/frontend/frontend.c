@@ -279,6 +279,7 @@ static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
  * visible no later than the timestamp is taken (see ring.h). */
 static inline uint64_t begin_record(xlog_ring *r)
 {
+    r->in_call = 1;
     xlog_store(&r->head, r->write_pos | 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     return xlog_ticks();
@@ -288,6 +289,8 @@ static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t si
 {
     r->write_pos = record_pos + size;
     xlog_store_release(&r->head, r->write_pos);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* a handler must not see in_call clear too early */
+    r->in_call = 0;
 }
 
 /* ---- argument capture --------------------------------------------------- */
@@ -652,7 +655,7 @@ static xlog_ring *ring_if_accepting(void)
     xlog_ring *r = my_ring;
     if (!r)
         return ring_for_this_thread();
-    if (xlog_load(&r->head) & 1) {
+    if (r->in_call) {
         xlog_add(&r->dropped, 1);
         return NULL;
     }
@@ -711,7 +714,7 @@ XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
     xlog_ring *r = my_ring;
     if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == SITE_SCALAR) &&
         LIKELY(site->format == fmt) && LIKELY(xlog_load(&xlog_front.accepting)) &&
-        LIKELY(!(xlog_load(&r->head) & 1))) {
+        LIKELY(!r->in_call)) {
         uint64_t size = site->fixed_size;
         uint64_t pos = r->write_pos;
         if (LIKELY((pos & r->mask) + size <= r->capacity &&
