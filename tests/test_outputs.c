@@ -423,6 +423,22 @@ static void rename_by_another_process_is_noticed(void **state)
     free(dir);
 }
 
+/* After the live file (or its directory) was deleted at sequence 1000 and
+ * xlog noticed by `noticed`, followed by 1000 more: lines written to the
+ * deleted file before xlog noticed are gone with it; the new file continues
+ * without a gap from where it begins to the end. */
+static void expect_new_file_continues(const char *live, long noticed)
+{
+    char *text = test_read_file(live, NULL);
+    const char *first = strstr(text, " seq ");
+    assert_non_null(first);
+    long next = strtol(first + 5, NULL, 10);
+    assert_true(next >= 1000 && next <= noticed);
+    expect_sequence(text, "seq ", &next);
+    assert_int_equal(next, noticed + 1000);
+    free(text);
+}
+
 /* The whole directory removed (a clean-up script, say): xlog_reopen()
  * creates it again, and the lines go on in a new file. */
 static void deleted_directory_is_created_again(void **state)
@@ -443,14 +459,7 @@ static void deleted_directory_is_created_again(void **state)
     struct stat st;
     assert_int_equal(stat(dir, &st), 0);
     assert_true(S_ISDIR(st.st_mode));
-    char *text = test_read_file(live, NULL);
-    const char *first = strstr(text, " seq ");
-    assert_non_null(first);
-    long next = strtol(first + 5, NULL, 10);
-    assert_true(next >= 1000 && next <= noticed);
-    expect_sequence(text, "seq ", &next);
-    assert_int_equal(next, noticed + 1000);
-    free(text);
+    expect_new_file_continues(live, noticed);
     free(live);
     test_remove_dir(dir);
     free(dir);
@@ -473,17 +482,8 @@ static void deleted_file_is_created_again(void **state)
     log_sequence(noticed, noticed + 1000);
     assert_int_equal(xlog_close(), 0);
     xlog_stats(&after);
-    /* Lines written to the deleted file before xlog noticed are gone with
-     * it; the new file continues without a gap from where it begins. */
-    char *text = test_read_file(live, NULL);
-    const char *first = strstr(text, " seq ");
-    assert_non_null(first);
-    long next = strtol(first + 5, NULL, 10);
-    assert_true(next >= 1000 && next <= noticed);
-    expect_sequence(text, "seq ", &next);
-    assert_int_equal(next, noticed + 1000);
+    expect_new_file_continues(live, noticed);
     assert_int_equal(after.lost, before.lost);
-    free(text);
     free(live);
     test_remove_dir(dir);
     free(dir);
