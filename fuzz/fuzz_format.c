@@ -26,6 +26,7 @@
 #include <wchar.h>
 
 #include "format/format.h"
+#include "format_reference.h"
 
 #define MAX_ARGS 32
 #define FULL_LIMIT (1u << 20)      /* render in full only up to this size */
@@ -131,33 +132,6 @@ static bool decode_arg(reader *r, unsigned char kind, decoded *d)
     }
 }
 
-/* snprintf of one segment with the real argument types, as the caller's
- * compiler would have passed them. */
-static int snprintf_segment(char *buf, size_t cap, const char *fmt, const int *stars, int nstars,
-                            unsigned char kind, const xlog_arg *v, const char *terminated)
-{
-#define WITH_STARS(value)                                                        \
-    (nstars == 0   ? snprintf(buf, cap, fmt, value)                              \
-     : nstars == 1 ? snprintf(buf, cap, fmt, stars[0], value)                    \
-                   : snprintf(buf, cap, fmt, stars[0], stars[1], value))
-    switch (kind) {
-    case XLOG_ARG_INT: return WITH_STARS((int)v->i);
-    case XLOG_ARG_LONG: return WITH_STARS((long)v->i);
-    case XLOG_ARG_LLONG: return WITH_STARS((long long)v->i);
-    case XLOG_ARG_INTMAX: return WITH_STARS((intmax_t)v->i);
-    case XLOG_ARG_SIZE: return WITH_STARS((size_t)v->u);
-    case XLOG_ARG_PTRDIFF: return WITH_STARS((ptrdiff_t)v->i);
-    case XLOG_ARG_WINT: return WITH_STARS((wint_t)v->u);
-    case XLOG_ARG_DOUBLE: return WITH_STARS(v->d);
-    case XLOG_ARG_LDOUBLE: return WITH_STARS(v->ld);
-    case XLOG_ARG_PTR: return WITH_STARS(v->p);
-    case XLOG_ARG_STR: return WITH_STARS(terminated);
-    case XLOG_ARG_WSTR: return WITH_STARS(v->ws.ptr);
-    default: return WITH_STARS(0); /* "%%": the extra argument is ignored */
-    }
-#undef WITH_STARS
-}
-
 /* Compares out[0..len) with snprintf, segment by segment, up to the first
  * segment our defined behaviour changes or snprintf cannot be given: the
  * output is the concatenation of the segments, so what comes before it must
@@ -203,7 +177,7 @@ static void compare_with_snprintf(const char *fmt, size_t fmt_len, const decoded
             complete = false;
             break;
         }
-        int n = snprintf_segment(expected + expected_len, sizeof expected - expected_len, segment,
+        int n = reference_snprintf(expected + expected_len, sizeof expected - expected_len, segment,
                                  stars, nstars, c.kind, v, terminated);
         if (n < 0 || expected_len + (size_t)n > SNPRINTF_LIMIT) {
             complete = false; /* glibc failed (a wide character), or too long */

@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "format/format.h"
+#include "format_reference.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
@@ -373,32 +374,6 @@ static void plan_conversion(planned *p, int utf8)
     *s = '\0';
 }
 
-/* snprintf of one segment with its real argument types. */
-static int snprintf_segment(char *buf, size_t cap, const char *fmt, const planned *p)
-{
-#define WITH_STARS(value)                                                              \
-    (p->nstars == 0   ? snprintf(buf, cap, fmt, value)                                 \
-     : p->nstars == 1 ? snprintf(buf, cap, fmt, p->stars[0], value)                    \
-                      : snprintf(buf, cap, fmt, p->stars[0], p->stars[1], value))
-    const xlog_arg *v = &p->value;
-    switch (p->kind) {
-    case XLOG_ARG_INT: return WITH_STARS((int)v->i);
-    case XLOG_ARG_LONG: return WITH_STARS((long)v->i);
-    case XLOG_ARG_LLONG: return WITH_STARS((long long)v->i);
-    case XLOG_ARG_INTMAX: return WITH_STARS((intmax_t)v->i);
-    case XLOG_ARG_SIZE: return WITH_STARS((size_t)v->u);
-    case XLOG_ARG_PTRDIFF: return WITH_STARS((ptrdiff_t)v->i);
-    case XLOG_ARG_WINT: return WITH_STARS((wint_t)v->u);
-    case XLOG_ARG_DOUBLE: return WITH_STARS(v->d);
-    case XLOG_ARG_LDOUBLE: return WITH_STARS(v->ld);
-    case XLOG_ARG_PTR: return WITH_STARS(v->p);
-    case XLOG_ARG_STR: return WITH_STARS(v->s.ptr);
-    case XLOG_ARG_WSTR: return WITH_STARS(v->ws.ptr);
-    default: return WITH_STARS(0); /* "%%": the extra argument is ignored */
-    }
-#undef WITH_STARS
-}
-
 /* Literal text: anything but '%' and NUL, control and UTF-8 bytes included. */
 static size_t random_literal(char *out, size_t max)
 {
@@ -442,7 +417,8 @@ static void differential_case(int utf8)
         memcpy(segment + seg_len, p.spec, spec_len + 1);
         seg_len += spec_len;
 
-        int n = snprintf_segment(expected + expected_len, sizeof expected - expected_len, segment, &p);
+        int n = reference_snprintf(expected + expected_len, sizeof expected - expected_len, segment,
+                                   p.stars, p.nstars, p.kind, &p.value, p.value.s.ptr);
         if (n < 0) {
             /* glibc refused a wide character; we show the segment literally. */
             memcpy(expected + expected_len, segment, seg_len);
