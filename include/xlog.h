@@ -31,7 +31,7 @@
  *     2026-11-22 14:45:25.123456789 [INFO] main.c:42 main 12345 user alice logged in, id 42
  *
  * Names: every public name starts with xlog_ or XLOG_ (and xlogout, kept for
- * existing callers).  Names that start with xlog__ or XLOG__ (two underscores)
+ * existing callers).  Names that start with xlog_impl_ or XLOG_IMPL_
  * are the library's own and may change; they appear here only because the
  * call-site macros must be able to inline them.
  *
@@ -378,13 +378,13 @@ void xlog_stats(xlog_counters *out);
  * gives the right line, through the slower path. */
 #define XLOG(level, ...)                                                           \
     do {                                                                           \
-        if (XLOG__UNLIKELY(xlog_enabled(level))) {                                 \
-            static xlog__site xlog__site_ = {__FILE__, __func__, __LINE__, 0, 0,   \
+        if (XLOG_IMPL_UNLIKELY(xlog_enabled(level))) {                                 \
+            static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0, 0,   \
                                              0, 0, {0}};                           \
-            if (__builtin_constant_p(XLOG__FIRST(__VA_ARGS__)))                    \
-                xlog__log(&xlog__site_, (level), __VA_ARGS__);                     \
+            if (__builtin_constant_p(XLOG_IMPL_FIRST(__VA_ARGS__)))                    \
+                xlog_impl_log(&xlog_impl_site_var, (level), __VA_ARGS__);                     \
             else                                                                   \
-                xlog__log_dynamic(&xlog__site_, (level), __VA_ARGS__);             \
+                xlog_impl_log_dynamic(&xlog_impl_site_var, (level), __VA_ARGS__);             \
         }                                                                          \
     } while (0)
 
@@ -420,7 +420,7 @@ static inline int xlog_enabled(int level);
 /* One per XLOG call site, static, in the caller's code.  The first three
  * fields are constants; the rest are filled by the library on the first call
  * (argument kinds parsed from the format) and then only read. */
-typedef struct xlog__site {
+typedef struct xlog_impl_site {
     const char *file;
     const char *func;
     int line;
@@ -430,35 +430,35 @@ typedef struct xlog__site {
     unsigned short fixed_size; /* bytes of the record without its strings */
     unsigned char nargs;       /* arguments the format consumes */
     unsigned char kinds[XLOG_MAX_ARGS];
-} xlog__site;
+} xlog_impl_site;
 
 #if defined(__GNUC__)
-#define XLOG__UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define XLOG__TLS __thread __attribute__((tls_model("initial-exec")))
-#define XLOG__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define XLOG_IMPL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define XLOG_IMPL_TLS __thread __attribute__((tls_model("initial-exec")))
+#define XLOG_IMPL_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
-#define XLOG__UNLIKELY(x) (x)
-#define XLOG__TLS _Thread_local
-#define XLOG__PRINTF(f, a)
+#define XLOG_IMPL_UNLIKELY(x) (x)
+#define XLOG_IMPL_TLS _Thread_local
+#define XLOG_IMPL_PRINTF(f, a)
 #endif
 
-#define XLOG__FIRST(...) XLOG__FIRST_(__VA_ARGS__, 0)
-#define XLOG__FIRST_(first, ...) first
+#define XLOG_IMPL_FIRST(...) XLOG_IMPL_FIRST_(__VA_ARGS__, 0)
+#define XLOG_IMPL_FIRST_(first, ...) first
 
 /* The process-wide threshold, and the calling thread's own (or
  * XLOG_LEVEL_PROCESS).  Written through xlog_set_level / xlog_thread_level. */
-extern int xlog__process_threshold;
-extern XLOG__TLS int xlog__thread_threshold;
+extern int xlog_impl_process_threshold;
+extern XLOG_IMPL_TLS int xlog_impl_thread_threshold;
 
-void xlog__log(xlog__site *site, int level, const char *format, ...) XLOG__PRINTF(3, 4);
-void xlog__log_dynamic(xlog__site *site, int level, const char *format, ...)
-    XLOG__PRINTF(3, 4);
+void xlog_impl_log(xlog_impl_site *site, int level, const char *format, ...) XLOG_IMPL_PRINTF(3, 4);
+void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *format, ...)
+    XLOG_IMPL_PRINTF(3, 4);
 
 static inline int xlog_enabled(int level)
 {
-    int threshold = xlog__thread_threshold;
+    int threshold = xlog_impl_thread_threshold;
     if (threshold < 0)
-        threshold = __atomic_load_n(&xlog__process_threshold, __ATOMIC_RELAXED);
+        threshold = __atomic_load_n(&xlog_impl_process_threshold, __ATOMIC_RELAXED);
     return level >= threshold;
 }
 

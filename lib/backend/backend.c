@@ -156,7 +156,7 @@ static int sites_grow(void)
     return 0;
 }
 
-static site_entry *site_lookup(const xlog__site *site)
+static site_entry *site_lookup(const xlog_impl_site *site)
 {
     if (be.site_slots) {
         size_t j = ((uintptr_t)site >> 4) & (be.site_slots - 1);
@@ -336,7 +336,7 @@ static void consume(xlog_ring *r, const xlog_record *rec)
 {
     int64_t utc = line_time(rec->tsc);
     report_drops(r, utc);
-    const xlog__site *site = rec->site;
+    const xlog_impl_site *site = rec->site;
     site_entry *entry = site ? site_lookup(site) : NULL;
     const char *body = (const char *)(rec + 1);
     const unsigned char *kinds;

@@ -91,7 +91,7 @@ typedef struct xlog_record {
     uint8_t flags;  /* XLOG_REC_* flags */
     uint8_t nargs;
     uint64_t tsc;   /* timestamp, in clock ticks (see clock.h) */
-    const void *site; /* the xlog__site, or NULL for an xlogout() record */
+    const void *site; /* the xlog_impl_site, or NULL for an xlogout() record */
 } xlog_record;
 
 #define XLOG_RECORD_ALIGN 8u

@@ -54,14 +54,14 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-XLOG_API int xlog__process_threshold = XLOG_OFF;
-XLOG_API XLOG__TLS int xlog__thread_threshold = XLOG_LEVEL_PROCESS;
+XLOG_API int xlog_impl_process_threshold = XLOG_OFF;
+XLOG_API XLOG_IMPL_TLS int xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
 
 xlog_front_settings xlog_front = {
     .accepting = 0, .full_policy = XLOG_FULL_BLOCK, .ring_size = (size_t)1 << 20, .max_message = 16384};
 xlog_registry xlog_rings = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
 
-static XLOG__TLS xlog_ring *my_ring;
+static XLOG_IMPL_TLS xlog_ring *my_ring;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -83,17 +83,17 @@ static int clamp_level(int level, int highest)
 
 XLOG_API void xlog_set_level(int level)
 {
-    xlog_store(&xlog__process_threshold, clamp_level(level, XLOG_OFF));
+    xlog_store(&xlog_impl_process_threshold, clamp_level(level, XLOG_OFF));
 }
 
 XLOG_API int xlog_get_level(void)
 {
-    return xlog_load(&xlog__process_threshold);
+    return xlog_load(&xlog_impl_process_threshold);
 }
 
 XLOG_API void xlog_thread_level(int level)
 {
-    xlog__thread_threshold = level < 0 ? XLOG_LEVEL_PROCESS : clamp_level(level, XLOG_OFF);
+    xlog_impl_thread_threshold = level < 0 ? XLOG_LEVEL_PROCESS : clamp_level(level, XLOG_OFF);
 }
 
 /* ---- the thread's ring -------------------------------------------------- */
@@ -547,7 +547,7 @@ static uint32_t bounded_len(const char *s, size_t limit)
 
 /* Logs a message whose format is parsed now and copied into the record.
  * site gives file, line and function, or is NULL and they are copied too. */
-static void log_dynamic(xlog_ring *r, const xlog__site *site, int level, const char *file, int line,
+static void log_dynamic(xlog_ring *r, const xlog_impl_site *site, int level, const char *file, int line,
                         const char *func, const char *fmt, va_list ap)
 {
     if (!fmt)
@@ -611,7 +611,7 @@ static void log_dynamic(xlog_ring *r, const xlog__site *site, int level, const c
 /* Parses a site's format on its first use.  Returns 1 if the site can take
  * the fast path with this format: at most XLOG_MAX_ARGS arguments and no
  * string with a fixed precision (which must bound the copy: dynamic path). */
-static int site_prepare(xlog__site *site, const char *fmt)
+static int site_prepare(xlog_impl_site *site, const char *fmt)
 {
     int state = SITE_NEW;
     if (!__atomic_compare_exchange_n(&site->state, &state, SITE_PARSING, 0, __ATOMIC_ACQUIRE,
@@ -665,7 +665,7 @@ static xlog_ring *ring_if_accepting(void)
 /* Everything but the shortest path: a thread's first message, a site's
  * first use, string arguments, the end of the buffer, a full ring, a closed
  * logger. */
-static __attribute__((noinline)) void log_general(xlog__site *site, int level, const char *fmt,
+static __attribute__((noinline)) void log_general(xlog_impl_site *site, int level, const char *fmt,
                                                   va_list ap)
 {
     xlog_ring *r = ring_if_accepting();
@@ -707,7 +707,7 @@ static __attribute__((noinline)) void log_general(xlog__site *site, int level, c
 /* The log call.  The shortest path (a known site without strings, room
  * before the end of the buffer) is written out here so that it needs no
  * other call. */
-XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
+XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -737,7 +737,7 @@ XLOG_API void xlog__log(xlog__site *site, int level, const char *fmt, ...)
     va_end(ap);
 }
 
-XLOG_API void xlog__log_dynamic(xlog__site *site, int level, const char *fmt, ...)
+XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *fmt, ...)
 {
     xlog_ring *r = ring_if_accepting();
     if (!r)
