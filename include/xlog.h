@@ -278,14 +278,23 @@ xlog_config xlog_defaults(void);
 /* Starts logging: checks cfg (NULL means the defaults), creates the
  * directory, opens the first file and starts the back-end thread.  Returns 0,
  * or a negative errno value: -EINVAL for a bad field, -EALREADY if xlog is
- * already open, or the error of mkdir/open.  xlog_strerror(rc) explains it.
- * Messages logged before xlog_open are not written. */
+ * already open, or the error of mkdir/open.  xlog_strerror(rc) explains the
+ * code and xlog_last_error() names the field or file.  A relative cfg.dir
+ * is made absolute here, against the current directory: a later chdir()
+ * does not move the logs.  Messages logged before xlog_open are not written.
+ *
+ * At exit: exit() (or a return from main) and quick_exit() write everything
+ * logged before, also without xlog_close(), and xlog stays open while the
+ * program's other exit handlers and destructors run, so what they log is
+ * written too (xlog closes itself last, from a destructor of its own). */
 int xlog_open(const xlog_config *cfg);
 
 /* Writes every message logged before the call, stops the back end and closes
- * the files.  Messages logged after (or while) it runs are not written; a
- * thread blocked on a full ring is released.  xlog can be opened again.
- * Returns 0, or -EBADF if xlog was not open. */
+ * the files.  Messages logged after (or while) it runs are not written but
+ * counted (xlog_counters.dropped_closing); a thread blocked on a full ring is
+ * released.  xlog can be opened again, with another configuration: each
+ * thread's next message then takes a ring made for it.  Returns 0, or
+ * -EBADF if xlog was not open. */
 int xlog_close(void);
 
 /* Returns when every message logged before the call, by any thread, has been
@@ -304,6 +313,11 @@ void xlog_reopen(void);
 
 /* A readable explanation of a value returned by an xlog function. */
 const char *xlog_strerror(int rc);
+
+/* Why the calling thread's last xlog_open() failed, naming the field or the
+ * file ("cfg.ring_size: 1000 is not between 64 KiB and 1 GiB", "cfg.console:
+ * descriptor 99 is not open (Bad file descriptor)"); "" after a success. */
+const char *xlog_last_error(void);
 
 /* ------------------------------------------------------------------------ */
 /* Levels at run time                                                       */
@@ -332,11 +346,18 @@ typedef struct xlog_counters {
                           notices, and lines later counted in lost) */
     uint64_t bytes;    /* bytes written to the files */
     uint64_t writes;   /* write(2) calls made on the files */
-    uint64_t dropped;  /* messages dropped because a ring was full (XLOG_FULL_DROP),
-                          logged while xlog was closing, or logged by a signal
-                          handler inside a log call of its own thread */
+    uint64_t dropped;  /* messages not written, for one of the three reasons
+                          below (their sum) */
+    uint64_t dropped_full;    /* ... the thread's ring was full (XLOG_FULL_DROP),
+                                 or no memory could be had for a ring */
+    uint64_t dropped_nested;  /* ... logged by a signal handler that interrupted
+                                 a log call (or an xlog function) of its thread */
+    uint64_t dropped_closing; /* ... logged while xlog was closed or closing */
     uint64_t blocked;  /* calls that had to wait for room (XLOG_FULL_BLOCK) */
     uint64_t truncated;/* messages cut at max_message */
+    uint64_t refused;  /* messages logged with a level outside XLOG_TRACE ..
+                          XLOG_FATAL (XLOG(7, ...), xlogout(10, ...)):
+                          never written */
     uint64_t write_errors; /* write(2) or open(2) calls that failed */
     uint64_t lost;     /* lines formatted but not written because writing failed
                           (full disk, I/O error, no file); the file later says
@@ -376,16 +397,18 @@ void xlog_stats(xlog_counters *out);
  * too: it is parsed at every call instead of once per call site.  At most
  * XLOG_MAX_ARGS arguments are captured the fast way; a call with more still
  * gives the right line, through the slower path. */
-#define XLOG(level, ...)                                                           \
-    do {                                                                           \
-        if (XLOG_IMPL_UNLIKELY(xlog_enabled(level))) {                                 \
-            static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0, 0,   \
-                                             0, 0, {0}};                           \
-            if (__builtin_constant_p(XLOG_IMPL_FIRST(__VA_ARGS__)))                    \
-                xlog_impl_log(&xlog_impl_site_var, (level), __VA_ARGS__);                     \
-            else                                                                   \
-                xlog_impl_log_dynamic(&xlog_impl_site_var, (level), __VA_ARGS__);             \
-        }                                                                          \
+#define XLOG(level, ...)                                                                   \
+    do {                                                                                   \
+        int xlog_impl_level_var = XLOG_IMPL_CHECKED_LEVEL(level);                          \
+        if (XLOG_IMPL_UNLIKELY(xlog_impl_level_var >= xlog_impl_threshold())) {            \
+            static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
+                                                        XLOG_IMPL_NULL, 0, 0, {0}};        \
+            if (__builtin_constant_p(XLOG_IMPL_FIRST(__VA_ARGS__)))                        \
+                xlog_impl_log(&xlog_impl_site_var, xlog_impl_level_var, __VA_ARGS__);      \
+            else                                                                           \
+                xlog_impl_log_dynamic(&xlog_impl_site_var, xlog_impl_level_var,            \
+                                      __VA_ARGS__);                                        \
+        }                                                                                  \
     } while (0)
 
 #define xlog_trace(...) XLOG(XLOG_TRACE, __VA_ARGS__)
@@ -445,6 +468,20 @@ typedef struct xlog_impl_site {
 #define XLOG_IMPL_FIRST(...) XLOG_IMPL_FIRST_(__VA_ARGS__, 0)
 #define XLOG_IMPL_FIRST_(first, ...) first
 
+#ifdef __cplusplus
+#define XLOG_IMPL_NULL nullptr
+#else
+#define XLOG_IMPL_NULL ((void *)0)
+#endif
+
+/* A level outside TRACE..FATAL becomes this one, which every threshold lets
+ * through to the library: it refuses the message and counts it
+ * (xlog_counters.refused) rather than writing a false FATAL line.  For a
+ * constant level the check costs nothing. */
+#define XLOG_IMPL_LEVEL_INVALID 255
+#define XLOG_IMPL_CHECKED_LEVEL(level)                                                     \
+    ((unsigned)(level) <= (unsigned)XLOG_FATAL ? (int)(level) : XLOG_IMPL_LEVEL_INVALID)
+
 /* The process-wide threshold, and the calling thread's own (or
  * XLOG_LEVEL_PROCESS).  Written through xlog_set_level / xlog_thread_level. */
 extern int xlog_impl_process_threshold;
@@ -454,12 +491,18 @@ void xlog_impl_log(xlog_impl_site *site, int level, const char *format, ...) XLO
 void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *format, ...)
     XLOG_IMPL_PRINTF(3, 4);
 
-static inline int xlog_enabled(int level)
+/* The threshold in force for the calling thread. */
+static inline int xlog_impl_threshold(void)
 {
     int threshold = xlog_impl_thread_threshold;
     if (threshold < 0)
         threshold = __atomic_load_n(&xlog_impl_process_threshold, __ATOMIC_RELAXED);
-    return level >= threshold;
+    return threshold;
+}
+
+static inline int xlog_enabled(int level)
+{
+    return (unsigned)level <= (unsigned)XLOG_FATAL && level >= xlog_impl_threshold();
 }
 
 #ifdef __cplusplus

@@ -4,12 +4,25 @@
  * Why it is apart: these calls are rare and may be slow; they check the
  * configuration, apply the operator's environment, start and stop the back
  * end, and hand the front end the few settings it reads on every call.
+ *
+ * Exit: xlog must write what was logged before the process ends, also by
+ * code that runs during exit() after the program's last word.  exit() runs
+ * the atexit handlers in reverse order of registration, then the
+ * destructors.  So xlog_open registers a handler that only flushes (the
+ * back end keeps running for the handlers registered before xlog_open, and
+ * for C++ static destructors), and a destructor of the library closes xlog
+ * at the very end (priority 101: after the program's own destructors).
+ * quick_exit() runs only at_quick_exit handlers: xlog flushes there too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "common/internal.h"
 #include "sinks/console_sink.h"
@@ -17,9 +30,27 @@
 /* Serialises xlog_open and xlog_close with each other (and with fork). */
 static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
 static int is_open;
+/* Each xlog_open starts an epoch; rings belong to one (frontend.c). */
+static uint64_t last_epoch;
 /* The configuration in force, for the child of a fork to start again with. */
 static xlog_config open_cfg;
-static char *open_dir;
+static char open_dir[PATH_MAX];
+
+/* Why the calling thread's last xlog_open failed (xlog_last_error). */
+static XLOG_IMPL_TLS char last_error[512];
+
+void xlog_set_error(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(last_error, sizeof last_error, format, ap);
+    va_end(ap);
+}
+
+XLOG_API const char *xlog_last_error(void)
+{
+    return last_error;
+}
 
 XLOG_API xlog_config xlog_defaults(void)
 {
@@ -70,7 +101,54 @@ static size_t round_up_power_of_two(size_t n)
     return p;
 }
 
-/* Applies the environment and checks every field; 0 or -EINVAL. */
+/* Fails xlog_open with -EINVAL and says which field and why. */
+static int invalid(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static int invalid(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(last_error, sizeof last_error, format, ap);
+    va_end(ap);
+    return -EINVAL;
+}
+
+/* cfg->dir as an absolute path in open_dir, so that a later chdir() of the
+ * program does not move the logs (rotation, retention, reopen and
+ * compression all use it). */
+static int resolve_dir(xlog_config *cfg)
+{
+    char resolved[PATH_MAX];
+    if (cfg->dir[0] == '/') {
+        if (strlen(cfg->dir) >= sizeof resolved)
+            return invalid("cfg.dir: longer than PATH_MAX");
+        strcpy(resolved, cfg->dir);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) {
+            int rc = -errno;
+            xlog_set_error("cfg.dir \"%s\" is relative and the current directory is unknown: %s",
+                           cfg->dir, strerror(errno));
+            return rc;
+        }
+        const char *rest = cfg->dir;
+        while (rest[0] == '.' && rest[1] == '/')
+            rest += 2;
+        int n = strcmp(rest, ".") == 0 ? snprintf(resolved, sizeof resolved, "%s", cwd)
+                                       : snprintf(resolved, sizeof resolved, "%s/%s",
+                                                  strcmp(cwd, "/") == 0 ? "" : cwd, rest);
+        if (n < 0 || (size_t)n >= sizeof resolved)
+            return invalid("cfg.dir: \"%s\" in \"%s\" is longer than PATH_MAX", cfg->dir, cwd);
+    }
+    size_t len = strlen(resolved);
+    while (len > 1 && resolved[len - 1] == '/')
+        resolved[--len] = '\0';
+    memcpy(open_dir, resolved, len + 1);
+    cfg->dir = open_dir;
+    return 0;
+}
+
+/* Applies the environment and checks every field: 0, or -EINVAL with the
+ * reason in last_error. */
 static int settle_config(xlog_config *cfg)
 {
     if (cfg->use_environment) {
@@ -81,56 +159,69 @@ static int settle_config(xlog_config *cfg)
         if (level && *level) {
             int parsed = parse_level(level);
             if (parsed < 0)
-                return -EINVAL;
+                return invalid("XLOG_LEVEL=\"%s\" is not trace, debug, info, warn, error, fatal "
+                               "or off", level);
             cfg->level = parsed;
         }
     }
     if (!cfg->dir || !*cfg->dir)
-        return -EINVAL;
+        return invalid("cfg.dir is %s", cfg->dir ? "empty" : "NULL");
     if (cfg->file_mode != XLOG_FILE_SHARED && cfg->file_mode != XLOG_FILE_PER_THREAD &&
         cfg->file_mode != XLOG_FILE_PER_PROCESS)
-        return -EINVAL;
+        return invalid("cfg.file_mode: %d is not XLOG_FILE_SHARED, XLOG_FILE_PER_THREAD or "
+                       "XLOG_FILE_PER_PROCESS", (int)cfg->file_mode);
     if (cfg->level < XLOG_TRACE || cfg->level > XLOG_OFF)
-        return -EINVAL;
+        return invalid("cfg.level: %d is not a level from XLOG_TRACE (0) to XLOG_OFF (6)",
+                       cfg->level);
     if (cfg->full_policy != XLOG_FULL_BLOCK && cfg->full_policy != XLOG_FULL_DROP)
-        return -EINVAL;
+        return invalid("cfg.full_policy: %d is not XLOG_FULL_BLOCK or XLOG_FULL_DROP",
+                       (int)cfg->full_policy);
     if (cfg->ring_size < 65536 || cfg->ring_size > ((size_t)1 << 30))
-        return -EINVAL;
+        return invalid("cfg.ring_size: %zu is not between 64 KiB and 1 GiB", cfg->ring_size);
     cfg->ring_size = round_up_power_of_two(cfg->ring_size);
     if (cfg->max_message < 256 || cfg->max_message > cfg->ring_size / 4)
-        return -EINVAL;
+        return invalid("cfg.max_message: %zu is not between 256 and ring_size / 4 (%zu)",
+                       cfg->max_message, cfg->ring_size / 4);
     if (cfg->write_buffer < 4096)
-        return -EINVAL;
+        return invalid("cfg.write_buffer: %zu is below 4096", cfg->write_buffer);
     /* A buffer must hold at least one line of the longest kind. */
     if (cfg->write_buffer < cfg->max_message + 8192)
         cfg->write_buffer = cfg->max_message + 8192;
     /* Rotation: smaller files would mean a lock and renames for every few
      * writes. */
     if (cfg->rotate_size != 0 && cfg->rotate_size < 65536)
-        return -EINVAL;
+        return invalid("cfg.rotate_size: %zu is neither 0 (no size rotation) nor at least 64 KiB",
+                       cfg->rotate_size);
     if (cfg->rotate_keep < 1 || cfg->rotate_keep > 100000)
-        return -EINVAL;
+        return invalid("cfg.rotate_keep: %u is not between 1 and 100000", cfg->rotate_keep);
     if (cfg->compress != XLOG_COMPRESS_NONE && cfg->compress != XLOG_COMPRESS_GZIP)
-        return -EINVAL;
+        return invalid("cfg.compress: %d is not XLOG_COMPRESS_NONE or XLOG_COMPRESS_GZIP",
+                       (int)cfg->compress);
     if (cfg->check_interval_ms < 1 || cfg->check_interval_ms > 86400000)
-        return -EINVAL;
+        return invalid("cfg.check_interval_ms: %u is not between 1 and 86400000",
+                       cfg->check_interval_ms);
     /* Console: a descriptor, a level, and room for the longest line. */
-    if (cfg->console < 0 || cfg->console_level < XLOG_TRACE || cfg->console_level > XLOG_OFF)
-        return -EINVAL;
+    if (cfg->console < 0)
+        return invalid("cfg.console: %d is not a descriptor (0 for no console)", cfg->console);
+    if (cfg->console_level < XLOG_TRACE || cfg->console_level > XLOG_OFF)
+        return invalid("cfg.console_level: %d is not a level from XLOG_TRACE (0) to XLOG_OFF (6)",
+                       cfg->console_level);
     if (cfg->console_color != XLOG_COLOR_AUTO && cfg->console_color != XLOG_COLOR_NEVER &&
         cfg->console_color != XLOG_COLOR_ALWAYS)
-        return -EINVAL;
+        return invalid("cfg.console_color: %d is not XLOG_COLOR_AUTO, XLOG_COLOR_NEVER or "
+                       "XLOG_COLOR_ALWAYS", (int)cfg->console_color);
     if (cfg->console_buffer < 65536)
-        return -EINVAL;
+        return invalid("cfg.console_buffer: %zu is below 64 KiB", cfg->console_buffer);
     if (cfg->console_buffer < cfg->max_message + 8192)
         cfg->console_buffer = cfg->max_message + 8192;
-    return 0;
+    return resolve_dir(cfg);
 }
 
 /* fork(): the locks are taken in one order (lifecycle, registry, back end)
  * so that none is held by a thread that does not exist in the child. */
 static void before_fork(void)
 {
+    xlog_enter();
     pthread_mutex_lock(&lifecycle_lock);
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_backend_lock();
@@ -141,6 +232,7 @@ static void after_fork_in_parent(void)
     xlog_backend_unlock();
     pthread_mutex_unlock(&xlog_rings.lock);
     pthread_mutex_unlock(&lifecycle_lock);
+    xlog_leave();
 }
 
 static void after_fork_in_child(void)
@@ -148,13 +240,15 @@ static void after_fork_in_child(void)
     xlog_backend_unlock();
     if (is_open)
         xlog_backend_after_fork();
+    xlog_rings_after_fork();
     xlog_front_after_fork();
     pthread_mutex_unlock(&xlog_rings.lock);
-    pthread_mutex_unlock(&lifecycle_lock);
     if (is_open) {
-        xlog_store(&xlog_front.accepting, 0);
+        xlog_store(&xlog_front.epoch, 0);
         xlog_store_release(&xlog_front.forked, 1);
     }
+    pthread_mutex_unlock(&lifecycle_lock);
+    xlog_leave();
 }
 
 void xlog_resume_after_fork(void)
@@ -163,53 +257,61 @@ void xlog_resume_after_fork(void)
     if (xlog_load(&xlog_front.forked) && is_open) {
         xlog_store(&xlog_front.forked, 0);
         if (xlog_backend_start(&open_cfg) == 0)
-            xlog_store_release(&xlog_front.accepting, 1);
+            xlog_store_release(&xlog_front.epoch, ++last_epoch);
         else
             is_open = 0;
     }
     pthread_mutex_unlock(&lifecycle_lock);
 }
 
-/* exit() or a return from main without xlog_close(): write everything. */
-static void close_at_exit(void)
+/* exit(), quick_exit() or a return from main without xlog_close(): write
+ * everything logged so far; what later exit handlers log is written too
+ * (see the top of this file). */
+static void flush_at_exit(void)
+{
+    xlog_flush();
+}
+
+__attribute__((destructor(101))) static void close_at_the_end(void)
 {
     xlog_close();
 }
 
 XLOG_API int xlog_open(const xlog_config *user_cfg)
 {
+    last_error[0] = '\0';
     xlog_config cfg = user_cfg ? *user_cfg : xlog_defaults();
-    int rc = settle_config(&cfg);
-    if (rc != 0)
-        return rc;
+    xlog_enter();
     pthread_mutex_lock(&lifecycle_lock);
-    if (is_open) {
-        pthread_mutex_unlock(&lifecycle_lock);
-        return -EALREADY;
+    int rc = is_open ? -EALREADY : settle_config(&cfg);
+    if (rc == -EALREADY)
+        xlog_set_error("xlog is already open");
+    if (rc == 0) {
+        xlog_store(&xlog_front.ring_size, cfg.ring_size);
+        xlog_store(&xlog_front.max_message, cfg.max_message);
+        xlog_store(&xlog_front.full_policy, (int)cfg.full_policy);
+        xlog_store(&xlog_front.alt_stacks, cfg.crash_handlers);
+        rc = xlog_backend_start(&cfg);
+        if (rc != 0 && !last_error[0])
+            xlog_set_error("%s", strerror(-rc));
     }
-    xlog_store(&xlog_front.ring_size, cfg.ring_size);
-    xlog_store(&xlog_front.max_message, cfg.max_message);
-    xlog_store(&xlog_front.full_policy, (int)cfg.full_policy);
-    xlog_store(&xlog_front.alt_stacks, cfg.crash_handlers);
-    rc = xlog_backend_start(&cfg);
     if (rc == 0) {
         is_open = 1;
-        xlog_store_release(&xlog_front.accepting, 1);
+        open_cfg = cfg;
+        xlog_store_release(&xlog_front.epoch, ++last_epoch);
         xlog_set_level(cfg.level);
         if (cfg.crash_handlers)
             xlog_crash_install();
-        free(open_dir);
-        open_dir = strdup(cfg.dir);
-        open_cfg = cfg;
-        open_cfg.dir = open_dir ? open_dir : "logs";
         static int hooks_installed;
         if (!hooks_installed) {
-            atexit(close_at_exit);
+            atexit(flush_at_exit);
+            at_quick_exit(flush_at_exit);
             pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
             hooks_installed = 1;
         }
     }
     pthread_mutex_unlock(&lifecycle_lock);
+    xlog_leave();
     return rc;
 }
 
@@ -217,30 +319,34 @@ XLOG_API int xlog_flush(void)
 {
     if (xlog_load(&xlog_front.forked))
         xlog_resume_after_fork();
-    if (!xlog_load_acquire(&xlog_front.accepting))
+    if (!xlog_load_acquire(&xlog_front.epoch))
         return -EBADF;
     return xlog_backend_flush();
 }
 
 XLOG_API int xlog_close(void)
 {
+    xlog_enter();
     pthread_mutex_lock(&lifecycle_lock);
-    if (!is_open) {
-        pthread_mutex_unlock(&lifecycle_lock);
-        return -EBADF;
+    int rc = -EBADF;
+    if (is_open) {
+        xlog_crash_uninstall();
+        if (xlog_load(&xlog_front.forked)) {
+            /* A child that never logged: there is no back end to stop. */
+            xlog_store(&xlog_front.forked, 0);
+        } else {
+            /* Calls from now on are dropped and counted; the back end's
+             * last flush writes everything published before. */
+            xlog_store_release(&xlog_front.epoch, 0);
+            xlog_backend_stop();
+            xlog_rings_close_epoch();
+        }
+        is_open = 0;
+        rc = 0;
     }
-    xlog_crash_uninstall();
-    xlog_set_level(XLOG_OFF);
-    if (xlog_load(&xlog_front.forked)) {
-        /* A child that never logged: there is no back end to stop. */
-        xlog_store(&xlog_front.forked, 0);
-    } else {
-        xlog_store_release(&xlog_front.accepting, 0);
-        xlog_backend_stop();
-    }
-    is_open = 0;
     pthread_mutex_unlock(&lifecycle_lock);
-    return 0;
+    xlog_leave();
+    return rc;
 }
 
 XLOG_API void xlog_stats(xlog_counters *out)
@@ -252,15 +358,28 @@ XLOG_API void xlog_stats(xlog_counters *out)
     out->truncated = xlog_load(&xlog_counts.truncated);
     out->write_errors = xlog_load(&xlog_counts.write_errors);
     out->lost = xlog_load(&xlog_counts.lost);
+    out->refused = xlog_load(&xlog_counts.refused);
     out->console_dropped = xlog_load(&xlog_console_dropped);
+    uint64_t dropped[XLOG_DROP_REASONS];
+    xlog_enter();
     pthread_mutex_lock(&xlog_rings.lock);
-    out->dropped = xlog_rings.retired_dropped;
+    for (int i = 0; i < XLOG_DROP_REASONS; i++)
+        dropped[i] = xlog_rings.retired_dropped[i] + xlog_load(&xlog_unringed_dropped[i]);
     out->blocked = xlog_rings.retired_blocked;
-    for (xlog_ring *r = xlog_rings.rings; r; r = r->next) {
-        out->dropped += xlog_load(&r->dropped);
-        out->blocked += xlog_load(&r->blocked);
+    xlog_ring *lists[] = {xlog_rings.rings, xlog_rings.stale};
+    for (size_t l = 0; l < 2; l++) {
+        for (xlog_ring *r = lists[l]; r; r = r->next) {
+            for (int i = 0; i < XLOG_DROP_REASONS; i++)
+                dropped[i] += xlog_load(&r->dropped[i]);
+            out->blocked += xlog_load(&r->blocked);
+        }
     }
     pthread_mutex_unlock(&xlog_rings.lock);
+    xlog_leave();
+    out->dropped_full = dropped[XLOG_DROP_FULL];
+    out->dropped_nested = dropped[XLOG_DROP_NESTED];
+    out->dropped_closing = dropped[XLOG_DROP_CLOSING];
+    out->dropped = out->dropped_full + out->dropped_nested + out->dropped_closing;
 }
 
 XLOG_API const char *xlog_strerror(int rc)
@@ -270,11 +389,12 @@ XLOG_API const char *xlog_strerror(int rc)
         return "success";
     case -EINVAL:
         return "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR) is "
-               "out of range";
+               "out of range; xlog_last_error() says which";
     case -EALREADY:
         return "xlog is already open";
     case -EBADF:
-        return "xlog is not open";
+        return "xlog is not open (from xlog_open: a descriptor in the configuration is not "
+               "open; xlog_last_error() says which)";
     default:
         return rc < 0 ? strerror(-rc) : "unknown xlog result";
     }

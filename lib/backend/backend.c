@@ -53,6 +53,7 @@
 #define WATERMARK_MARGIN_NS 50000.0
 #define RESYNC_INTERVAL_NS 1000000000.0
 #define STUCK_CALL_NS 100000000.0
+#define NOTICE_INTERVAL_NS 1000000000.0
 /* Consumed bytes given back to a producer at least this often. */
 #define RELEASE_EVERY 65536u
 /* Room a line prefix may take: time, level, file:line function, tid. */
@@ -81,6 +82,7 @@ static struct backend {
     uint64_t stuck_ticks;
     uint64_t resync_ticks;
     uint64_t flush_interval_ticks;
+    uint64_t notice_interval_ticks;
     uint64_t next_resync;
     xlog_time_cache time_cache;
     xlog_file shared;        /* shared and per-process modes */
@@ -319,23 +321,55 @@ static void write_notice(xlog_ring *r, int64_t utc, const char *text)
     write_line(r, utc, XLOG_WARN, where, sizeof where - 1, text, strlen(text), NULL, 0, 0);
 }
 
-static void report_drops(xlog_ring *r, int64_t utc)
+/* One line saying how many of the thread's messages were not written since
+ * the last such line, and why; at most one per thread per NOTICE_INTERVAL_NS
+ * unless forced (a flush, the thread's end), so that a flood of drops makes
+ * one line a second, not one per gap. */
+static void report_drops(xlog_ring *r, uint64_t now, int force)
 {
-    uint64_t dropped = xlog_load(&r->dropped);
-    if (dropped == r->dropped_reported)
+    static const char *const reasons[XLOG_DROP_REASONS] = {
+        [XLOG_DROP_FULL] = "its ring was full (XLOG_FULL_DROP)",
+        [XLOG_DROP_NESTED] = "logged by a signal handler inside a log call",
+        [XLOG_DROP_CLOSING] = "logged while xlog was closing",
+    };
+    uint64_t news[XLOG_DROP_REASONS], refused = r->refused - r->refused_reported, total = refused;
+    for (int i = 0; i < XLOG_DROP_REASONS; i++) {
+        news[i] = xlog_load(&r->dropped[i]) - r->dropped_reported[i];
+        total += news[i];
+    }
+    if (total == 0 || (!force && now < r->notice_due))
         return;
-    char text[96];
-    snprintf(text, sizeof text, "%llu messages dropped by this thread: its ring was full",
-             (unsigned long long)(dropped - r->dropped_reported));
-    r->dropped_reported = dropped;
-    write_notice(r, utc, text);
+    char text[400];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "%llu messages of this thread were not written:",
+                                (unsigned long long)total);
+    const char *separator = " ";
+    for (int i = 0; i < XLOG_DROP_REASONS; i++) {
+        if (news[i]) {
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s%llu %s", separator,
+                                  (unsigned long long)news[i], reasons[i]);
+            separator = ", ";
+        }
+        r->dropped_reported[i] += news[i];
+    }
+    if (refused)
+        snprintf(text + n, sizeof text - n, "%s%llu refused: level outside TRACE..FATAL", separator,
+                 (unsigned long long)refused);
+    r->refused_reported += refused;
+    r->notice_due = now + be.notice_interval_ticks;
+    write_notice(r, line_time(now), text);
 }
 
 /* Formats and writes the record at the ring's read position. */
 static void consume(xlog_ring *r, const xlog_record *rec)
 {
+    report_drops(r, rec->tsc, 0);
+    if (rec->level > XLOG_FATAL) {
+        r->refused++;
+        xlog_add(&xlog_counts.refused, 1);
+        return;
+    }
     int64_t utc = line_time(rec->tsc);
-    report_drops(r, utc);
     const xlog_impl_site *site = rec->site;
     site_entry *entry = site ? site_lookup(site) : NULL;
     const char *body = (const char *)(rec + 1);
@@ -487,21 +521,23 @@ static size_t merge(uint64_t watermark)
 
 /* ---- housekeeping ---------------------------------------------------------- */
 
-/* Frees the rings of threads that have ended, once everything in them is
- * written. */
-static void retire_exited_rings(void)
+/* Gives the rings of threads that have ended back to the pool, once
+ * everything in them is written; tends the memory of the others. */
+static void tend_rings(uint64_t now)
 {
     for (size_t i = 0; i < be.ring_count; i++) {
         xlog_ring *r = be.rings[i];
-        if (!xlog_load_acquire(&r->exited))
+        if (!xlog_load_acquire(&r->exited)) {
+            xlog_ring_tend(r, now, be.clock.ns_per_tick);
             continue;
+        }
         r->visible_end = xlog_load_acquire(&r->head);
         if (front(r))
             continue;
-        report_drops(r, line_time(xlog_ticks()));
+        report_drops(r, now, 1);
         release_file(r);
         pthread_mutex_lock(&xlog_rings.lock);
-        xlog_ring_free_locked(r);
+        xlog_ring_retire_locked(r);
         pthread_mutex_unlock(&xlog_rings.lock);
         be.rings[i--] = be.rings[--be.ring_count];
     }
@@ -573,7 +609,7 @@ static void crash_drain(int sig)
 
 void xlog_backend_crash_flush(int sig)
 {
-    if (!xlog_load_acquire(&xlog_front.accepting))
+    if (!xlog_load_acquire(&xlog_front.epoch))
         return;
     int self = (int)syscall(SYS_gettid);
     xlog_store(&be.crash_tid, self);
@@ -628,12 +664,12 @@ static void *backend_main(void *unused)
         }
         uint64_t watermark = scan(stopping);
         size_t written = merge(watermark);
-        retire_exited_rings();
-        xlog_sinks_housekeeping();
         uint64_t now = xlog_ticks();
+        tend_rings(now);
+        xlog_sinks_housekeeping();
         if (flushing && watermark >= flush_target) {
             for (size_t i = 0; i < be.ring_count; i++)
-                report_drops(be.rings[i], line_time(now));
+                report_drops(be.rings[i], now, 1);
             write_buffers(now, 1);
             resync_clock(now);
             pthread_mutex_lock(&be.lock);
@@ -684,8 +720,10 @@ int xlog_backend_start(const xlog_config *cfg)
         return -ENOMEM;
     be.cfg.dir = be.dir;
     int rc = xlog_make_dir(be.dir);
-    if (rc != 0)
+    if (rc != 0) {
+        xlog_set_error("cfg.dir: cannot create the log directory %s: %s", be.dir, strerror(-rc));
         goto fail_dir;
+    }
     rc = xlog_sinks_start(cfg);
     if (rc != 0)
         goto fail_dir;
@@ -695,6 +733,7 @@ int xlog_backend_start(const xlog_config *cfg)
     be.resync_ticks = (uint64_t)(RESYNC_INTERVAL_NS / be.clock.ns_per_tick);
     be.stuck_ticks = (uint64_t)(STUCK_CALL_NS / be.clock.ns_per_tick);
     be.flush_interval_ticks = (uint64_t)(cfg->flush_interval_ms * 1e6 / be.clock.ns_per_tick);
+    be.notice_interval_ticks = (uint64_t)(NOTICE_INTERVAL_NS / be.clock.ns_per_tick);
     be.next_resync = xlog_ticks() + be.resync_ticks;
     be.last_utc = INT64_MIN;
     xlog_time_cache_init(&be.time_cache);
@@ -707,10 +746,14 @@ int xlog_backend_start(const xlog_config *cfg)
      * xlog_open; per-thread files are opened by their first line. */
     if (cfg->file_mode != XLOG_FILE_PER_THREAD) {
         rc = xlog_file_use_time(&be.shared, xlog_clock_utc(&be.clock, xlog_ticks()));
-        if (rc != 0)
+        if (rc != 0) {
+            xlog_set_error("cannot open the log file %s: %s",
+                           be.shared.path ? be.shared.path : be.dir, strerror(-rc));
             goto fail_file;
+        }
     } else if (access(be.dir, W_OK) != 0) {
         rc = -errno;
+        xlog_set_error("cfg.dir: cannot write in %s: %s", be.dir, strerror(errno));
         goto fail_file;
     }
 
@@ -835,12 +878,8 @@ void xlog_backend_stop(void)
 
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_rings.backend_running = 0;
-    for (xlog_ring *r = xlog_rings.rings, *next; r; r = next) {
-        next = r->next;
+    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
         release_file(r);
-        if (xlog_load_acquire(&r->exited))
-            xlog_ring_free_locked(r);
-    }
     pthread_mutex_unlock(&xlog_rings.lock);
 
     xlog_sinks_stop();

@@ -27,7 +27,7 @@
 /* Settings the front end reads on every call, copied from the configuration
  * by xlog_open. */
 typedef struct xlog_front_settings {
-    int accepting;        /* atomic: 1 between xlog_open and xlog_close */
+    uint64_t epoch;       /* atomic: which xlog_open is in force; 0 while closed */
     int full_policy;      /* xlog_full_policy */
     size_t ring_size;     /* power of two */
     size_t max_message;
@@ -37,30 +37,61 @@ typedef struct xlog_front_settings {
 
 extern xlog_front_settings xlog_front;
 
-/* Every ring that exists, with totals of the rings already freed. */
+/* Every ring, by state (see rings.c), with the counts of rings that are no
+ * longer listed. */
 typedef struct xlog_registry {
     pthread_mutex_t lock;
-    xlog_ring *rings;          /* list through ring->next */
-    uint64_t generation;       /* atomic: bumped when the list changes */
-    int backend_running;       /* under lock: the back end frees exited rings */
-    uint64_t retired_dropped;  /* under lock */
+    xlog_ring *rings;          /* the open epoch's rings, through ring->next */
+    xlog_ring *stale;          /* rings of an earlier epoch that threads still hold */
+    xlog_ring *free;           /* the pool */
+    size_t free_count;
+    uint64_t generation;       /* atomic: bumped when the list of rings changes */
+    int backend_running;       /* under lock: the back end retires exited rings */
+    uint64_t retired_dropped[XLOG_DROP_REASONS]; /* under lock */
     uint64_t retired_blocked;  /* under lock */
 } xlog_registry;
 
 extern xlog_registry xlog_rings;
 
-/* Unlinks and frees a ring; the registry lock must be held. */
-void xlog_ring_free_locked(xlog_ring *r);
+/* rings.c.  A ring for the calling thread in this epoch (NULL without
+ * memory); the registry lock must not be held. */
+xlog_ring *xlog_ring_take(uint64_t epoch);
+/* The thread is done with r (it ended, or moved to another ring): the back
+ * end writes what is left in it, or, if none drains it, it is recycled now. */
+void xlog_ring_leave(xlog_ring *r);
+/* The back end unlists a drained ring of a thread that has ended; the
+ * registry lock must be held. */
+void xlog_ring_retire_locked(xlog_ring *r);
+/* xlog_close, after the back end has stopped: the rings become stale. */
+void xlog_rings_close_epoch(void);
+/* In the child of fork(): forget every ring of the parent. */
+void xlog_rings_after_fork(void);
+/* The back end, once a pass per ring: populate ahead of its laps, retire
+ * and trim an idle ring (rings.c, "Idle rings"). */
+void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick);
 
-/* In the child of fork(): free the rings of the threads that did not come
- * along, empty the caller's own, zero the counters (frontend.c). */
+/* Messages dropped outside any ring: logged while xlog was closed, or by a
+ * signal handler during a thread's first call (atomic). */
+extern uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
+
+/* In the child of fork(): forget the calling thread's ring (frontend.c). */
 void xlog_front_after_fork(void);
 /* Starts the back end again in the child of fork() on its first use (xlog.c). */
 void xlog_resume_after_fork(void);
 
+/* Marks the calling thread as inside xlog while it holds a lock a log call
+ * may need, so that a signal handler's log call is dropped rather than
+ * deadlocking (frontend.c). */
+void xlog_enter(void);
+void xlog_leave(void);
+
+/* Says why xlog_open is failing, for xlog_last_error() (xlog.c); only
+ * during xlog_open, on its thread. */
+void xlog_set_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
 /* Counters kept by the back end (atomics). */
 typedef struct xlog_backend_counters {
-    uint64_t messages, bytes, writes, truncated, write_errors, lost;
+    uint64_t messages, bytes, writes, truncated, write_errors, lost, refused;
 } xlog_backend_counters;
 
 extern xlog_backend_counters xlog_counts;

@@ -6,15 +6,29 @@
  * producer) appends records; the back end (the consumer) reads them in place,
  * formats them, and gives the space back.
  *
- * How: positions are free-running 64-bit byte counters; the slot of a position
- * is pos & mask.  A record never wraps: when it does not fit before the end of
- * the buffer, the producer writes a padding record there and starts again at
- * offset 0.  Records are 8-byte aligned.
+ * Positions are free-running 64-bit byte counters; the buffer offset of a
+ * position is pos & mask.  A record never wraps around the end of the buffer.
  *
  *   head  written by the producer.  Bits 63..1 hold the end of the published
  *         records; bit 0 is set while a call is between taking its timestamp
  *         and publishing its record (see "ordering" below).
  *   tail  written by the consumer: everything before it may be overwritten.
+ * The producer may write [pos, pos + size) when pos + size - tail <= capacity.
+ *
+ * Laps, and why the memory of a ring follows what it holds: the producer
+ * does not always run to the end of the buffer before starting again at
+ * offset 0.  It wraps at lap_end, which starts small (XLOG_RING_MIN_LAP):
+ * when it gets there and the back end has read everything (the ring is
+ * empty), it wraps early; otherwise (a burst) the lap doubles, up to the
+ * whole buffer.  A wrap is a padding record from the write position to the
+ * end of the buffer, so the next lap starts at a multiple of the capacity,
+ * pos & mask stays the offset, and the rule above stays the whole safety
+ * condition.  So a thread that logs a little touches only the first pages
+ * of its ring however long it runs; a thread that bursts gets the room it
+ * needs.  Laps never shrink on their own (a short lap after a burst would
+ * make the next burst wait); instead a ring that stays idle is retired by
+ * the back end and its pages given back, and the thread's next message
+ * takes a small ring from the pool (rings.c, "Idle rings").
  *
  * Ordering across threads: a shared file must be in time order, but a thread
  * can be preempted after reading the clock and before publishing.  Bit 0 of
@@ -22,34 +36,48 @@
  * thread's previous one may still appear, so the back end holds back later
  * records until that call has finished (see backend.c, "watermark").
  *
- * The producer-written and consumer-written fields live on separate cache
- * lines so the two ends do not slow each other down.
+ * The fields are grouped by who writes them, each group on its own cache
+ * line, so that the two ends do not slow each other down.
  */
 #ifndef XLOG_RING_H
 #define XLOG_RING_H
 
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define XLOG_CACHE_LINE 64
+/* The shortest lap, and about what a new ring has in memory. */
+#define XLOG_RING_MIN_LAP (16u * 1024)
 
 struct xlog_file;
+
+/* Why a thread's messages were dropped (counted per reason, reported in the
+ * log with the reason). */
+enum {
+    XLOG_DROP_FULL = 0,   /* the ring was full and full_policy is XLOG_FULL_DROP */
+    XLOG_DROP_NESTED = 1, /* logged by a signal handler inside a log call of the thread */
+    XLOG_DROP_CLOSING = 2,/* logged while xlog_close ran (or waiting for room when it did) */
+    XLOG_DROP_REASONS = 3
+};
 
 typedef struct xlog_ring {
     /* Read and written by the producer only: a line the back end never
      * touches, so the call's loads never miss. */
     _Alignas(XLOG_CACHE_LINE) uint64_t write_pos; /* producer's copy of head, bit 0 clear */
     uint64_t cached_tail;                    /* producer's last view of tail */
-    int in_call;                             /* between begin_record and publish_record */
+    uint64_t lap_end;                        /* the producer wraps at this offset */
+    uint64_t epoch;                          /* atomic: the xlog_open this ring belongs
+                                                to; 0 once the back end retired it */
 
     /* Written by the producer at every call, polled by the back end: alone
      * on its line (the producer only stores to it). */
     _Alignas(XLOG_CACHE_LINE) uint64_t head; /* atomic; see above */
 
-    /* Written by the producer rarely (read by the back end per record, so
+    /* Written by the producer rarely (read by the back end per pass, so
      * they must not share the line above). */
-    _Alignas(XLOG_CACHE_LINE) uint64_t dropped; /* atomic: messages dropped on a full ring */
+    _Alignas(XLOG_CACHE_LINE) uint64_t dropped[XLOG_DROP_REASONS]; /* atomic */
     uint64_t blocked;                        /* atomic: calls that waited for room */
+    uint64_t shared_lap_end;                 /* atomic: lap_end, for the back end */
 
     /* Written by the consumer only. */
     _Alignas(XLOG_CACHE_LINE) uint64_t tail; /* atomic */
@@ -58,26 +86,36 @@ typedef struct xlog_ring {
     uint64_t last_tsc;                       /* timestamp of the newest record seen */
     uint64_t odd_head;                       /* a head seen with bit 0 set ... */
     uint64_t odd_since;                      /* ... since these ticks (see backend.c) */
-    uint64_t dropped_reported;               /* drops already announced in the log */
+    uint64_t refused;                        /* records with a level outside TRACE..FATAL */
+    uint64_t dropped_reported[XLOG_DROP_REASONS]; /* drops already announced ... */
+    uint64_t refused_reported;               /* ... and refusals */
+    uint64_t notice_due;                     /* ticks before which no new drop notice */
+    uint64_t populated;                      /* bytes of the buffer known to be in memory */
+    uint64_t idle_head;                      /* head when the ring was last seen idle ... */
+    uint64_t idle_since;                     /* ... and since when (ticks) */
+    int idle_stage;                          /* rings.c, "Idle rings" */
     struct xlog_file *file;                  /* this thread's file (per-thread mode) */
     char tid_text[24];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
 
-    /* Set once, read by both. */
+    /* Set when the ring is given to a thread, read by both. */
     _Alignas(XLOG_CACHE_LINE) char *buffer;
     uint64_t mask;
     uint64_t capacity;
+    size_t map_size;                         /* header page and buffer, as mapped */
     int tid;                                 /* kernel thread id */
-    int exited;                              /* atomic: the owning thread has ended */
+    int exited;                              /* atomic: the owning thread has ended
+                                                or moved to another ring */
+    int listed;                              /* in xlog_rings.rings (registry lock) */
     void *alt_stack;                         /* signal stack xlog gave the thread, or NULL */
-    struct xlog_ring *next;                  /* registry list, under the registry lock */
+    struct xlog_ring *next;                  /* registry or free list, under the registry lock */
 } xlog_ring;
 
 /* Record types. */
 enum {
     XLOG_REC_SITE = 1,    /* format, file, line, function and kinds from a static site */
     XLOG_REC_DYNAMIC = 2, /* format (and maybe file/function) copied into the record */
-    XLOG_REC_PAD = 3      /* filler up to the end of the buffer */
+    XLOG_REC_PAD = 3      /* filler up to the end of the buffer: the next lap follows */
 };
 
 /* Record flags. */

@@ -10,15 +10,22 @@
  *   1. The XLOG macro checks the level inline (xlog.h) and passes its static
  *      call site.  On the site's first use, the format is parsed once into a
  *      list of argument kinds (site_prepare); later calls just read it.
- *   2. The thread's first message allocates, touches and registers its ring
- *      (ring_for_this_thread), and gives the thread an alternate signal
- *      stack: the only allocations and system calls (gettid, sigaltstack,
- *      the allocator's mmap) a thread ever makes here, unless its ring is
- *      full and the call waits.
- *   3. The call measures the record (string lengths need a first pass over the
- *      arguments), reserves room in the ring, marks itself "in a call" (bit 0
- *      of head), reads the clock, copies the arguments and publishes.
- *   4. A full ring blocks (spinning, then yielding, then sleeping) or drops,
+ *   2. The whole call is one region the thread marks (in_call): a signal
+ *      handler that logs while its thread is inside a call (or inside an
+ *      xlog function that holds a lock a call may need) is dropped and
+ *      counted, never allowed to touch the ring, a lock or the allocator the
+ *      interrupted call is using.
+ *   3. The thread's first message takes a ring (common/rings.c: from a pool,
+ *      or newly mapped) and gives the thread an alternate signal stack: the
+ *      only system calls a thread makes here, unless its ring is full and
+ *      the call waits.  A ring belongs to one xlog_open (its epoch): after a
+ *      close and an open, the thread's next message takes a new ring, made
+ *      with the configuration in force.
+ *   4. The call measures the record (string lengths need a first pass over the
+ *      arguments), reserves room in the ring (ring_reserve, which also ends a
+ *      lap: common/ring.h), marks itself "in a call" (bit 0 of head), reads
+ *      the clock, copies the arguments and publishes.
+ *   5. A full ring blocks (spinning, then yielding, then sleeping) or drops,
  *      as configured; both are counted.
  *
  * Formats that are not string literals, sites whose format has more than
@@ -58,10 +65,13 @@ XLOG_API int xlog_impl_process_threshold = XLOG_OFF;
 XLOG_API XLOG_IMPL_TLS int xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
 
 xlog_front_settings xlog_front = {
-    .accepting = 0, .full_policy = XLOG_FULL_BLOCK, .ring_size = (size_t)1 << 20, .max_message = 16384};
-xlog_registry xlog_rings = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
+    .epoch = 0, .full_policy = XLOG_FULL_BLOCK, .ring_size = (size_t)1 << 20, .max_message = 16384};
+uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
 
 static XLOG_IMPL_TLS xlog_ring *my_ring;
+/* Non-zero while the thread is inside a log call, or inside an xlog
+ * function holding a lock a log call may take (xlog_enter, which nests). */
+static XLOG_IMPL_TLS int in_call;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -96,22 +106,45 @@ XLOG_API void xlog_thread_level(int level)
     xlog_impl_thread_threshold = level < 0 ? XLOG_LEVEL_PROCESS : clamp_level(level, XLOG_OFF);
 }
 
-/* ---- the thread's ring -------------------------------------------------- */
+/* ---- the call region ------------------------------------------------------ */
 
-void xlog_ring_free_locked(xlog_ring *r)
+/* The compiler must not move the ring's stores out of the region, since a
+ * signal handler on this thread checks in_call. */
+static inline void enter_call(void)
 {
-    for (xlog_ring **p = &xlog_rings.rings; *p; p = &(*p)->next) {
-        if (*p == r) {
-            *p = r->next;
-            break;
-        }
-    }
-    xlog_rings.retired_dropped += xlog_load(&r->dropped);
-    xlog_rings.retired_blocked += xlog_load(&r->blocked);
-    xlog_add(&xlog_rings.generation, 1);
-    free(r->buffer);
-    free(r);
+    in_call++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
+
+static inline void leave_call(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    in_call--;
+}
+
+void xlog_enter(void)
+{
+    enter_call();
+}
+
+void xlog_leave(void)
+{
+    leave_call();
+}
+
+static void count_drop(xlog_ring *r, int reason)
+{
+    xlog_add(r ? &r->dropped[reason] : &xlog_unringed_dropped[reason], 1);
+}
+
+/* A call made inside another of the same thread: a signal handler that
+ * interrupted it.  Writing would corrupt the record being written. */
+static __attribute__((noinline)) void drop_nested(void)
+{
+    count_drop(my_ring, XLOG_DROP_NESTED);
+}
+
+/* ---- the thread's ring -------------------------------------------------- */
 
 /* Size of the alternate signal stack: the crash handler formats lines. */
 #define ALT_STACK_SIZE (64 * 1024)
@@ -141,18 +174,15 @@ static void take_alt_stack(xlog_ring *r)
 }
 
 /* The thread is ending: its ring stays until the back end has written what
- * is in it, or goes now if no back end runs. */
+ * is in it. */
 static void thread_exited(void *ring)
 {
     xlog_ring *r = ring;
+    enter_call();
     my_ring = NULL;
     take_alt_stack(r);
-    pthread_mutex_lock(&xlog_rings.lock);
-    if (xlog_rings.backend_running)
-        xlog_store_release(&r->exited, 1);
-    else
-        xlog_ring_free_locked(r);
-    pthread_mutex_unlock(&xlog_rings.lock);
+    xlog_ring_leave(r);
+    leave_call();
 }
 
 static void make_thread_exit_key(void)
@@ -160,80 +190,83 @@ static void make_thread_exit_key(void)
     pthread_key_create(&thread_exit_key, thread_exited);
 }
 
-static xlog_ring *ring_for_this_thread(void)
+/* The thread's first message in this epoch, or after the back end retired
+ * its idle ring: a ring of its own.  The old one is left to the back end or
+ * recycled; the signal stack stays with the thread. */
+static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
 {
-    if (!xlog_load(&xlog_front.accepting))
-        return NULL;
     pthread_once(&thread_exit_key_once, make_thread_exit_key);
-    size_t capacity = xlog_load(&xlog_front.ring_size);
-    xlog_ring *r = aligned_alloc(XLOG_CACHE_LINE, sizeof *r);
-    char *buffer = aligned_alloc(XLOG_CACHE_LINE, capacity);
-    if (!r || !buffer) {
-        free(r);
-        free(buffer);
+    xlog_ring *old = my_ring;
+    xlog_ring *r = xlog_ring_take(epoch);
+    if (!r)
         return NULL;
-    }
-    memset(r, 0, sizeof *r);
-    /* Touch every page now, so that the calls that follow do not take the
-     * page faults (a few microseconds each) of a first pass through it. */
-    memset(buffer, 0, capacity);
-    r->buffer = buffer;
-    r->capacity = capacity;
-    r->mask = capacity - 1;
-    r->tid = (int)syscall(SYS_gettid);
-
-    pthread_mutex_lock(&xlog_rings.lock);
-    r->next = xlog_rings.rings;
-    xlog_rings.rings = r;
-    xlog_add(&xlog_rings.generation, 1);
-    pthread_mutex_unlock(&xlog_rings.lock);
-    pthread_setspecific(thread_exit_key, r);
-    if (xlog_load(&xlog_front.alt_stacks))
+    if (old) {
+        r->alt_stack = old->alt_stack;
+        old->alt_stack = NULL;
+    } else if (xlog_load(&xlog_front.alt_stacks)) {
         give_alt_stack(r);
+    }
     my_ring = r;
+    pthread_setspecific(thread_exit_key, r);
+    if (old)
+        xlog_ring_leave(old);
     return r;
 }
 
 void xlog_front_after_fork(void)
 {
+    /* rings.c unmaps every ring; the signal stack stays the thread's. */
     xlog_ring *mine = my_ring;
-    for (xlog_ring *r = xlog_rings.rings, *next; r; r = next) {
-        next = r->next;
-        if (r != mine) {
-            free(r->alt_stack); /* that thread's; it did not come along */
-            xlog_ring_free_locked(r);
+    if (mine && mine->alt_stack) {
+        void *stack = mine->alt_stack;
+        mine->alt_stack = NULL;
+        stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+        sigaltstack(&off, NULL);
+        free(stack);
+    }
+    my_ring = NULL;
+    if (mine)
+        pthread_setspecific(thread_exit_key, NULL);
+}
+
+/* The calling thread's ring, if xlog takes messages now; counts the message
+ * as dropped otherwise. */
+static xlog_ring *ring_for_call(void)
+{
+    uint64_t epoch = xlog_load_acquire(&xlog_front.epoch);
+    if (UNLIKELY(epoch == 0)) {
+        if (xlog_load(&xlog_front.forked)) {
+            xlog_resume_after_fork();
+            epoch = xlog_load_acquire(&xlog_front.epoch);
+        }
+        if (epoch == 0) {
+            count_drop(NULL, XLOG_DROP_CLOSING);
+            return NULL;
         }
     }
-    if (mine) {
-        uint64_t capacity = mine->capacity;
-        char *buffer = mine->buffer;
-        void *alt_stack = mine->alt_stack;
-        memset(mine, 0, sizeof *mine);
-        mine->buffer = buffer;
-        mine->capacity = capacity;
-        mine->mask = capacity - 1;
-        mine->alt_stack = alt_stack;
-        mine->tid = (int)syscall(SYS_gettid);
-        xlog_rings.rings = mine;
-    }
-    xlog_rings.retired_dropped = xlog_rings.retired_blocked = 0;
-    xlog_rings.backend_running = 0;
-    xlog_add(&xlog_rings.generation, 1);
-    memset(&xlog_counts, 0, sizeof xlog_counts);
+    xlog_ring *r = my_ring;
+    if (LIKELY(r != NULL && xlog_load(&r->epoch) == epoch))
+        return r;
+    r = ring_for_this_thread(epoch);
+    if (!r)
+        count_drop(NULL, XLOG_DROP_FULL); /* no memory for a ring */
+    return r;
 }
+
+/* ---- room in the ring ----------------------------------------------------- */
 
 /* Waits until the ring has room up to position need; 0 if the message must be
  * dropped instead. */
 static int wait_for_room(xlog_ring *r, uint64_t need)
 {
     if (xlog_load(&xlog_front.full_policy) == XLOG_FULL_DROP) {
-        xlog_add(&r->dropped, 1);
+        count_drop(r, XLOG_DROP_FULL);
         return 0;
     }
     xlog_add(&r->blocked, 1);
     for (unsigned tries = 0;; tries++) {
-        if (!xlog_load(&xlog_front.accepting)) {
-            xlog_add(&r->dropped, 1);
+        if (xlog_load(&xlog_front.epoch) != xlog_load(&r->epoch)) {
+            count_drop(r, XLOG_DROP_CLOSING);
             return 0;
         }
         r->cached_tail = xlog_load_acquire(&r->tail);
@@ -252,34 +285,60 @@ static int wait_for_room(xlog_ring *r, uint64_t need)
     }
 }
 
-/* Reserves size bytes of contiguous room, writing a padding record first when
- * the room must start at the beginning of the buffer.  Returns NULL when the
- * message is dropped.  Nothing is published yet. */
+/* Makes the lap at least needed bytes long (at least twice as long as it
+ * was, at most the buffer), and tells the back end, which populates ahead
+ * of it. */
+static void lengthen_lap(xlog_ring *r, uint64_t needed)
+{
+    uint64_t end = r->lap_end * 2;
+    while (end < needed)
+        end *= 2;
+    r->lap_end = end < r->capacity ? end : r->capacity;
+    xlog_store(&r->shared_lap_end, r->lap_end);
+}
+
+/* Reserves size bytes of contiguous room; returns where, with its position
+ * in *record_pos, or NULL when the message is dropped.  Nothing is
+ * published yet: a padding record that ends a lap is published with the
+ * record that follows it. */
 static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
 {
     uint64_t pos = r->write_pos;
-    uint64_t offset = pos & r->mask;
-    uint64_t pad = offset + size > r->capacity ? r->capacity - offset : 0;
-    uint64_t need = pos + pad + size;
-    if (UNLIKELY(need - r->cached_tail > r->capacity)) {
+    for (;;) {
+        uint64_t offset = pos & r->mask;
+        if (offset + size <= r->lap_end) {
+            if (UNLIKELY(pos + size - r->cached_tail > r->capacity)) {
+                r->cached_tail = xlog_load_acquire(&r->tail);
+                if (pos + size - r->cached_tail > r->capacity && !wait_for_room(r, pos + size))
+                    return NULL;
+            }
+            *record_pos = pos;
+            return r->buffer + offset;
+        }
+        /* The lap is over (ring.h, "Laps").  Wrap early if the back end has
+         * read everything, or at the end of the buffer once it has read
+         * the start; otherwise make the lap longer. */
+        uint64_t next_lap = pos - offset + r->capacity;
         r->cached_tail = xlog_load_acquire(&r->tail);
-        if (need - r->cached_tail > r->capacity && !wait_for_room(r, need))
+        int empty = r->cached_tail == pos && size <= offset;
+        if ((empty || r->lap_end == r->capacity) &&
+            next_lap + size - r->cached_tail <= r->capacity) {
+            xlog_record *filler = (xlog_record *)(r->buffer + offset);
+            filler->size = (uint32_t)(r->capacity - offset);
+            filler->type = XLOG_REC_PAD;
+            pos = next_lap;
+        } else if (r->lap_end < r->capacity) {
+            lengthen_lap(r, offset + size);
+        } else if (!wait_for_room(r, next_lap + size)) {
             return NULL;
+        }
     }
-    if (pad) {
-        xlog_record *filler = (xlog_record *)(r->buffer + offset);
-        filler->size = (uint32_t)pad;
-        filler->type = XLOG_REC_PAD;
-    }
-    *record_pos = pos + pad;
-    return r->buffer + ((pos + pad) & r->mask);
 }
 
 /* Marks the thread as inside a call, then reads the clock.  The mark must be
  * visible no later than the timestamp is taken (see ring.h). */
 static inline uint64_t begin_record(xlog_ring *r)
 {
-    r->in_call = 1;
     xlog_store(&r->head, r->write_pos | 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     return xlog_ticks();
@@ -289,8 +348,6 @@ static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t si
 {
     r->write_pos = record_pos + size;
     xlog_store_release(&r->head, r->write_pos);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* a handler must not see in_call clear too early */
-    r->in_call = 0;
 }
 
 /* ---- argument capture --------------------------------------------------- */
@@ -639,36 +696,13 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     return ready;
 }
 
-/* The calling thread's ring, if xlog takes messages now.  A call made while
- * this thread is inside another (a signal handler that logs, interrupting a
- * log call) is dropped and counted: it would overwrite the record the
- * interrupted call is writing.  Log calls are not async-signal-safe. */
-static xlog_ring *ring_if_accepting(void)
-{
-    if (UNLIKELY(!xlog_load(&xlog_front.accepting))) {
-        if (!xlog_load(&xlog_front.forked))
-            return NULL;
-        xlog_resume_after_fork();
-        if (!xlog_load(&xlog_front.accepting))
-            return NULL;
-    }
-    xlog_ring *r = my_ring;
-    if (!r)
-        return ring_for_this_thread();
-    if (r->in_call) {
-        xlog_add(&r->dropped, 1);
-        return NULL;
-    }
-    return r;
-}
-
 /* Everything but the shortest path: a thread's first message, a site's
- * first use, string arguments, the end of the buffer, a full ring, a closed
+ * first use, string arguments, the end of a lap, a full ring, a closed
  * logger. */
 static __attribute__((noinline)) void log_general(xlog_impl_site *site, int level, const char *fmt,
                                                   va_list ap)
 {
-    xlog_ring *r = ring_if_accepting();
+    xlog_ring *r = ring_for_call();
     if (!r)
         return;
     int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
@@ -705,19 +739,23 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
 }
 
 /* The log call.  The shortest path (a known site without strings, room
- * before the end of the buffer) is written out here so that it needs no
- * other call. */
+ * before the end of the lap) is written out here so that it needs no other
+ * call. */
 XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ...)
 {
+    if (UNLIKELY(in_call)) {
+        drop_nested();
+        return;
+    }
+    enter_call();
     va_list ap;
     va_start(ap, fmt);
     xlog_ring *r = my_ring;
     if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == SITE_SCALAR) &&
-        LIKELY(site->format == fmt) && LIKELY(xlog_load(&xlog_front.accepting)) &&
-        LIKELY(!r->in_call)) {
+        LIKELY(site->format == fmt) && LIKELY(xlog_load(&r->epoch) == xlog_load(&xlog_front.epoch))) {
         uint64_t size = site->fixed_size;
         uint64_t pos = r->write_pos;
-        if (LIKELY((pos & r->mask) + size <= r->capacity &&
+        if (LIKELY((pos & r->mask) + size <= r->lap_end &&
                    pos + size - r->cached_tail <= r->capacity)) {
             xlog_record *rec = (xlog_record *)(r->buffer + (pos & r->mask));
             rec->tsc = begin_record(r);
@@ -730,35 +768,51 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
             write_args((char *)(rec + 1), site->kinds, site->nargs, NULL, ap);
             publish_record(r, pos, size);
             va_end(ap);
+            leave_call();
             return;
         }
     }
     log_general(site, level, fmt, ap);
     va_end(ap);
+    leave_call();
 }
 
 XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *fmt, ...)
 {
-    xlog_ring *r = ring_if_accepting();
-    if (!r)
+    if (UNLIKELY(in_call)) {
+        drop_nested();
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    log_dynamic(r, site, level, NULL, 0, NULL, fmt, ap);
-    va_end(ap);
+    }
+    enter_call();
+    xlog_ring *r = ring_for_call();
+    if (r) {
+        va_list ap;
+        va_start(ap, fmt);
+        log_dynamic(r, site, level, NULL, 0, NULL, fmt, ap);
+        va_end(ap);
+    }
+    leave_call();
 }
 
 XLOG_API void xlogout(unsigned int type, const char *file, int line, const char *func,
                       const char *format, ...)
 {
-    int level = type > XLOG_FATAL ? XLOG_FATAL : (int)type;
-    if (!xlog_enabled(level))
+    /* A level outside TRACE..FATAL is carried to the back end, which refuses
+     * and counts it (see xlog.h). */
+    int level = type > XLOG_FATAL ? XLOG_IMPL_LEVEL_INVALID : (int)type;
+    if (level <= XLOG_FATAL && !xlog_enabled(level))
         return;
-    xlog_ring *r = ring_if_accepting();
-    if (!r)
+    if (UNLIKELY(in_call)) {
+        drop_nested();
         return;
-    va_list ap;
-    va_start(ap, format);
-    log_dynamic(r, NULL, level, file ? file : "?", line, func ? func : "?", format, ap);
-    va_end(ap);
+    }
+    enter_call();
+    xlog_ring *r = ring_for_call();
+    if (r) {
+        va_list ap;
+        va_start(ap, format);
+        log_dynamic(r, NULL, level, file ? file : "?", line, func ? func : "?", format, ap);
+        va_end(ap);
+    }
+    leave_call();
 }

@@ -232,8 +232,12 @@ int xlog_console_start(const xlog_config *cfg)
     if (cfg->console == 0)
         return 0;
     struct stat st;
-    if (fstat(cfg->console, &st) != 0)
-        return -errno;
+    if (fstat(cfg->console, &st) != 0) {
+        int rc = -errno;
+        xlog_set_error("cfg.console: descriptor %d is not open (%s)", cfg->console,
+                       strerror(errno));
+        return rc;
+    }
     con.fd = cfg->console;
     con.own_fd = 0;
     con.is_socket = S_ISSOCK(st.st_mode);

@@ -1,0 +1,321 @@
+/*
+ * rings.c - where rings come from and where they go: the registry the back
+ * end drains, a pool of rings kept for new threads, and the memory of each
+ * ring (see ring.h, "Laps").
+ *
+ * Why a pool: a thread's first message needs a ring, and a program that
+ * starts many short-lived threads would otherwise map, populate and unmap
+ * one per thread.  A ring whose thread has ended goes back to the pool once
+ * the back end has written everything in it (xlog_ring_retire_locked); the
+ * next new thread takes it with one lock and no system call for its memory.
+ *
+ * Memory: a ring is one mapping, a header page (the xlog_ring) followed by
+ * the buffer.  The mapping reserves ring_size but only the pages the
+ * producer's laps reach are in memory (ring.h, "Laps"); the back end
+ * populates a little ahead of them, so the caller seldom takes a page fault.
+ *
+ * Idle rings: a ring whose laps grew in a burst keeps those pages while its
+ * thread logs.  When it has been empty and still for IDLE_NS, the back end
+ * retires it: it sets the ring's epoch to 0, so the thread's next message
+ * takes a small ring from the pool (and hands this one back, to be drained
+ * and recycled).  Only a call that had already read the old epoch can still
+ * write here, and only one: a thread's calls follow each other, and its
+ * next one reads the epoch again.  After IDLE_NS more without a new record,
+ * the back end gives back every page but the two windows that one call
+ * could write: at the write position, and at the start of the buffer (if
+ * its lap ends there).  So an idle thread costs a few pages, and no page is
+ * ever taken from under a record being written.
+ *
+ * Life of a ring:
+ *   taken by a thread's first message (or its first after an xlog_open):
+ *     from the pool or newly mapped, then listed in xlog_rings.rings;
+ *   while the thread lives: drained by the back end every pass;
+ *   the thread ends: marked exited; the back end writes what is left,
+ *     unlists it and puts it in the pool;
+ *   xlog_close: the listed rings become stale (xlog_rings.stale); each
+ *     thread gives its stale ring back at its next message or when it ends.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/internal.h"
+
+/* Rings kept for new threads; beyond this they are unmapped. */
+#define POOL_MAX 64
+/* A ring empty and still for this long is retired, and after as long again,
+ * trimmed (see "Idle rings" above). */
+#define IDLE_NS 2000000000.0
+
+xlog_registry xlog_rings = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t page_size(void)
+{
+    static size_t size;
+    if (!size) {
+        long p = sysconf(_SC_PAGESIZE);
+        size = p > 0 ? (size_t)p : 4096;
+    }
+    return size;
+}
+
+static size_t header_size(void)
+{
+    size_t page = page_size();
+    return sizeof(xlog_ring) <= page ? page : (sizeof(xlog_ring) + page - 1) / page * page;
+}
+
+static uint64_t round_to_page(uint64_t n)
+{
+    uint64_t page = page_size();
+    return (n + page - 1) / page * page;
+}
+
+/* The bytes of the buffer a ring should have in memory: twice its laps, so
+ * that the next doubling finds its pages ready. */
+static uint64_t wanted_in_memory(const xlog_ring *r, uint64_t lap_end)
+{
+    uint64_t want = round_to_page(2 * (lap_end > XLOG_RING_MIN_LAP ? lap_end : XLOG_RING_MIN_LAP));
+    return want < r->capacity ? want : r->capacity;
+}
+
+/* Faults in [from, to) of the buffer without touching its bytes (the
+ * producer may be writing there).  Without MADV_POPULATE_WRITE (Linux 5.14)
+ * the producer takes the page faults itself. */
+static void populate(xlog_ring *r, uint64_t from, uint64_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (to > from)
+        madvise(r->buffer + from, to - from, MADV_POPULATE_WRITE);
+#endif
+    r->populated = to;
+}
+
+/* Gives back the pages of the buffer from offset from on; nobody may write
+ * there (the ring has no thread). */
+static void discard(xlog_ring *r, uint64_t from)
+{
+    if (r->capacity > from)
+        madvise(r->buffer + from, r->capacity - from, MADV_DONTNEED);
+    if (r->populated > from)
+        r->populated = from;
+}
+
+static xlog_ring *ring_map(size_t capacity)
+{
+    size_t header = header_size();
+    void *p = mmap(NULL, header + capacity, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    xlog_ring *r = p;
+    r->buffer = (char *)p + header;
+    r->capacity = capacity;
+    r->mask = capacity - 1;
+    r->map_size = header + capacity;
+    populate(r, 0, wanted_in_memory(r, XLOG_RING_MIN_LAP));
+    return r;
+}
+
+static void ring_unmap(xlog_ring *r)
+{
+    munmap(r, r->map_size);
+}
+
+/* Makes r ready for the calling thread: empty, small laps, this epoch. */
+static void ring_reset(xlog_ring *r, uint64_t epoch)
+{
+    /* Everything above the constant part goes back to zero. */
+    uint64_t populated = r->populated;
+    memset(r, 0, offsetof(xlog_ring, buffer));
+    r->populated = populated;
+    r->lap_end = XLOG_RING_MIN_LAP < r->capacity ? XLOG_RING_MIN_LAP : r->capacity;
+    r->shared_lap_end = r->lap_end;
+    r->epoch = epoch;
+    r->tid = (int)syscall(SYS_gettid);
+    r->exited = 0;
+    r->listed = 0;
+    r->alt_stack = NULL;
+    r->next = NULL;
+}
+
+static void unlink_from(xlog_ring **list, xlog_ring *r)
+{
+    for (xlog_ring **p = list; *p; p = &(*p)->next) {
+        if (*p == r) {
+            *p = r->next;
+            return;
+        }
+    }
+}
+
+/* Moves r's counters into the registry's totals. */
+static void take_counts_locked(xlog_ring *r)
+{
+    for (int i = 0; i < XLOG_DROP_REASONS; i++)
+        xlog_rings.retired_dropped[i] += __atomic_exchange_n(&r->dropped[i], 0, __ATOMIC_RELAXED);
+    xlog_rings.retired_blocked += __atomic_exchange_n(&r->blocked, 0, __ATOMIC_RELAXED);
+}
+
+/* A ring nobody uses any more: into the pool, or unmapped. */
+static void recycle_locked(xlog_ring *r)
+{
+    take_counts_locked(r);
+    if (r->capacity != xlog_load(&xlog_front.ring_size) || xlog_rings.free_count >= POOL_MAX) {
+        ring_unmap(r);
+        return;
+    }
+    discard(r, wanted_in_memory(r, XLOG_RING_MIN_LAP));
+    r->next = xlog_rings.free;
+    xlog_rings.free = r;
+    xlog_rings.free_count++;
+}
+
+xlog_ring *xlog_ring_take(uint64_t epoch)
+{
+    size_t capacity = xlog_load(&xlog_front.ring_size);
+    pthread_mutex_lock(&xlog_rings.lock);
+    xlog_ring *r = NULL;
+    while (xlog_rings.free && !r) {
+        xlog_ring *candidate = xlog_rings.free;
+        xlog_rings.free = candidate->next;
+        xlog_rings.free_count--;
+        if (candidate->capacity == capacity)
+            r = candidate;
+        else
+            ring_unmap(candidate); /* from before an xlog_open with another ring_size */
+    }
+    if (!r)
+        r = ring_map(capacity);
+    if (r) {
+        ring_reset(r, epoch);
+        r->next = xlog_rings.rings;
+        xlog_rings.rings = r;
+        r->listed = 1;
+        xlog_add(&xlog_rings.generation, 1);
+    }
+    pthread_mutex_unlock(&xlog_rings.lock);
+    return r;
+}
+
+void xlog_ring_leave(xlog_ring *r)
+{
+    pthread_mutex_lock(&xlog_rings.lock);
+    if (r->listed && xlog_rings.backend_running) {
+        xlog_store_release(&r->exited, 1); /* the back end writes what is left */
+    } else {
+        if (r->listed) {
+            unlink_from(&xlog_rings.rings, r);
+            r->listed = 0;
+            xlog_add(&xlog_rings.generation, 1);
+        } else {
+            unlink_from(&xlog_rings.stale, r);
+        }
+        recycle_locked(r);
+    }
+    pthread_mutex_unlock(&xlog_rings.lock);
+}
+
+void xlog_ring_retire_locked(xlog_ring *r)
+{
+    unlink_from(&xlog_rings.rings, r);
+    r->listed = 0;
+    xlog_add(&xlog_rings.generation, 1);
+    recycle_locked(r);
+}
+
+void xlog_rings_close_epoch(void)
+{
+    pthread_mutex_lock(&xlog_rings.lock);
+    for (xlog_ring *r = xlog_rings.rings, *next; r; r = next) {
+        next = r->next;
+        r->listed = 0;
+        if (xlog_load_acquire(&r->exited)) {
+            recycle_locked(r);
+        } else {
+            take_counts_locked(r);
+            r->next = xlog_rings.stale;
+            xlog_rings.stale = r;
+        }
+    }
+    xlog_rings.rings = NULL;
+    xlog_add(&xlog_rings.generation, 1);
+    pthread_mutex_unlock(&xlog_rings.lock);
+}
+
+/* In the child of fork(), whose only thread is the one that forked: no ring
+ * of the parent's may be written here (the next message takes a new one),
+ * and none is anybody's any more. */
+void xlog_rings_after_fork(void)
+{
+    xlog_ring **lists[] = {&xlog_rings.rings, &xlog_rings.stale, &xlog_rings.free};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        for (xlog_ring *r = *lists[i], *next; r; r = next) {
+            next = r->next;
+            ring_unmap(r);
+        }
+        *lists[i] = NULL;
+    }
+    xlog_rings.free_count = 0;
+    memset(xlog_rings.retired_dropped, 0, sizeof xlog_rings.retired_dropped);
+    xlog_rings.retired_blocked = 0;
+    xlog_rings.backend_running = 0;
+    xlog_add(&xlog_rings.generation, 1);
+}
+
+/* ---- the back end's care of a ring's memory -------------------------------- */
+
+/* Bytes one record can take: a dynamic record carries its format, file and
+ * function names and 64 arguments beside the message's text. */
+static uint64_t largest_record(const xlog_ring *r)
+{
+    size_t text = xlog_load(&xlog_front.max_message);
+    if (text > r->capacity / 4)
+        text = r->capacity / 4;
+    return round_to_page(text + 3 * 1024 + 64 * 16 + 256);
+}
+
+/* Gives back every page of an idle retired ring except where the one call
+ * that may still be writing can write (see "Idle rings" above). */
+static void trim(xlog_ring *r, uint64_t head)
+{
+    uint64_t window = largest_record(r);
+    uint64_t at = (head & r->mask) / page_size() * page_size();
+    uint64_t end = at + window < r->capacity ? at + window : r->capacity;
+    if (at > window)
+        madvise(r->buffer + window, at - window, MADV_DONTNEED);
+    if (end < r->capacity && end > window)
+        madvise(r->buffer + end, r->capacity - end, MADV_DONTNEED);
+    r->populated = 0;
+}
+
+void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick)
+{
+    uint64_t head = xlog_load_acquire(&r->head);
+    if (head != r->idle_head || !r->idle_since) {
+        r->idle_head = head;
+        r->idle_since = now;
+        uint64_t want = wanted_in_memory(r, xlog_load(&r->shared_lap_end));
+        if (r->idle_stage == 0 && want > r->populated)
+            populate(r, r->populated, want);
+        return;
+    }
+    int empty = head == r->read_pos && head == xlog_load(&r->tail);
+    int big = xlog_load(&r->shared_lap_end) > XLOG_RING_MIN_LAP ||
+              r->populated > wanted_in_memory(r, XLOG_RING_MIN_LAP);
+    if (!empty || r->idle_stage == 2 || (r->idle_stage == 0 && !big) ||
+        (double)(now - r->idle_since) * ns_per_tick < IDLE_NS)
+        return;
+    if (r->idle_stage == 0) {
+        xlog_store(&r->epoch, 0);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        r->idle_stage = 1;
+    } else {
+        trim(r, head);
+        r->idle_stage = 2;
+    }
+    r->idle_since = now;
+}
