@@ -52,6 +52,32 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The version of this header, MAJOR.MINOR.PATCH.  A program built against
+ * one version works with a later library of the same MAJOR (and, while MAJOR
+ * is 0, of the same MINOR).  These three lines are the one place the version
+ * is kept: the build reads them for the shared library's name, the CMake
+ * package and the pkg-config file; CHANGELOG.md says what each version
+ * changed. */
+#define XLOG_VERSION_MAJOR 0
+#define XLOG_VERSION_MINOR 1
+#define XLOG_VERSION_PATCH 0
+/* The same as one string literal, "MAJOR.MINOR.PATCH". */
+#define XLOG_VERSION_STRING                                                   \
+    XLOG_IMPL_STRINGIFY(XLOG_VERSION_MAJOR) "."                               \
+    XLOG_IMPL_STRINGIFY(XLOG_VERSION_MINOR) "."                               \
+    XLOG_IMPL_STRINGIFY(XLOG_VERSION_PATCH)
+#define XLOG_IMPL_STRINGIFY(x) XLOG_IMPL_STRINGIFY_TEXT(x)
+#define XLOG_IMPL_STRINGIFY_TEXT(x) #x
+
+/* The version of the library the program runs with, "MAJOR.MINOR.PATCH".
+ * With the shared library it may be later than XLOG_VERSION_STRING, the
+ * header the program was compiled with. */
+const char *xlog_version(void);
+
+/* ------------------------------------------------------------------------ */
 /* Levels                                                                   */
 /* ------------------------------------------------------------------------ */
 
