@@ -10,6 +10,9 @@
  * messages by time, formats them exactly as printf would, and writes them to
  * the files in large blocks.
  *
+ *     ```c
+ *     #include <stdio.h>
+ *
  *     #include <xlog.h>
  *
  *     int main(void)
@@ -24,11 +27,14 @@
  *         xlog_info("user %s logged in, id %d", "alice", 42);
  *         xlog_close();
  *     }
+ *     ```
  *
  * Every line has the note-000 layout, in UTC with nanoseconds and the kernel
  * thread id (as ps, top and gdb show it):
  *
- *     2026-11-22 14:45:25.123456789 [INFO] main.c:42 main 12345 user alice logged in, id 42
+ *     ```text expected-log
+ *     2026-11-22 14:45:25.123456789 [INFO] main.c:14 main 12345 user alice logged in, id 42
+ *     ```
  *
  * Names: every public name starts with xlog_ or XLOG_ (and xlogout, kept for
  * existing callers).  Names that start with xlog_impl_ or XLOG_IMPL_
