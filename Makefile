@@ -8,7 +8,7 @@
 #                       TSan, fuzzing
 #   make install        install the library, header, pkg-config and CMake
 #                       files under PREFIX
-#   make install-bench  install the benchmark program, xlog-bench, too
+#   make install-bench  install the benchmark program, xlog-bench, alone
 #   make fuzz           a long fuzzing run (FUZZ_SECONDS, default 600)
 #
 # run and install need only a C compiler, CMake and zlib: the build
