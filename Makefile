@@ -1,10 +1,18 @@
 # The commands a newcomer types.  Everything real is in CMake; this file only
 # names the builds.
 #
-#   make run      build, then run the benchmark that reproduces the seed notes
-#   make test     build and run every test: plain, ASan+UBSan, TSan, fuzzing
-#   make install  install library, header, pkg-config and CMake files (PREFIX)
-#   make fuzz     a long fuzzing run (FUZZ_SECONDS, default 600)
+#   make run            build, then run the benchmark: xlog against the
+#                       usual ways of logging to a file, on this machine
+#   make test           install what the tests need (scripts/install-deps.sh),
+#                       then build and run every test: plain, ASan+UBSan,
+#                       TSan, fuzzing
+#   make install        install the library, header, pkg-config and CMake
+#                       files under PREFIX
+#   make install-bench  install the benchmark program, xlog-bench, alone
+#   make fuzz           a long fuzzing run (FUZZ_SECONDS, default 600)
+#
+# run and install need only a C compiler, CMake and zlib: the build
+# configures the tests only when what they need is there.
 
 BUILD        ?= build
 JOBS         ?= $(shell nproc)
@@ -13,7 +21,7 @@ FUZZ_SECONDS ?= 600
 # CI turns warnings into errors.
 CMAKE_ARGS   ?= -DXLOG_WERROR=$(if $(CI),ON,OFF)
 
-.PHONY: all build run test install fuzz clean
+.PHONY: all build run deps test install install-bench fuzz clean
 
 all: build
 
@@ -24,13 +32,19 @@ build:
 run: build
 	$(BUILD)/programs/xlog-bench/xlog-bench --quick
 
-test:
+deps:
+	scripts/install-deps.sh
+
+test: deps
 	CMAKE_ARGS="$(CMAKE_ARGS)" JOBS="$(JOBS)" tests/run-all.sh
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-fuzz:
+install-bench: build
+	cmake --install $(BUILD) --prefix $(PREFIX) --component bench
+
+fuzz: deps
 	CC=clang cmake -S . -B build-fuzz -DXLOG_BUILD_FUZZERS=ON -DXLOG_BUILD_TESTS=OFF -DXLOG_BUILD_PROGRAMS=OFF $(CMAKE_ARGS)
 	cmake --build build-fuzz -j $(JOBS)
 	build-fuzz/fuzz/fuzz_format -max_total_time=$(FUZZ_SECONDS) fuzz/corpus/format

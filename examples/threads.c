@@ -1,6 +1,6 @@
 /*
  * threads.c - several threads logging at once, into one shared file or into
- * one file per thread (note 000's "THREAD LOG"), then the counters.
+ * one file per thread, then the counters.
  *
  *   example_threads [threads] [messages per thread] [shared|per-thread] [dir]
  */

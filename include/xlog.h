@@ -10,6 +10,9 @@
  * messages by time, formats them exactly as printf would, and writes them to
  * the files in large blocks.
  *
+ *     ```c
+ *     #include <stdio.h>
+ *
  *     #include <xlog.h>
  *
  *     int main(void)
@@ -24,11 +27,14 @@
  *         xlog_info("user %s logged in, id %d", "alice", 42);
  *         xlog_close();
  *     }
+ *     ```
  *
  * Every line has the note-000 layout, in UTC with nanoseconds and the kernel
  * thread id (as ps, top and gdb show it):
  *
- *     2026-11-22 14:45:25.123456789 [INFO] main.c:42 main 12345 user alice logged in, id 42
+ *     ```text expected-log
+ *     2026-11-22 14:45:25.123456789 [INFO] main.c:14 main 12345 user alice logged in, id 42
+ *     ```
  *
  * Names: every public name starts with xlog_ or XLOG_ (and xlogout, kept for
  * existing callers).  Names that start with xlog_impl_ or XLOG_IMPL_
@@ -50,6 +56,32 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The version of this header, MAJOR.MINOR.PATCH.  A program built against
+ * one version works with a later library of the same MAJOR (and, while MAJOR
+ * is 0, of the same MINOR).  These three lines are the one place the version
+ * is kept: the build reads them for the shared library's name, the CMake
+ * package and the pkg-config file; CHANGELOG.md says what each version
+ * changed. */
+#define XLOG_VERSION_MAJOR 0
+#define XLOG_VERSION_MINOR 1
+#define XLOG_VERSION_PATCH 0
+/* The same as one string literal, "MAJOR.MINOR.PATCH". */
+#define XLOG_VERSION_STRING                                                   \
+    XLOG_IMPL_STRINGIFY(XLOG_VERSION_MAJOR) "."                               \
+    XLOG_IMPL_STRINGIFY(XLOG_VERSION_MINOR) "."                               \
+    XLOG_IMPL_STRINGIFY(XLOG_VERSION_PATCH)
+#define XLOG_IMPL_STRINGIFY(x) XLOG_IMPL_STRINGIFY_TEXT(x)
+#define XLOG_IMPL_STRINGIFY_TEXT(x) #x
+
+/* The version of the library the program runs with, "MAJOR.MINOR.PATCH".
+ * With the shared library it may be later than XLOG_VERSION_STRING, the
+ * header the program was compiled with. */
+const char *xlog_version(void);
 
 /* ------------------------------------------------------------------------ */
 /* Levels                                                                   */

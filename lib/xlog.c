@@ -399,3 +399,8 @@ XLOG_API const char *xlog_strerror(int rc)
         return rc < 0 ? strerror(-rc) : "unknown xlog result";
     }
 }
+
+XLOG_API const char *xlog_version(void)
+{
+    return XLOG_VERSION_STRING;
+}

@@ -42,7 +42,7 @@ typedef enum row_kind {
 typedef struct bench_row {
     char name[48];       /* as given to --strategies, e.g. "stdio-once:string" */
     char label[96];      /* what the table shows */
-    char source[64];     /* the seed note it reproduces */
+    char source[64];     /* where it comes from: the field notes, or xlog */
     char note[96];       /* why a row has no figures, or "" */
     row_kind kind;
     int available;       /* 0: the row could not run (see note) */

@@ -1,7 +1,8 @@
 /*
- * main.c - xlog-bench: reproduces the measurements of the seed notes side by
- * side with xlog, on the machine at hand, and prints them as one table (or
- * JSON, or an SVG chart).
+ * main.c - xlog-bench: measures common ways of logging to a file (the ones
+ * the field notes on logging I/O that motivated xlog measured) side by side
+ * with xlog, on the machine at hand, and prints them as one table (or JSON,
+ * or an SVG chart).
  *
  * The flow: parse the options, calibrate the timer, make a fresh directory,
  * run the suite (suite.c) with a progress line on stderr, print the report,

@@ -10,7 +10,7 @@
 
 #include "bench.h"
 
-/* The tables, then the SPEC ratios measured in this run. */
+/* The tables, then xlog against each strategy as ratios of this run. */
 void report_table(FILE *out, const bench_options *options, const bench_row *rows, int count);
 
 /* One JSON array with one object per row (see docs/BENCHMARKS.md). */

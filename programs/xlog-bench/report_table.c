@@ -1,7 +1,8 @@
 /*
  * report_table.c - the human-readable report: what machine and settings, the
  * main table (one row per strategy), the back-end/memory and terminal tables,
- * then SPEC's ratios computed from this run's rows, each with its target.
+ * then xlog against each strategy as ratios of this run's figures, and what
+ * xlog's own rows show.
  *
  * Tables are Markdown so that the output of `make run` can be pasted into
  * README as it is; columns are padded so that it also reads well on a
@@ -16,7 +17,7 @@
 
 #include "report.h"
 
-#define MAX_COLUMNS 14
+#define MAX_COLUMNS 13
 #define CELL_SIZE 64
 
 typedef char table_line[MAX_COLUMNS][CELL_SIZE];
@@ -159,29 +160,28 @@ static void print_rows(FILE *out, const table_layout *layout, const bench_row *r
 
 static void fill_latency_cells(row_cells cell, const bench_row *row)
 {
-    snprintf(cell[1], CELL_SIZE, "%s", row->source);
-    format_workers(cell[2], row);
-    format_ns(cell[3], row->latency.avg_ns);
-    format_ns(cell[4], row->latency.min_ns);
-    format_ns(cell[5], row->latency.p50_ns);
-    format_ns(cell[6], row->latency.p99_ns);
-    format_ns(cell[7], row->latency.p999_ns);
-    format_ns(cell[8], row->latency.max_ns);
-    format_count(cell[9], row->messages_per_s < 0 ? -1 : llround(row->messages_per_s));
-    format_fixed(cell[10], bench_row_writes_per_1000(row), 2);
-    format_lines_ok(cell[11], row);
-    format_count(cell[12], row->caller_mallocs);
-    format_count(cell[13], row->caller_syscalls);
+    format_workers(cell[1], row);
+    format_ns(cell[2], row->latency.avg_ns);
+    format_ns(cell[3], row->latency.min_ns);
+    format_ns(cell[4], row->latency.p50_ns);
+    format_ns(cell[5], row->latency.p99_ns);
+    format_ns(cell[6], row->latency.p999_ns);
+    format_ns(cell[7], row->latency.max_ns);
+    format_count(cell[8], row->messages_per_s < 0 ? -1 : llround(row->messages_per_s));
+    format_fixed(cell[9], bench_row_writes_per_1000(row), 2);
+    format_lines_ok(cell[10], row);
+    format_count(cell[11], row->caller_mallocs);
+    format_count(cell[12], row->caller_syscalls);
 }
 
 static const char *const latency_headers[] = {
-    "strategy", "from", "workers", "avg ns", "min", "p50", "p99", "p99.9", "max",
+    "strategy", "workers", "avg ns", "min", "p50", "p99", "p99.9", "max",
     "msg/s to file", "writes/1k msg", "lines ok", "caller mallocs", "caller syscalls",
 };
 
 static const table_layout latency_table = {
-    .columns = 14, .headers = latency_headers, .alignment = "llrrrrrrrrrlrr",
-    .kinds = (1u << ROW_TIMER) | (1u << ROW_PHASED), .fill = fill_latency_cells, .note_column = 3,
+    .columns = 13, .headers = latency_headers, .alignment = "lrrrrrrrrrlrr",
+    .kinds = (1u << ROW_TIMER) | (1u << ROW_PHASED), .fill = fill_latency_cells, .note_column = 2,
 };
 
 static void fill_throughput_cells(row_cells cell, const bench_row *row)
@@ -237,7 +237,7 @@ static const table_layout terminal_table = {
     .kinds = 1u << ROW_TERMINAL, .fill = fill_terminal_cells, .note_column = 1,
 };
 
-/* ---- header and SPEC ratios ---------------------------------------------- */
+/* ---- header and summary -------------------------------------------------- */
 
 static void cpu_model(char *model, size_t capacity)
 {
@@ -281,96 +281,130 @@ static const bench_row *find_row(const bench_row *rows, int count, const char *n
     return NULL;
 }
 
-static const char *verdict(int met)
+/* The xlog row a strategy is compared with: the one that writes the same
+ * files (one per thread for thread-files, one for every other strategy) with
+ * the same message. */
+static const bench_row *counterpart(const bench_row *rows, int count, const bench_row *row)
 {
-    return met ? "met" : "NOT met";
+    const char *files = strncmp(row->name, "thread-files", 12) == 0 ? "xlog-per-thread"
+                                                                    : "xlog-shared";
+    const char *colon = strchr(row->name, ':');
+    char name[sizeof row->name];
+    snprintf(name, sizeof name, "%s%s", files, colon != NULL ? colon : "");
+    return find_row(rows, count, name);
 }
 
-static void print_spec_ratios(FILE *out, const bench_row *rows, int count, double stall_seconds)
+/* 2.5 -> "2.5x", 1234.5 -> "1,235x"; "-" when either figure is missing. */
+static void format_ratio(char *cell, double theirs, double ours)
 {
-    const bench_row *timer = find_row(rows, count, "timer");
+    if (theirs < 0 || ours <= 0) {
+        strcpy(cell, "-");
+        return;
+    }
+    double ratio = theirs / ours;
+    if (ratio < 10) {
+        snprintf(cell, CELL_SIZE, "%.1fx", ratio);
+        return;
+    }
+    format_grouped(cell, (uint64_t)llround(ratio));
+    strcat(cell, "x");
+}
+
+static const char *const comparison_headers[] = {
+    "strategy", "compared with", "median call", "p99.9 call", "msg/s to file",
+    "write calls per message",
+};
+
+/* One line per strategy: how many times better the matching xlog row's
+ * figure is, every figure from this same run. */
+static void print_comparison(FILE *out, const bench_row *rows, int count)
+{
+    text_table table = {.columns = 6, .headers = comparison_headers, .alignment = "llrrrr"};
+    table.cells = calloc((size_t)count, sizeof *table.cells);
+    if (table.cells == NULL)
+        return;
+    for (int i = 0; i < count; i++) {
+        const bench_row *row = &rows[i];
+        if (row->kind != ROW_PHASED || !row->available || strncmp(row->name, "xlog", 4) == 0)
+            continue;
+        const bench_row *xlog = counterpart(rows, count, row);
+        if (xlog == NULL)
+            continue;
+        row_cells cell = table.cells[table.lines++];
+        snprintf(cell[0], CELL_SIZE, "%.*s", CELL_SIZE - 1, row->label);
+        snprintf(cell[1], CELL_SIZE, "%.*s", CELL_SIZE - 1, xlog->label);
+        format_ratio(cell[2], row->latency.p50_ns, xlog->latency.p50_ns);
+        format_ratio(cell[3], row->latency.p999_ns, xlog->latency.p999_ns);
+        format_ratio(cell[4], xlog->messages_per_s, row->messages_per_s);
+        format_ratio(cell[5], bench_row_writes_per_1000(row), bench_row_writes_per_1000(xlog));
+    }
+    if (table.lines > 0) {
+        fprintf(out, "\nxlog against each strategy, in this run: how many times shorter "
+                     "xlog's calls are, how many times more messages per second it gets into "
+                     "the file, how many times fewer write calls it makes per message:\n\n");
+        print_table(out, &table);
+    }
+    free(table.cells);
+}
+
+/* What xlog's own rows show, in a sentence each. */
+static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double stall_seconds)
+{
     const bench_row *xlog = find_row(rows, count, "xlog-shared");
-    const bench_row *once = find_row(rows, count, "stdio-once");
+    const bench_row *per_thread = find_row(rows, count, "xlog-per-thread");
     const bench_row *backend = find_row(rows, count, "xlog-throughput");
     const bench_row *burst = find_row(rows, count, "xlog-burst");
     const bench_row *tty_direct = find_row(rows, count, "tty-direct");
     const bench_row *tty_xlog = find_row(rows, count, "tty-xlog");
-    fprintf(out, "\nSPEC targets, from the rows above (one run):\n");
-    if (xlog != NULL && xlog->timer_pair_p50_ns > 0) {
-        double pair = xlog->timer_pair_p50_ns;
-        double ratio = xlog->latency.p50_ns / pair;
-        fprintf(out, "- xlog median per call / one timer pair timed between its bursts: %.2f "
-                     "(%.1f ns / %.1f ns",
-                ratio, xlog->latency.p50_ns, pair);
-        if (timer != NULL)
-            fprintf(out, "; timer row %.1f ns", timer->latency.p50_ns);
-        fprintf(out, "); target <= 2: %s\n", verdict(ratio <= 2));
-        ratio = xlog->latency.p999_ns / pair;
-        fprintf(out, "- xlog p99.9 / the same timer pair: %.2f (%.1f ns); target <= 10: %s\n",
-                ratio, xlog->latency.p999_ns, verdict(ratio <= 10));
-    }
-    if (once != NULL && xlog != NULL) {
-        double ratio = once->latency.p50_ns / xlog->latency.p50_ns;
-        fprintf(out, "- stdio file opened once, median / xlog median: %.1f (%.1f with each "
-                     "row's timer pair taken off); target >= 50: %s\n",
-                ratio,
-                (once->latency.p50_ns - once->timer_pair_p50_ns) /
-                    (xlog->latency.p50_ns - xlog->timer_pair_p50_ns),
-                verdict(ratio >= 50));
-    }
+    if (xlog == NULL && backend == NULL && burst == NULL && tty_xlog == NULL)
+        return;
+    fprintf(out, "\nxlog in this run:\n");
+    if (xlog != NULL && xlog->timer_pair_p50_ns > 0)
+        fprintf(out, "- a call's median, %.1f ns, includes the %.1f ns of the timer around it\n",
+                xlog->latency.p50_ns, xlog->timer_pair_p50_ns);
     if (xlog != NULL && xlog->caller_mallocs >= 0 && xlog->caller_syscalls >= 0) {
-        const bench_row *per_thread = find_row(rows, count, "xlog-per-thread");
         int64_t mallocs = xlog->caller_mallocs, syscalls = xlog->caller_syscalls;
         if (per_thread != NULL && per_thread->caller_mallocs >= 0 &&
             per_thread->caller_syscalls >= 0) {
             mallocs += per_thread->caller_mallocs;
             syscalls += per_thread->caller_syscalls;
         }
-        fprintf(out, "- xlog callers, during timed calls: %" PRId64 " mallocs, %" PRId64
-                     " system calls; target 0: %s",
-                mallocs, syscalls, verdict(mallocs == 0 && syscalls == 0));
+        fprintf(out, "- the calling threads made %" PRId64 " mallocs and %" PRId64
+                     " system calls during the timed calls",
+                mallocs, syscalls);
         if (xlog->first_call_mallocs >= 0 && xlog->first_call_syscalls >= 0)
-            fprintf(out, " (a thread's first call, untimed, sets up its ring: %" PRId64
+            fprintf(out, " (a thread's first call, not timed, sets up its ring: %" PRId64
                          " mallocs, %" PRId64 " system calls)",
                     xlog->first_call_mallocs, xlog->first_call_syscalls);
         fputc('\n', out);
     }
     if (backend != NULL) {
-        fprintf(out, "- back end, %" PRIu64 " lines from one thread: %.2f M lines/s; "
-                     "target >= 4 M: %s\n",
-                backend->throughput_messages, backend->messages_per_s / 1e6,
-                verdict(backend->messages_per_s >= 4e6));
-        double per_64k = bench_row_writes_per_64kib(backend);
-        fprintf(out, "- write calls per 64 KiB under load: %.3f; target <= 1: %s\n", per_64k,
-                verdict(per_64k >= 0 && per_64k <= 1));
+        double per_write = backend->write_calls > 0 ? (double)backend->bytes_written / 1024.0 /
+                                                          (double)backend->write_calls
+                                                    : 0;
+        fprintf(out, "- the back end wrote %.2f M lines/s from one thread, until they were in "
+                     "the file, %.0f KiB per write call\n",
+                backend->messages_per_s / 1e6, per_write);
     }
     if (burst != NULL) {
-        int64_t growth = burst->peak_rss_kib - burst->rss_before_kib;
-        fprintf(out, "- burst of %" PRIu64 " lines: peak RSS %" PRId64 " KiB, %" PRId64
-                     " KiB before xlog_open: xlog took %" PRId64 " KiB at most, ",
-                burst->throughput_messages, burst->peak_rss_kib, burst->rss_before_kib, growth);
-        if (growth <= burst->memory_bound_kib)
-            fprintf(out, "within its ring + write buffer of %" PRId64 " KiB\n",
-                    burst->memory_bound_kib);
-        else
-            fprintf(out, "its ring + write buffer of %" PRId64 " KiB and %" PRId64
-                         " KiB of other memory (threads' stacks, malloc arenas, tables)\n",
-                    burst->memory_bound_kib, growth - burst->memory_bound_kib);
+        char lines[CELL_SIZE], growth[CELL_SIZE], bound[CELL_SIZE];
+        format_count(lines, (int64_t)burst->throughput_messages);
+        format_count(growth, burst->peak_rss_kib - burst->rss_before_kib);
+        format_count(bound, burst->memory_bound_kib);
+        fprintf(out, "- a burst of %s lines grew the process by %s KiB, %s KiB of it the ring "
+                     "and write buffer: the caller waits for room instead of queueing more\n",
+                lines, growth, bound);
     }
     if (tty_xlog != NULL) {
-        fprintf(out, "- terminal stalled %.1f s: xlog caller's worst call during the stall "
-                     "%.0f ns (of all its calls %.0f ns), file complete: %s, %" PRId64
-                     " console lines dropped; target < 10 us and complete: %s",
-                stall_seconds, tty_xlog->stall_worst_ns, tty_xlog->latency.max_ns,
-                tty_xlog->lines_ok == 1 ? "yes" : "no", tty_xlog->console_dropped,
-                verdict(tty_xlog->stall_worst_ns < 10000 && tty_xlog->lines_ok == 1));
+        char worst[CELL_SIZE];
+        format_ns(worst, tty_xlog->stall_worst_ns);
+        fprintf(out, "- a terminal stopped reading for %.1f s: the caller's worst call meanwhile "
+                     "took %s ns with xlog's console sink",
+                stall_seconds, worst);
         if (tty_direct != NULL)
-            fprintf(out, " (direct write: worst call %.3f s)", tty_direct->latency.max_ns * 1e-9);
-        fputc('\n', out);
-    } else if (tty_direct != NULL) {
-        fprintf(out, "- terminal stalled %.1f s: direct write's worst call %.3f s (xlog's row "
-                     "not run)\n",
-                stall_seconds, tty_direct->latency.max_ns * 1e-9);
+            fprintf(out, ", %.3f s writing to it directly", tty_direct->stall_worst_ns * 1e-9);
+        fprintf(out, "; the file was %s\n",
+                tty_xlog->lines_ok == 1 ? "complete" : "NOT complete");
     }
 }
 
@@ -391,5 +425,6 @@ void report_table(FILE *out, const bench_options *options, const bench_row *rows
         fputc('\n', out);
         print_rows(out, &terminal_table, rows, count);
     }
-    print_spec_ratios(out, rows, count, options->stall_seconds);
+    print_comparison(out, rows, count);
+    print_xlog_facts(out, rows, count, options->stall_seconds);
 }

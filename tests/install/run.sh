@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix, then builds and runs a program
 # against it twice: with pkg-config, and with CMake's find_package (shared
-# and static).  Each must write exactly one line.
+# and static).  Each must write exactly one line.  The pkg-config file, the
+# header, the library and the CMake package must agree on the version, and
+# nothing but the library's files is installed (no xlog-bench).
 set -euo pipefail
 build_dir=$1
 src_dir=$(cd "$(dirname "$0")" && pwd)
@@ -17,16 +19,32 @@ check_log() { # dir
 }
 
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:$work/prefix/lib64/pkgconfig"
+export LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64"
 # shellcheck disable=SC2046
 cc -o "$work/pc" "$src_dir/consumer.c" $(pkg-config --cflags --libs xlog)
-LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64" "$work/pc" "$work/logs-pc"
+"$work/pc" "$work/logs-pc"
 check_log "$work/logs-pc"
 echo "pkg-config: ok"
 
-cmake -S "$src_dir" -B "$work/cm" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+# One version everywhere: the pkg-config file, the installed header, the
+# installed library and (below) the CMake package.
+version=$(pkg-config --modversion xlog)
+printf '%s\n' '#include <stdio.h>' '#include <xlog.h>' \
+  'int main(void) { printf("%s %s\n", XLOG_VERSION_STRING, xlog_version()); return 0; }' \
+  >"$work/version.c"
+# shellcheck disable=SC2046
+cc -o "$work/version" "$work/version.c" $(pkg-config --cflags --libs xlog)
+got=$("$work/version")
+[ "$got" = "$version $version" ] || { echo "pkg-config says $version; header, library: $got"; exit 1; }
+echo "version $version: ok"
+
+cmake -S "$src_dir" -B "$work/cm" -DCMAKE_PREFIX_PATH="$work/prefix" -DXLOG_VERSION="$version" >/dev/null
 cmake --build "$work/cm" >/dev/null
 "$work/cm/consumer_shared" "$work/logs-shared"
 check_log "$work/logs-shared"
 "$work/cm/consumer_static" "$work/logs-static"
 check_log "$work/logs-static"
-echo "find_package (shared and static): ok"
+echo "find_package $version (shared and static): ok"
+
+[ ! -e "$work/prefix/bin" ] || { echo "installed programs: $(ls "$work/prefix/bin")"; exit 1; }
+echo "nothing in bin/: ok"
