@@ -36,6 +36,9 @@ static uint64_t last_epoch;
 static xlog_config open_cfg;
 static char open_dir[PATH_MAX];
 
+/* Messages dropped while xlog was closed that the log has announced. */
+static uint64_t closed_drops_announced;
+
 /* Why the calling thread's last xlog_open failed (xlog_last_error). */
 static XLOG_IMPL_TLS char last_error[512];
 
@@ -277,6 +280,19 @@ __attribute__((destructor(101))) static void close_at_the_end(void)
     xlog_close();
 }
 
+/* The first line after an xlog_open says how many messages were logged
+ * while xlog was closed (or closing) since the last such line. */
+static void announce_closed_drops(void)
+{
+    xlog_counters now;
+    xlog_stats(&now);
+    uint64_t seen = __atomic_exchange_n(&closed_drops_announced, now.dropped_closing,
+                                        __ATOMIC_RELAXED);
+    if (now.dropped_closing > seen)
+        xlog_notice("%llu messages were not written: logged while xlog was closed",
+                    (unsigned long long)(now.dropped_closing - seen));
+}
+
 XLOG_API int xlog_open(const xlog_config *user_cfg)
 {
     last_error[0] = '\0';
@@ -312,6 +328,8 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
     }
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
+    if (rc == 0)
+        announce_closed_drops();
     return rc;
 }
 

@@ -345,6 +345,248 @@ static void open_reports_errors(void **state)
     free(dir);
 }
 
+static void open_errors_name_the_field(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("lasterror");
+    xlog_config cfg = xlog_defaults();
+    cfg.use_environment = 0;
+    cfg.dir = dir;
+    cfg.console = 99; /* not an open descriptor */
+    assert_int_equal(xlog_open(&cfg), -EBADF);
+    assert_non_null(strstr(xlog_last_error(), "cfg.console: descriptor 99 is not open"));
+    cfg.console = 0;
+    cfg.ring_size = 100;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "cfg.ring_size: 100 "));
+    cfg.ring_size = 1 << 20;
+    cfg.max_message = 1 << 20;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "cfg.max_message"));
+    cfg.max_message = 16384;
+    cfg.use_environment = 1;
+    setenv("XLOG_LEVEL", "verbose", 1);
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "XLOG_LEVEL=\"verbose\""));
+    unsetenv("XLOG_LEVEL");
+    assert_int_equal(xlog_open(&cfg), 0);
+    assert_string_equal(xlog_last_error(), "");
+    assert_int_equal(xlog_open(&cfg), -EALREADY);
+    assert_string_equal(xlog_last_error(), "xlog is already open");
+    assert_int_equal(xlog_close(), 0);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* A relative cfg.dir means the directory it named when xlog_open ran, also
+ * for a reopen after the program changed its directory (as daemons do). */
+static void relative_directory_stays_where_it_was_opened(void **state)
+{
+    (void)state;
+    char *home = test_make_dir("relative");
+    char *elsewhere = test_path(home, "elsewhere");
+    assert_int_equal(mkdir(elsewhere, 0700), 0);
+    char *before = getcwd(NULL, 0);
+    assert_int_equal(chdir(home), 0);
+    xlog_config cfg = xlog_defaults();
+    cfg.use_environment = 0;
+    cfg.dir = "logs";
+    cfg.check_interval_ms = 1;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("before chdir");
+    assert_int_equal(xlog_flush(), 0);
+    assert_int_equal(chdir(elsewhere), 0);
+    xlog_info("after chdir");
+    xlog_reopen();
+    assert_int_equal(xlog_flush(), 0);
+    xlog_info("after reopen");
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(chdir(before), 0);
+    char *logs = test_path(home, "logs");
+    char *text = test_read_dir(logs, NULL);
+    assert_int_equal(test_count_lines(text), 3);
+    assert_non_null(strstr(text, " before chdir\n"));
+    assert_non_null(strstr(text, " after chdir\n"));
+    assert_non_null(strstr(text, " after reopen\n"));
+    char *wrong = test_path(elsewhere, "logs");
+    assert_int_equal(access(wrong, F_OK), -1);
+    free(text);
+    test_remove_dir(logs);
+    rmdir(elsewhere);
+    rmdir(home);
+    free(wrong);
+    free(logs);
+    free(before);
+    free(elsewhere);
+    free(home);
+}
+
+static void *log_one_line(void *unused)
+{
+    (void)unused;
+    xlog_info("from a new thread");
+    return NULL;
+}
+
+/* After xlog_close and xlog_open with a larger ring and max_message, a
+ * thread that logged before writes as much as the new configuration
+ * allows, like a thread that never logged. */
+static void reopened_logger_gives_threads_rings_of_the_new_configuration(void **state)
+{
+    (void)state;
+    char *dir = open_fresh("reconfig", xlog_defaults());
+    xlog_info("with the defaults");
+    pthread_t t;
+    pthread_create(&t, NULL, log_one_line, NULL);
+    pthread_join(t, NULL);
+    assert_int_equal(xlog_close(), 0);
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.ring_size = 4 << 20;
+    cfg.max_message = 1 << 20;
+    assert_int_equal(xlog_open(&cfg), 0);
+    size_t n = 900000;
+    char *big = malloc(n + 1);
+    memset(big, 'x', n);
+    big[n] = '\0';
+    xlog_info("%s", big);
+    char *text = close_and_messages(dir);
+    const char *line = strstr(text, "xxx");
+    assert_non_null(line);
+    assert_int_equal(strcspn(line, "\n"), n);
+    free(big);
+    free(text);
+}
+
+static void levels_outside_the_range_are_refused_and_counted(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = open_fresh("badlevel", xlog_defaults());
+    volatile int variable = 300;
+    XLOG(XLOG_OFF, "off %d", 1);
+    XLOG(7, "seven %d", 2);
+    XLOG(-1, "minus one %d", 3);
+    XLOG(variable, "variable %d", 4);
+    xlogout(10, "file.c", 1, "func", "ten %d", 5);
+    xlog_info("a real line");
+    assert_int_equal(xlog_flush(), 0);
+    xlog_stats(&after);
+    char *text = close_and_messages(dir);
+    assert_int_equal(after.refused - before.refused, 5);
+    assert_null(strstr(text, "off 1"));
+    assert_null(strstr(text, "seven"));
+    assert_null(strstr(text, "minus one"));
+    assert_null(strstr(text, "variable"));
+    assert_null(strstr(text, "ten 5"));
+    assert_non_null(strstr(text, "a real line\n"));
+    /* Announced with the reason (in one or two notices: the first refusal
+     * at once, the rest at the flush). */
+    long announced = 0;
+    for (const char *p = text; (p = strstr(p, " refused: level outside TRACE..FATAL")); p++) {
+        const char *number = p;
+        while (number > text && number[-1] >= '0' && number[-1] <= '9')
+            number--;
+        announced += strtol(number, NULL, 10);
+    }
+    assert_int_equal(announced, 5);
+    assert_int_equal(xlog_enabled(7), 0);
+    assert_int_equal(xlog_enabled(-1), 0);
+    free(text);
+}
+
+static void messages_logged_while_closed_are_counted_and_announced(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    char *dir = open_fresh("closed", xlog_defaults());
+    xlog_info("first run");
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&before);
+    for (int i = 0; i < 5; i++)
+        xlog_info("while closed %d", i);
+    xlog_stats(&after);
+    assert_int_equal(after.dropped_closing - before.dropped_closing, 5);
+    assert_int_equal(after.dropped - before.dropped, 5);
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("second run");
+    char *text = close_and_messages(dir);
+    assert_null(strstr(text, "while closed"));
+    assert_non_null(strstr(text, "first run\n5 messages were not written: logged while xlog was "
+                                 "closed\nsecond run\n"));
+    free(text);
+}
+
+typedef struct dropper {
+    long messages;
+    int tid;
+} dropper;
+
+static void *drop_a_lot(void *p)
+{
+    dropper *d = p;
+    d->tid = (int)gettid();
+    for (long i = 0; i < d->messages; i++)
+        xlog_info("flood %ld", i);
+    return NULL;
+}
+
+/* Drops are announced with their reason, at most about once a second per
+ * thread, and the announced counts add up to the drops. */
+static void drop_notices_are_coalesced_and_sum_to_the_drops(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    xlog_config cfg = xlog_defaults();
+    cfg.ring_size = 65536;
+    cfg.full_policy = XLOG_FULL_DROP;
+    char *dir = open_fresh("coalesce", cfg);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    dropper d[2] = {{test_scaled(200000), 0}, {test_scaled(200000), 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, drop_a_lot, &d[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(xlog_close(), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    xlog_stats(&after);
+    uint64_t dropped = after.dropped - before.dropped;
+    char *text = test_read_dir(dir, NULL);
+    uint64_t announced = 0, written = 0;
+    long notices[2] = {0, 0};
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        if (memmem(l.message, l.message_len, "were not written: ", 18)) {
+            assert_non_null(memmem(l.message, l.message_len, "its ring was full", 17));
+            announced += strtoull(l.message, NULL, 10);
+            notices[l.tid == d[1].tid]++;
+        } else {
+            written++;
+        }
+        p = nl + 1;
+    }
+    assert_int_equal(announced, dropped);
+    assert_int_equal(written + dropped, (uint64_t)(d[0].messages + d[1].messages));
+    /* One a second while the drops go on, and the last one when the thread
+     * ends. */
+    for (int i = 0; i < 2; i++)
+        assert_true(notices[i] <= (long)seconds + 2);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* ---- full rings ------------------------------------------------------------
  * The back end is held still inside the test's wall clock (it reads it when
  * it answers a flush), so the ring really fills; the test releases it when
@@ -506,6 +748,12 @@ int main(void)
         cmocka_unit_test(file_name_follows_the_utc_date),
         cmocka_unit_test(environment_overrides),
         cmocka_unit_test(open_reports_errors),
+        cmocka_unit_test(open_errors_name_the_field),
+        cmocka_unit_test(relative_directory_stays_where_it_was_opened),
+        cmocka_unit_test(reopened_logger_gives_threads_rings_of_the_new_configuration),
+        cmocka_unit_test(levels_outside_the_range_are_refused_and_counted),
+        cmocka_unit_test(messages_logged_while_closed_are_counted_and_announced),
+        cmocka_unit_test(drop_notices_are_coalesced_and_sum_to_the_drops),
         cmocka_unit_test(full_ring_blocks_and_loses_nothing),
         cmocka_unit_test(full_ring_drops_counts_and_says_so),
     };

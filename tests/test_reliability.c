@@ -516,6 +516,60 @@ static void symlinks_refused_when_asked(void **state)
 }
 
 /* A failed check leaves the test early: do not leave xlog open for the next. */
+/* Runs exit_writer with its arguments and returns its exit status. */
+static int run_exit_writer(const char *mode, const char *dir, const char *count)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        execl(EXIT_WRITER, EXIT_WRITER, mode, dir, count, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void lines_logged_by_exit_handlers_and_destructors_are_written(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"atexit-before-open", " from an atexit handler registered before xlog_open\n"},
+        {"destructor", " from a destructor\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *dir = test_make_dir("exit");
+        assert_int_equal(run_exit_writer(cases[i][0], dir, NULL), 0);
+        char *text = test_read_dir(dir, NULL);
+        assert_non_null(strstr(text, " from main\n"));
+        if (!strstr(text, cases[i][1]))
+            fail_msg("%s: the line \"%s\" is missing", cases[i][0], cases[i][1]);
+        assert_int_equal(test_count_lines(text), 2);
+        free(text);
+        test_remove_dir(dir);
+        free(dir);
+    }
+}
+
+static void quick_exit_writes_every_line(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("quick");
+    long lines = test_scaled(100000);
+    char count[32];
+    snprintf(count, sizeof count, "%ld", lines);
+    assert_int_equal(run_exit_writer("quick-exit", dir, count), 0);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), (size_t)lines);
+    long next = 0;
+    for (const char *p = text; (p = strstr(p, " line ")); p++)
+        assert_int_equal(strtol(p + 6, NULL, 10), next++);
+    assert_int_equal(next, lines);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 static int close_if_open(void **state)
 {
     (void)state;
@@ -538,6 +592,8 @@ int main(void)
         cmocka_unit_test_teardown(fork_while_threads_log, close_if_open),
         cmocka_unit_test_teardown(full_disk_loses_only_what_it_must_and_says_so, close_if_open),
         cmocka_unit_test_teardown(symlinks_refused_when_asked, close_if_open),
+        cmocka_unit_test(lines_logged_by_exit_handlers_and_destructors_are_written),
+        cmocka_unit_test(quick_exit_writes_every_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

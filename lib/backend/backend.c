@@ -456,6 +456,7 @@ static uint64_t scan(int last_flush)
     for (size_t i = 0; i < be.ring_count; i++) {
         xlog_ring *r = be.rings[i];
         uint64_t head = xlog_load_acquire(&r->head);
+        xlog_tsan_acquire(&r->head);
         r->visible_end = head & ~(uint64_t)1;
         if (!(head & 1))
             continue;
@@ -482,6 +483,13 @@ static const xlog_record *front(xlog_ring *r)
         r->read_pos += rec->size;
     }
     return NULL;
+}
+
+/* Gives the producer back the space of the records read. */
+static void release_space(xlog_ring *r)
+{
+    xlog_tsan_release(&r->tail);
+    xlog_store_release(&r->tail, r->read_pos);
 }
 
 /* Writes every visible record no newer than the watermark, oldest first. */
@@ -513,9 +521,9 @@ static size_t merge(uint64_t watermark)
             best->read_pos += rec->size;
             written++;
             if (best->read_pos - xlog_load(&best->tail) >= RELEASE_EVERY)
-                xlog_store_release(&best->tail, best->read_pos);
+                release_space(best);
         }
-        xlog_store_release(&best->tail, best->read_pos);
+        release_space(best);
     }
 }
 
@@ -532,6 +540,7 @@ static void tend_rings(uint64_t now)
             continue;
         }
         r->visible_end = xlog_load_acquire(&r->head);
+        xlog_tsan_acquire(&r->head);
         if (front(r))
             continue;
         report_drops(r, now, 1);

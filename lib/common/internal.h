@@ -24,6 +24,28 @@
 #define xlog_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define xlog_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
+/* ThreadSanitizer and a library not built with it (a program built with
+ * -fsanitize=thread against an installed libxlog): the atomics that hand a
+ * ring's bytes from one thread to another are invisible to it, but libc's
+ * memcpy, which copies strings in and out, is watched, so it would report a
+ * race on every string.  When its runtime is in the process, these tell it
+ * what the atomics mean: a release where a thread hands bytes over, an
+ * acquire where the other takes them.  Without it they cost a compare. */
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+
+static inline void xlog_tsan_acquire(void *addr)
+{
+    if (__tsan_acquire)
+        __tsan_acquire(addr);
+}
+
+static inline void xlog_tsan_release(void *addr)
+{
+    if (__tsan_release)
+        __tsan_release(addr);
+}
+
 /* Settings the front end reads on every call, copied from the configuration
  * by xlog_open. */
 typedef struct xlog_front_settings {
@@ -78,6 +100,10 @@ extern uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
 void xlog_front_after_fork(void);
 /* Starts the back end again in the child of fork() on its first use (xlog.c). */
 void xlog_resume_after_fork(void);
+
+/* Logs a line of xlog's own (WARN, "xlog:0 xlog"), whatever the level in
+ * force (frontend.c). */
+void xlog_notice(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 /* Marks the calling thread as inside xlog while it holds a lock a log call
  * may need, so that a signal handler's log call is dropped rather than

@@ -659,7 +659,9 @@ static void log_dynamic(xlog_ring *r, const xlog_impl_site *site, int level, con
     if (func_len)
         memcpy(out, func, func_len);
     out += func_len;
+    xlog_tsan_acquire(&r->tail);
     write_args(out, kinds, nargs, lens, ap);
+    xlog_tsan_release(&r->head);
     publish_record(r, pos, size);
 }
 
@@ -734,7 +736,9 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     rec->flags = (uint8_t)flags;
     rec->nargs = site->nargs;
     rec->site = site;
+    xlog_tsan_acquire(&r->tail);
     write_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, ap);
+    xlog_tsan_release(&r->head);
     publish_record(r, pos, size);
 }
 
@@ -789,6 +793,23 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
         va_list ap;
         va_start(ap, fmt);
         log_dynamic(r, site, level, NULL, 0, NULL, fmt, ap);
+        va_end(ap);
+    }
+    leave_call();
+}
+
+void xlog_notice(const char *format, ...)
+{
+    if (UNLIKELY(in_call)) {
+        drop_nested();
+        return;
+    }
+    enter_call();
+    xlog_ring *r = ring_for_call();
+    if (r) {
+        va_list ap;
+        va_start(ap, format);
+        log_dynamic(r, NULL, XLOG_WARN, "xlog", 0, "xlog", format, ap);
         va_end(ap);
     }
     leave_call();

@@ -100,6 +100,7 @@ static int put(const char *color, const char *line, size_t len)
     size_t reset_len = color_len ? sizeof RESET - 1 : 0;
     uint64_t head = con.head;
     uint64_t used = head - __atomic_load_n(&con.tail, __ATOMIC_ACQUIRE);
+    xlog_tsan_acquire(&con.tail);
     if (color_len + len + reset_len > con.capacity - used)
         return 0;
     copy_in(head, color, color_len);
@@ -112,6 +113,7 @@ static int put(const char *color, const char *line, size_t len)
     head += 1;
     /* Sequentially consistent with the writer's "waiting" flag: either the
      * writer sees this head before sleeping, or this sees it asleep. */
+    xlog_tsan_release(&con.head);
     __atomic_store_n(&con.head, head, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&con.waiting, __ATOMIC_SEQ_CST)) {
         pthread_mutex_lock(&con.lock);
@@ -169,6 +171,7 @@ static void discard(uint64_t *tail, uint64_t head)
         lines += con.buffer[pos % con.capacity] == '\n';
     xlog_add(&xlog_console_dropped, lines);
     *tail = head;
+    xlog_tsan_release(&con.tail);
     __atomic_store_n(&con.tail, head, __ATOMIC_RELEASE);
 }
 
@@ -178,6 +181,7 @@ static void *writer_main(void *unused)
     uint64_t tail = con.tail;
     for (;;) {
         uint64_t head = __atomic_load_n(&con.head, __ATOMIC_ACQUIRE);
+        xlog_tsan_acquire(&con.head);
         if (head == tail) {
             pthread_mutex_lock(&con.lock);
             __atomic_store_n(&con.waiting, 1, __ATOMIC_SEQ_CST);
@@ -198,6 +202,7 @@ static void *writer_main(void *unused)
         ssize_t written = emit(con.buffer + offset, n);
         if (written > 0) {
             tail += (uint64_t)written;
+            xlog_tsan_release(&con.tail);
             __atomic_store_n(&con.tail, tail, __ATOMIC_RELEASE);
         } else if (written < 0 && errno == EINTR) {
             continue;

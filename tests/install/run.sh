@@ -46,5 +46,21 @@ check_log "$work/logs-shared"
 check_log "$work/logs-static"
 echo "find_package $version (shared and static): ok"
 
+# A program built with ThreadSanitizer against the installed (plain)
+# library, shared and static: no report may come from xlog.
+for kind in shared static; do
+  if [ $kind = shared ]; then
+    libs=$(pkg-config --libs xlog)
+  else
+    libs="$(pkg-config --variable=libdir xlog)/libxlog.a $(pkg-config --libs --static xlog | sed 's/-lxlog//')"
+  fi
+  # shellcheck disable=SC2046,SC2086
+  cc -fsanitize=thread -g -o "$work/tsan-$kind" "$src_dir/tsan_consumer.c" $(pkg-config --cflags xlog) $libs
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$work/tsan-$kind" "$work/logs-tsan-$kind" console \
+    >/dev/null 2>"$work/tsan-$kind.err" || { cat "$work/tsan-$kind.err"; echo "tsan ($kind): failed"; exit 1; }
+  ! grep -q "ThreadSanitizer" "$work/tsan-$kind.err" || { cat "$work/tsan-$kind.err"; exit 1; }
+done
+echo "ThreadSanitizer program against the plain library (shared and static): ok"
+
 [ ! -e "$work/prefix/bin" ] || { echo "installed programs: $(ls "$work/prefix/bin")"; exit 1; }
 echo "nothing in bin/: ok"

@@ -1,0 +1,256 @@
+/*
+ * test_signal_handlers.c - a signal handler that logs while its thread is
+ * inside a log call: no crash, no hang, and every message accounted for.
+ *
+ * Log calls are not async-signal-safe, but a program that logs from a
+ * handler must not corrupt a ring: the nested call is dropped and counted.
+ * Each case runs in a child process watched by the parent, because the
+ * failures being guarded against are a crash and a hang.  The child checks
+ * its own file and counters (it knows how many calls its handler made) and
+ * reports by its exit status; the parent turns that into an assertion.
+ *
+ * Accounting that must hold exactly: lines written by the main code and by
+ * the handler, plus xlog_counters.dropped, equals the calls made by both.
+ */
+#include "testutil.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+
+/* Exit statuses of a child. */
+enum { CHILD_OK = 0, CHILD_OPEN_FAILED = 90, CHILD_BAD_LINE = 91, CHILD_MISCOUNT = 92,
+       CHILD_OUT_OF_ORDER = 93 };
+
+static volatile sig_atomic_t handler_calls;
+
+/* A record of another size than the main code's: a string argument. */
+static void log_from_handler(int sig)
+{
+    (void)sig;
+    handler_calls++;
+    xlog_info("handler %d %s", (int)handler_calls, "with a string argument");
+}
+
+static void open_for(const char *dir, xlog_full_policy policy)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.ring_size = 65536;
+    cfg.full_policy = policy;
+    cfg.crash_handlers = 0;
+    if (xlog_open(&cfg) != 0)
+        _exit(CHILD_OPEN_FAILED);
+}
+
+/* Counts the main code's and the handler's lines, each in its order. */
+static int count_lines(const char *dir, long *main_lines, long *handler_lines)
+{
+    char *text = test_read_dir(dir, NULL);
+    long last_main = -1, last_handler = 0;
+    *main_lines = *handler_lines = 0;
+    int status = CHILD_OK;
+    for (const char *p = text; *p && status == CHILD_OK;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        char msg[256];
+        long n;
+        if (!nl || !test_parse_line(p, (size_t)(nl - p), &l)) {
+            status = CHILD_BAD_LINE;
+            break;
+        }
+        test_message(&l, msg, sizeof msg);
+        if (sscanf(msg, "main %ld", &n) == 1) {
+            status = n > last_main ? status : CHILD_OUT_OF_ORDER;
+            last_main = n;
+            ++*main_lines;
+        } else if (sscanf(msg, "handler %ld with a string argument", &n) == 1) {
+            status = n > last_handler ? status : CHILD_OUT_OF_ORDER;
+            last_handler = n;
+            ++*handler_lines;
+        } else if (!strstr(msg, "were not written")) {
+            status = CHILD_BAD_LINE;
+        }
+        p = nl + 1;
+    }
+    free(text);
+    return status;
+}
+
+/* The child's side of a case: the main code logs calls messages while a
+ * timer interrupts it every period_us and its handler logs too. */
+static int interrupted_main(const char *dir, xlog_full_policy policy, long period_us, long calls)
+{
+    open_for(dir, policy);
+    struct sigaction action = {.sa_handler = log_from_handler};
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGALRM, &action, NULL);
+    struct itimerval every = {{0, period_us}, {0, period_us}};
+    setitimer(ITIMER_REAL, &every, NULL);
+    for (long i = 0; i < calls; i++)
+        xlog_info("main %ld", i);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    signal(SIGALRM, SIG_IGN);
+    xlog_close();
+    xlog_counters c;
+    xlog_stats(&c);
+    long main_lines, handler_lines;
+    int status = count_lines(dir, &main_lines, &handler_lines);
+    if (status != CHILD_OK)
+        return status;
+    if ((uint64_t)(main_lines + handler_lines) + c.dropped != (uint64_t)(calls + handler_calls))
+        return CHILD_MISCOUNT;
+    /* Waiting for room never loses a message; only the nested ones go. */
+    if (policy == XLOG_FULL_BLOCK &&
+        (main_lines != calls || c.dropped != c.dropped_nested))
+        return CHILD_MISCOUNT;
+    return CHILD_OK;
+}
+
+/* A thread whose very first message (which takes its ring) is interrupted
+ * by a timer aimed at that thread. */
+typedef struct first_call {
+    long period_us;
+    long index;
+} first_call;
+
+static void *first_call_interrupted(void *arg)
+{
+    const first_call *fc = arg;
+    timer_t timer;
+    struct sigevent to_me = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGALRM};
+    to_me._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_MONOTONIC, &to_me, &timer) != 0)
+        return NULL;
+    struct itimerspec every = {{0, fc->period_us * 1000}, {0, fc->period_us * 1000}};
+    timer_settime(timer, 0, &every, NULL);
+    xlog_info("main %ld", fc->index);
+    timer_delete(timer);
+    return NULL;
+}
+
+static int interrupted_first_calls(const char *dir, long period_us, long threads)
+{
+    open_for(dir, XLOG_FULL_BLOCK);
+    struct sigaction action = {.sa_handler = log_from_handler};
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGALRM, &action, NULL);
+    for (long i = 0; i < threads; i++) {
+        first_call fc = {period_us, i};
+        pthread_t t;
+        pthread_create(&t, NULL, first_call_interrupted, &fc);
+        pthread_join(t, NULL);
+    }
+    signal(SIGALRM, SIG_IGN);
+    xlog_close();
+    xlog_counters c;
+    xlog_stats(&c);
+    long main_lines, handler_lines;
+    int status = count_lines(dir, &main_lines, &handler_lines);
+    if (status != CHILD_OK)
+        return status;
+    if ((uint64_t)(main_lines + handler_lines) + c.dropped != (uint64_t)(threads + handler_calls))
+        return CHILD_MISCOUNT;
+    return main_lines == threads ? CHILD_OK : CHILD_MISCOUNT;
+}
+
+/* Runs body in a child and fails on a crash, a hang (no end within
+ * seconds) or a bad status. */
+static void in_watched_child(int (*body)(const char *, long, long, long), long a, long b,
+                             long c, int seconds)
+{
+    char *dir = test_make_dir("handler");
+    pid_t child = fork();
+    if (child == 0)
+        _exit(body(dir, a, b, c));
+    int status = 0;
+    for (int waited = 0; waited < seconds * 10; waited++) {
+        pid_t done = waitpid(child, &status, WNOHANG);
+        if (done == child)
+            break;
+        struct timespec tick = {0, 100000000};
+        nanosleep(&tick, NULL);
+    }
+    if (waitpid(child, &status, WNOHANG) == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        fail_msg("the child hung (no end within %d s)", seconds);
+    }
+    if (WIFSIGNALED(status))
+        fail_msg("the child died of signal %d", WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), CHILD_OK);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static int main_case(const char *dir, long policy, long period_us, long calls)
+{
+    return interrupted_main(dir, (xlog_full_policy)policy, period_us, calls);
+}
+
+static int first_call_case(const char *dir, long period_us, long threads, long unused)
+{
+    (void)unused;
+    return interrupted_first_calls(dir, period_us, threads);
+}
+
+static void run_timer_rates(xlog_full_policy policy)
+{
+    static const long periods_us[] = {1000, 50, 20};
+    for (size_t i = 0; i < sizeof periods_us / sizeof periods_us[0]; i++)
+        in_watched_child(main_case, policy, periods_us[i], test_scaled(400000), 120);
+}
+
+static void handler_logging_inside_a_call_is_dropped_and_counted_when_blocking(void **state)
+{
+    (void)state;
+    run_timer_rates(XLOG_FULL_BLOCK);
+}
+
+static void handler_logging_inside_a_call_is_dropped_and_counted_when_dropping(void **state)
+{
+    (void)state;
+    run_timer_rates(XLOG_FULL_DROP);
+}
+
+static void handler_interrupting_a_threads_first_call_neither_deadlocks_nor_loses_count(
+    void **state)
+{
+    (void)state;
+#ifdef UNDER_TSAN
+    /* A handler that runs just before a thread's first call takes the
+     * thread's ring from the handler (not nested, so allowed), which TSan
+     * reports as an unsafe call in a signal handler. */
+    skip();
+#else
+    in_watched_child(first_call_case, 20, test_scaled(50) < 10 ? 10 : test_scaled(50), 0, 120);
+#endif
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(handler_logging_inside_a_call_is_dropped_and_counted_when_blocking),
+        cmocka_unit_test(handler_logging_inside_a_call_is_dropped_and_counted_when_dropping),
+        cmocka_unit_test(handler_interrupting_a_threads_first_call_neither_deadlocks_nor_loses_count),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
