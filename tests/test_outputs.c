@@ -17,6 +17,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <setjmp.h>
@@ -174,6 +175,78 @@ static void spawn_and_wait(char *const argv[])
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Names of a rotated set, oldest first: by date, then .N from the highest
+ * down, then the live file. */
+static int oldest_first(const void *pa, const void *pb)
+{
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    int by_date = strncmp(a, b, 10);
+    if (by_date)
+        return by_date;
+    const char *na = strstr(a, ".log."), *nb = strstr(b, ".log.");
+    long ka = na ? atol(na + 5) : 0, kb = nb ? atol(nb + 5) : 0;
+    return (kb > ka) - (kb < ka);
+}
+
+/* Whether name is a shared file's: YYYY-MM-DD.log, then maybe .N with N from
+ * 1 to keep, then maybe .gz; or a compressor's hidden temporary file. */
+static int in_scheme(const char *name, unsigned keep)
+{
+    unsigned pid, seq;
+    int end = 0;
+    if (sscanf(name, ".xlog-%u-%u.gz.tmp%n", &pid, &seq, &end) == 2 && end > 0 &&
+        name[end] == '\0')
+        return 1;
+    for (int i = 0; i < 10; i++) {
+        if (i == 4 || i == 7 ? name[i] != '-' : (name[i] < '0' || name[i] > '9'))
+            return 0;
+    }
+    if (strncmp(name + 10, ".log", 4) != 0)
+        return 0;
+    const char *p = name + 14;
+    if (*p == '\0')
+        return 1;
+    if (*p++ != '.' || *p < '1' || *p > '9')
+        return 0;
+    char *after;
+    unsigned long n = strtoul(p, &after, 10);
+    return n <= keep && (*after == '\0' || strcmp(after, ".gz") == 0);
+}
+
+/* Fails unless every name in dir is in the scheme (temporary files only
+ * while allow_temp). */
+static void expect_names_in_scheme(const char *dir, unsigned keep, int allow_temp)
+{
+    struct dirent **names;
+    int count = scandir(dir, &names, NULL, alphasort);
+    assert_true(count >= 0);
+    char bad[256] = "";
+    for (int i = 0; i < count; i++) {
+        const char *n = names[i]->d_name;
+        if (strcmp(n, ".") != 0 && strcmp(n, "..") != 0 && !bad[0] &&
+            (!in_scheme(n, keep) || (!allow_temp && n[0] == '.')))
+            snprintf(bad, sizeof bad, "%s", n);
+        free(names[i]);
+    }
+    free(names);
+    if (bad[0])
+        fail_msg("%s is not a name of the rotation scheme (keep %u)", bad, keep);
+}
+
+/* The text of a log file, decompressed by gzip if it is a .gz (gzip checks
+ * its integrity). */
+static char *read_log(const char *dir, const char *name)
+{
+    size_t len = strlen(name), n;
+    if (len > 3 && strcmp(name + len - 3, ".gz") == 0)
+        return gunzip(dir, name, &n);
+    char *p = test_path(dir, name);
+    char *text = test_read_file(p, NULL);
+    assert_non_null(text);
+    free(p);
+    return text;
 }
 
 /* ---- size rotation ----------------------------------------------------------- */
@@ -489,64 +562,82 @@ static void deleted_file_is_created_again(void **state)
     free(dir);
 }
 
-/* ---- many processes, one file ---------------------------------------------- */
+/* ---- writing fails ---------------------------------------------------------- */
 
-/* Names of a rotated set, oldest first: by date, then .N from the highest
- * down, then the live file. */
-static int oldest_first(const void *pa, const void *pb)
-{
-    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
-    int by_date = strncmp(a, b, 10);
-    if (by_date)
-        return by_date;
-    const char *na = strstr(a, ".log."), *nb = strstr(b, ".log.");
-    long ka = na ? atol(na + 5) : 0, kb = nb ? atol(nb + 5) : 0;
-    return (kb > ka) - (kb < ka);
-}
+/* ---- symbolic links ----------------------------------------------------------- */
+
+/* ---- many processes, one file ---------------------------------------------- */
 
 #define PROCESSES 4
 #define THREADS 4
 
-static void many_processes_share_one_rotating_file(void **state)
+/* A run of outputs_writer processes (tests/outputs/outputs_writer.c). */
+typedef struct writers {
+    int processes;
+    int threads;
+    long messages;
+    long rotate;
+    long buffer;
+    unsigned check_ms;
+    unsigned keep;
+    int gzip;
+} writers;
+
+/* Runs the writers to their end; meanwhile, looks at the directory again
+ * and again: only names of the scheme may appear, at any moment. */
+static void run_writers(const char *dir, const writers *w)
 {
-    (void)state;
-    char *dir = test_make_dir("processes");
-    long messages = test_scaled(100000);
-    long rotate = test_scaled(1 << 20);
-    if (rotate < 65536)
-        rotate = 65536;
-    long buffer = rotate / 4;
-    char args[5][32];
-    snprintf(args[0], sizeof args[0], "%d", THREADS);
-    snprintf(args[1], sizeof args[1], "%ld", messages);
-    snprintf(args[2], sizeof args[2], "%ld", rotate);
-    snprintf(args[3], sizeof args[3], "%ld", buffer);
-    snprintf(args[4], sizeof args[4], "%d", 50);
+    char args[8][32];
+    snprintf(args[0], sizeof args[0], "%d", w->threads);
+    snprintf(args[1], sizeof args[1], "%ld", w->messages);
+    snprintf(args[2], sizeof args[2], "%ld", w->rotate);
+    snprintf(args[3], sizeof args[3], "%ld", w->buffer);
+    snprintf(args[4], sizeof args[4], "%u", w->check_ms);
+    snprintf(args[5], sizeof args[5], "%u", w->keep);
+    snprintf(args[6], sizeof args[6], "%d", w->gzip);
     pid_t pids[PROCESSES];
-    for (int i = 0; i < PROCESSES; i++) {
+    assert_true(w->processes <= PROCESSES);
+    for (int i = 0; i < w->processes; i++) {
         char process[16];
         snprintf(process, sizeof process, "%d", i);
-        char *argv[] = {OUTPUTS_WRITER, dir, process, args[0], args[1], args[2],
-                        args[3], args[4], NULL};
+        char *argv[] = {OUTPUTS_WRITER, (char *)dir, process, args[0], args[1], args[2],
+                        args[3], args[4], args[5], args[6], NULL};
         assert_int_equal(posix_spawn(&pids[i], OUTPUTS_WRITER, NULL, NULL, argv, environ), 0);
     }
-    for (int i = 0; i < PROCESSES; i++) {
-        int status;
-        assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (int running = w->processes; running;) {
+        expect_names_in_scheme(dir, w->keep, 1);
+        for (int i = 0; i < w->processes; i++) {
+            int status;
+            if (pids[i] < 0 || waitpid(pids[i], &status, WNOHANG) == 0)
+                continue;
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                fail_msg("writer %d failed (status %#x): it lost or dropped lines", i, status);
+            pids[i] = -1;
+            running--;
+        }
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
     }
+}
 
+/* Reads the files of dir oldest first and checks that every line is intact
+ * and that each writer thread's lines form one run, in order, with no gap
+ * and no repeat, that ends with its last message; with whole, the run also
+ * begins with its first.  Returns the number of lines. */
+static size_t expect_writer_runs(const char *dir, const writers *w, int whole)
+{
     size_t n;
     char **files = test_list_files(dir, &n);
-    assert_true(n >= 4); /* the file did rotate, several times */
     qsort(files, n, sizeof *files, oldest_first);
-    long next[PROCESSES][THREADS] = {{0}};
+    long next[PROCESSES][THREADS];
+    for (int p = 0; p < PROCESSES; p++)
+        for (int t = 0; t < THREADS; t++)
+            next[p][t] = whole ? 0 : -1; /* -1: not seen yet */
     size_t lines = 0;
     for (size_t f = 0; f < n; f++) {
+        char *text = read_log(dir, files[f]);
         /* A process may add one buffer after another's check: allow that. */
-        assert_true(file_size(dir, files[f]) <= rotate + PROCESSES * buffer);
-        char *p = test_path(dir, files[f]);
-        char *text = test_read_file(p, NULL);
+        assert_true(strlen(text) <= (size_t)(w->rotate + w->processes * w->buffer));
         for (char *s = text; *s;) {
             char *nl = strchr(s, '\n');
             assert_non_null(nl);
@@ -558,23 +649,41 @@ static void many_processes_share_one_rotating_file(void **state)
             long thread = strtol(end + 2, &end, 10);
             long seq = strtol(end + 5, &end, 10);
             assert_true(l.message[0] == 'p' && end == nl);
-            assert_true(proc >= 0 && proc < PROCESSES && thread >= 0 && thread < THREADS);
-            /* Each line once, each thread's in order across the files. */
-            if (seq != next[proc][thread])
-                fail_msg("p%ld t%ld: expected seq %ld, found %ld in %s", proc, thread,
-                         next[proc][thread], seq, files[f]);
-            next[proc][thread]++;
+            assert_true(proc >= 0 && proc < w->processes && thread >= 0 && thread < w->threads);
+            long *expected = &next[proc][thread];
+            if (*expected < 0)
+                *expected = seq;
+            if (seq != *expected)
+                fail_msg("p%ld t%ld: expected seq %ld, found %ld in %s", proc, thread, *expected,
+                         seq, files[f]);
+            (*expected)++;
             lines++;
             s = nl + 1;
         }
         free(text);
-        free(p);
     }
-    assert_int_equal(lines, (size_t)(PROCESSES * THREADS * messages));
-    for (int p = 0; p < PROCESSES; p++)
-        for (int t = 0; t < THREADS; t++)
-            assert_int_equal(next[p][t], messages);
+    for (int p = 0; p < w->processes; p++)
+        for (int t = 0; t < w->threads; t++)
+            if (next[p][t] >= 0 && next[p][t] != w->messages)
+                fail_msg("p%d t%d: its lines end at %ld of %ld", p, t, next[p][t], w->messages);
     test_free_list(files, n);
+    return lines;
+}
+
+static void many_processes_share_one_rotating_file(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("processes");
+    writers w = {PROCESSES, THREADS, test_scaled(100000), test_scaled(1 << 20), 0, 50, 100000, 0};
+    if (w.rotate < 65536)
+        w.rotate = 65536;
+    w.buffer = w.rotate / 4;
+    run_writers(dir, &w);
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    test_free_list(files, n);
+    assert_true(n >= 4); /* the file did rotate, several times */
+    assert_int_equal(expect_writer_runs(dir, &w, 1), (size_t)(PROCESSES * THREADS * w.messages));
     test_remove_dir(dir);
     free(dir);
 }
@@ -951,21 +1060,29 @@ static void bad_output_settings_are_refused(void **state)
     free(dir);
 }
 
+/* A failed check leaves its test early: do not leave xlog open for the next. */
+static int close_if_open(void **state)
+{
+    (void)state;
+    xlog_close();
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(size_rotation_keeps_exactly_rotate_keep_files),
-        cmocka_unit_test(compressed_rotations_gunzip_to_the_original_bytes),
-        cmocka_unit_test(daily_rotation_at_local_midnight_with_retention),
-        cmocka_unit_test(reopen_from_a_signal_handler),
-        cmocka_unit_test(rename_by_another_process_is_noticed),
-        cmocka_unit_test(deleted_file_is_created_again),
-        cmocka_unit_test(deleted_directory_is_created_again),
-        cmocka_unit_test(many_processes_share_one_rotating_file),
-        cmocka_unit_test(per_process_files_carry_the_pid),
-        cmocka_unit_test(stalled_terminal_never_holds_up_callers_or_files),
-        cmocka_unit_test(console_colour_and_level),
-        cmocka_unit_test(bad_output_settings_are_refused),
+        cmocka_unit_test_teardown(size_rotation_keeps_exactly_rotate_keep_files, close_if_open),
+        cmocka_unit_test_teardown(compressed_rotations_gunzip_to_the_original_bytes, close_if_open),
+        cmocka_unit_test_teardown(daily_rotation_at_local_midnight_with_retention, close_if_open),
+        cmocka_unit_test_teardown(reopen_from_a_signal_handler, close_if_open),
+        cmocka_unit_test_teardown(rename_by_another_process_is_noticed, close_if_open),
+        cmocka_unit_test_teardown(deleted_file_is_created_again, close_if_open),
+        cmocka_unit_test_teardown(deleted_directory_is_created_again, close_if_open),
+        cmocka_unit_test_teardown(many_processes_share_one_rotating_file, close_if_open),
+        cmocka_unit_test_teardown(per_process_files_carry_the_pid, close_if_open),
+        cmocka_unit_test_teardown(stalled_terminal_never_holds_up_callers_or_files, close_if_open),
+        cmocka_unit_test_teardown(console_colour_and_level, close_if_open),
+        cmocka_unit_test_teardown(bad_output_settings_are_refused, close_if_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
