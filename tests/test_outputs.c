@@ -564,6 +564,106 @@ static void deleted_file_is_created_again(void **state)
 
 /* ---- writing fails ---------------------------------------------------------- */
 
+static void limit_file_size(rlim_t bytes)
+{
+    struct rlimit limit;
+    getrlimit(RLIMIT_FSIZE, &limit);
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+}
+
+/* The file may not grow at all, then by 4 KiB (a loss notice goes out, then
+ * part of the batch behind it, then writing fails again), then freely: the
+ * notices in the file add up to xlog_stats().lost, and every line of the
+ * batches that failed is either in the file, whole, or counted.  A child
+ * process, because the file size limit is the process's. */
+static void loss_notices_add_up_to_lost(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("notices");
+    char *live = test_path(dir, "2026-11-22.log");
+    int report[2];
+    assert_int_equal(pipe(report), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG */
+        xlog_counters before, after;
+        xlog_stats(&before);
+        xlog_config cfg = config_in(dir);
+        if (xlog_open(&cfg) != 0)
+            _exit(91);
+        for (int i = 0; i < 1000; i++)
+            xlog_info("before %d", i);
+        xlog_flush();
+        struct stat st;
+        if (stat(live, &st) != 0)
+            _exit(92);
+        limit_file_size((rlim_t)st.st_size);
+        for (int i = 0; i < 500; i++)
+            xlog_info("while full %d", i);
+        xlog_flush();
+        limit_file_size((rlim_t)st.st_size + 4096);
+        for (int i = 500; i < 1000; i++)
+            xlog_info("while full %d", i);
+        xlog_flush();
+        limit_file_size(RLIM_INFINITY);
+        for (int i = 0; i < 200; i++)
+            xlog_info("after %d", i);
+        xlog_close();
+        xlog_stats(&after);
+        uint64_t out[2] = {after.lost - before.lost, (uint64_t)st.st_size + 4096};
+        _exit(write(report[1], out, sizeof out) == sizeof out ? 0 : 93);
+    }
+    close(report[1]);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    uint64_t got[2]; /* lines lost, where the 4 KiB ended */
+    assert_int_equal(read(report[0], got, sizeof got), sizeof got);
+    close(report[0]);
+
+    char *text = test_read_file(live, NULL);
+    int before = 0, full_whole = 0, cut = 0, after = 0, notices = 0;
+    unsigned long long noticed = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        char msg[256];
+        int n = 0;
+        unsigned long long lines, bytes;
+        if ((uint64_t)(p - text) < got[1] && (uint64_t)(nl - text) >= got[1]) {
+            cut++; /* the line the limit cut short (ended by xlog later) */
+        } else if (!test_parse_line(p, (size_t)(nl - p), &l)) {
+            fail_msg("bad line: %.*s", (int)(nl - p), p);
+        } else if (sscanf(test_message(&l, msg, sizeof msg), "before %d", &n) == 1) {
+            assert_int_equal(n, before++);
+        } else if (sscanf(msg, "while full %d", &n) == 1) {
+            /* The first 500 could not be written at all; of the next, those
+             * before the limit. */
+            assert_int_equal(n, 500 + full_whole++);
+        } else if (sscanf(msg, "after %d", &n) == 1) {
+            assert_int_equal(n, after++);
+        } else if (sscanf(msg, "%llu lines (%llu bytes) were lost", &lines, &bytes) == 2) {
+            noticed += lines;
+            notices++;
+        } else {
+            fail_msg("unexpected line: %s", msg);
+        }
+        p = nl + 1;
+    }
+    assert_int_equal(before, 1000);
+    assert_int_equal(after, 200);
+    assert_true(full_whole > 0 && cut <= 1);
+    assert_int_equal(notices, 2); /* when writing resumed for 4 KiB, and at the end */
+    assert_int_equal(noticed, got[0]);
+    assert_int_equal(full_whole + (long)noticed, 1000);
+    free(text);
+    free(live);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* ---- symbolic links ----------------------------------------------------------- */
 
 /* ---- many processes, one file ---------------------------------------------- */
@@ -1078,6 +1178,7 @@ int main(void)
         cmocka_unit_test_teardown(rename_by_another_process_is_noticed, close_if_open),
         cmocka_unit_test_teardown(deleted_file_is_created_again, close_if_open),
         cmocka_unit_test_teardown(deleted_directory_is_created_again, close_if_open),
+        cmocka_unit_test_teardown(loss_notices_add_up_to_lost, close_if_open),
         cmocka_unit_test_teardown(many_processes_share_one_rotating_file, close_if_open),
         cmocka_unit_test_teardown(per_process_files_carry_the_pid, close_if_open),
         cmocka_unit_test_teardown(stalled_terminal_never_holds_up_callers_or_files, close_if_open),

@@ -281,20 +281,24 @@ void xlog_file_write_out(xlog_file *f)
             xlog_add(&xlog_counts.write_errors, 1);
         }
     }
+    /* A loss notice heads the buffer.  Once it is in the file its counts
+     * are reported, whatever becomes of the lines behind it; one that could
+     * not be written whole is not a lost message, and its counts wait for
+     * the next notice. */
+    int notice_written = f->notice_in_buffer && done >= f->notice_length;
+    if (notice_written) {
+        f->lost_lines -= f->notice_lines;
+        f->lost_bytes -= f->notice_bytes;
+    }
     if (error) {
-        /* A loss notice that could not be written is not a lost message. */
-        size_t from = f->notice_in_buffer && done < f->notice_length ? f->notice_length : done;
+        size_t from = f->notice_in_buffer && !notice_written ? f->notice_length : done;
         uint64_t lines = count_lines(f->buffer + from, f->length - from);
         f->lost_lines += lines;
         f->lost_bytes += f->length - from;
         f->lost_errno = error;
-        f->notice_in_buffer = 0;
         xlog_add(&xlog_counts.lost, lines);
-    } else if (f->notice_in_buffer) {
-        f->lost_lines -= f->notice_lines;
-        f->lost_bytes -= f->notice_bytes;
-        f->notice_in_buffer = 0;
     }
+    f->notice_in_buffer = 0;
     if (done > 0)
         f->cut_mid_line = f->buffer[done - 1] != '\n';
     f->length = 0;

@@ -31,7 +31,8 @@ typedef struct xlog_file {
 
     /* Lines that could not be written (full disk, I/O error, no file), not
      * yet reported in the file.  The back end puts a notice at the start of
-     * the next batch; the counts are cleared when that batch is written. */
+     * the next batch; once the notice itself is written, its counts are
+     * taken off these (whatever happens to the rest of the batch). */
     uint64_t lost_lines;
     uint64_t lost_bytes;
     int lost_errno;
