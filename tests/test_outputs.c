@@ -666,6 +666,59 @@ static void loss_notices_add_up_to_lost(void **state)
 
 /* ---- symbolic links ----------------------------------------------------------- */
 
+/* follow_symlinks = 0 refuses a log directory that is itself a link (with
+ * or without a trailing slash, in every file mode), as it refuses a link
+ * for the file; links among the directory's parents are followed (only the
+ * directory and its files are checked, see docs/OUTPUTS.md). */
+static void symlinked_directory_is_refused_without_follow_symlinks(void **state)
+{
+    (void)state;
+    char *top = test_make_dir("linkdir");
+    char *real = test_path(top, "real");
+    char *link = test_path(top, "link");
+    char *link_slash = test_path(top, "link/");
+    char *below_link = test_path(top, "link/below");
+    assert_int_equal(mkdir(real, 0750), 0);
+    assert_int_equal(symlink("real", link), 0);
+    xlog_config cfg = config_in(link);
+    cfg.follow_symlinks = 0;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    cfg.dir = link_slash;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    cfg.file_mode = XLOG_FILE_PER_THREAD;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    cfg.file_mode = XLOG_FILE_PER_PROCESS;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    char *listing = dir_listing(real);
+    assert_string_equal(listing, ""); /* nothing was written through the link */
+    free(listing);
+
+    cfg.file_mode = XLOG_FILE_SHARED;
+    cfg.dir = below_link;
+    open_with(&cfg);
+    xlog_info("through a linked parent");
+    assert_int_equal(xlog_close(), 0);
+    cfg.dir = link;
+    cfg.follow_symlinks = 1;
+    open_with(&cfg);
+    xlog_info("through the link, as asked");
+    assert_int_equal(xlog_close(), 0);
+    char *below = test_path(real, "below");
+    test_remove_dir(below);
+    free(below);
+    listing = dir_listing(real);
+    assert_string_equal(listing, "2026-11-22.log");
+    free(listing);
+    test_remove_dir(real);
+    unlink(link);
+    test_remove_dir(top);
+    free(real);
+    free(link);
+    free(link_slash);
+    free(below_link);
+    free(top);
+}
+
 /* ---- many processes, one file ---------------------------------------------- */
 
 #define PROCESSES 4
@@ -1179,6 +1232,7 @@ int main(void)
         cmocka_unit_test_teardown(deleted_file_is_created_again, close_if_open),
         cmocka_unit_test_teardown(deleted_directory_is_created_again, close_if_open),
         cmocka_unit_test_teardown(loss_notices_add_up_to_lost, close_if_open),
+        cmocka_unit_test_teardown(symlinked_directory_is_refused_without_follow_symlinks, close_if_open),
         cmocka_unit_test_teardown(many_processes_share_one_rotating_file, close_if_open),
         cmocka_unit_test_teardown(per_process_files_carry_the_pid, close_if_open),
         cmocka_unit_test_teardown(stalled_terminal_never_holds_up_callers_or_files, close_if_open),

@@ -28,6 +28,10 @@
  *     the file was renamed (logrotate, another process's rotation) or
  *     deleted; xlog_reopen() asks for the same at the next pass.  Lines still
  *     in the buffer go to the new file.
+ *
+ * Without follow_symlinks, each open goes through a descriptor of the
+ * directory opened with O_NOFOLLOW, so that neither the directory nor the
+ * file can be a symbolic link (docs/OUTPUTS.md says what is not checked).
  */
 #define _GNU_SOURCE
 #include "sinks/file_sink.h"
@@ -134,13 +138,64 @@ static int64_t coarse_seconds(void)
     return now.tv_sec;
 }
 
+/* The log directory itself, refused if it is a symbolic link (without
+ * follow_symlinks).  Trailing slashes are dropped first: they would make
+ * open(2) follow a link whatever the flags.  O_PATH, because a directory
+ * that may be searched need not be readable.  A descriptor, or -1 with
+ * errno set (ELOOP for a link). */
+static int open_dir_no_follow(const char *dir)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(path, dir, n);
+    path[n] = '\0';
+    /* With O_PATH and O_NOFOLLOW, a link is opened as itself, not followed,
+     * so fstat tells a link from a directory. */
+    int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int error = fstat(fd, &st) != 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP
+                                            : !S_ISDIR(st.st_mode) ? ENOTDIR
+                                                                   : 0;
+    if (error) {
+        close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
+}
+
+/* Opens f->path with flags.  Without follow_symlinks the file is opened in
+ * the descriptor of its directory, so neither the file nor the directory
+ * can be a link, even one put in place between a check and the open. */
+static int open_name(const xlog_file *f, int flags)
+{
+    if (!f->no_follow)
+        return open(f->path, flags, 0640);
+    int dir = open_dir_no_follow(f->dir);
+    if (dir < 0)
+        return -1;
+    int fd = openat(dir, strrchr(f->path, '/') + 1, flags | O_NOFOLLOW, 0640);
+    int error = errno;
+    close(dir);
+    errno = error;
+    return fd;
+}
+
 /* Opens f->path into f->fd; 0 or -errno. */
 static int open_path(xlog_file *f)
 {
-    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->no_follow ? O_NOFOLLOW : 0);
-    int fd = open(f->path, flags, 0640);
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+    int fd = open_name(f, flags);
     if (fd < 0 && errno == ENOENT && xlog_make_dir(f->dir) == 0)
-        fd = open(f->path, flags, 0640);
+        fd = open_name(f, flags);
     if (fd < 0) {
         int rc = -errno;
         xlog_add(&xlog_counts.write_errors, 1);
@@ -344,6 +399,14 @@ int xlog_sinks_start(const xlog_config *cfg)
     xlog_store(&reopen_requested, 0);
     if (cfg->rotate_local_time)
         tzset(); /* localtime_r need not read TZ again by itself */
+    /* Checked here for every mode: per-thread files are opened only by
+     * their first line, too late for xlog_open to refuse a linked directory. */
+    if (!cfg->follow_symlinks) {
+        int dir = open_dir_no_follow(cfg->dir);
+        if (dir < 0)
+            return -errno;
+        close(dir);
+    }
     if (cfg->compress != XLOG_COMPRESS_NONE) {
         int rc = xlog_compress_start();
         if (rc != 0)

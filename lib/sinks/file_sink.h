@@ -21,7 +21,8 @@ typedef struct xlog_file {
     char *path;              /* name of the file of day; NULL before the first open */
     xlog_file_mode mode;
     int id;                  /* tid (per-thread) or pid (per-process) in the name */
-    int no_follow;           /* open with O_NOFOLLOW (cfg.follow_symlinks == 0) */
+    int no_follow;           /* refuse a link as the directory or the file
+                                (cfg.follow_symlinks == 0) */
     const char *dir;
     char *buffer;
     size_t length;           /* bytes waiting in buffer */
