@@ -339,6 +339,70 @@ static void compressed_rotations_gunzip_to_the_original_bytes(void **state)
     free(dir);
 }
 
+/* Checks that the live file and the rotated ones, oldest first, hold "seq
+ * <n>" lines that run without a gap or a repeat up to last. */
+static void expect_newest_run(const char *dir, const char *const *oldest_first_names,
+                              size_t count, long last)
+{
+    long next = -1;
+    for (size_t i = 0; i < count; i++) {
+        char *text = read_log(dir, oldest_first_names[i]);
+        if (next < 0 && strstr(text, " seq "))
+            next = strtol(strstr(text, " seq ") + 5, NULL, 10);
+        expect_sequence(text, "seq ", &next);
+        free(text);
+    }
+    assert_int_equal(next, last + 1);
+}
+
+/* With a write buffer four times rotate_size, a file still ends at the last
+ * whole line that fits in rotate_size; only a line longer than rotate_size
+ * makes a file bigger, and then that line is the file's only one. */
+static void rotate_size_holds_under_a_larger_write_buffer(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("split");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_size = 65536;
+    cfg.rotate_keep = 1000;
+    cfg.write_buffer = 262144;
+    cfg.max_message = 100000;
+    cfg.flush_interval_ms = 3600000; /* buffers are written when full */
+    open_with(&cfg);
+    const long messages = 20000; /* about 1.4 MB */
+    char *long_text = malloc(80001);
+    memset(long_text, 'x', 80000);
+    long_text[80000] = '\0';
+    log_sequence(0, messages / 2);
+    xlog_info("seq %ld %s", messages / 2, long_text);
+    log_sequence(messages / 2 + 1, messages);
+    assert_int_equal(xlog_close(), 0);
+    free(long_text);
+
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    assert_true(n >= 20);
+    qsort(files, n, sizeof *files, oldest_first);
+    int long_ones = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *text = read_log(dir, files[i]);
+        size_t len = strlen(text);
+        if (len > 65536) {
+            assert_int_equal(test_count_lines(text), 1);
+            long_ones++;
+        } else if (i + 1 < n && !strstr(text, " seq 9999\n")) {
+            /* Full: the next line (about 70 bytes) would not have fitted. */
+            assert_true(len > 65536 - 100);
+        }
+        free(text);
+    }
+    assert_int_equal(long_ones, 1);
+    expect_newest_run(dir, (const char *const *)files, n, messages - 1);
+    test_free_list(files, n);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* ---- daily rotation ------------------------------------------------------------ */
 
 static void touch(const char *dir, const char *name)
@@ -558,6 +622,38 @@ static void deleted_file_is_created_again(void **state)
     expect_new_file_continues(live, noticed);
     assert_int_equal(after.lost, before.lost);
     free(live);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* The live file renamed by someone else, with the periodic check far away:
+ * the next write already goes to a new file under the name, not into the
+ * renamed one (the back end looks at the name before each write). */
+static void writes_follow_the_name_without_waiting_for_the_check(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("follow");
+    xlog_config cfg = config_in(dir);
+    cfg.check_interval_ms = 3600000;
+    open_with(&cfg);
+    log_sequence(0, 100);
+    assert_int_equal(xlog_flush(), 0);
+    char *live = test_path(dir, "2026-11-22.log");
+    char *moved = test_path(dir, "2026-11-22.log.moved");
+    assert_int_equal(rename(live, moved), 0);
+    log_sequence(100, 200);
+    assert_int_equal(xlog_flush(), 0);
+    long next = 0;
+    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
+    assert_non_null(b);
+    assert_int_equal(expect_sequence(a, "seq ", &next), 100);
+    assert_int_equal(expect_sequence(b, "seq ", &next), 100);
+    assert_int_equal(xlog_close(), 0);
+    free(a);
+    free(b);
+    unlink(moved);
+    free(live);
+    free(moved);
     test_remove_dir(dir);
     free(dir);
 }
@@ -1226,11 +1322,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(size_rotation_keeps_exactly_rotate_keep_files, close_if_open),
         cmocka_unit_test_teardown(compressed_rotations_gunzip_to_the_original_bytes, close_if_open),
+        cmocka_unit_test_teardown(rotate_size_holds_under_a_larger_write_buffer, close_if_open),
         cmocka_unit_test_teardown(daily_rotation_at_local_midnight_with_retention, close_if_open),
         cmocka_unit_test_teardown(reopen_from_a_signal_handler, close_if_open),
         cmocka_unit_test_teardown(rename_by_another_process_is_noticed, close_if_open),
         cmocka_unit_test_teardown(deleted_file_is_created_again, close_if_open),
         cmocka_unit_test_teardown(deleted_directory_is_created_again, close_if_open),
+        cmocka_unit_test_teardown(writes_follow_the_name_without_waiting_for_the_check, close_if_open),
         cmocka_unit_test_teardown(loss_notices_add_up_to_lost, close_if_open),
         cmocka_unit_test_teardown(symlinked_directory_is_refused_without_follow_symlinks, close_if_open),
         cmocka_unit_test_teardown(many_processes_share_one_rotating_file, close_if_open),

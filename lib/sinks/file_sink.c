@@ -14,20 +14,27 @@
  * short writes are resumed and EINTR retried.  A write that fails is counted
  * and its bytes are given up: the back end never loops on a broken disk.
  *
+ * Before each write(2) the back end checks that the file's name still leads
+ * to the open file (fstat and stat; one pair per buffer, never per line) and
+ * opens the name again if not, so a file renamed or deleted by someone else
+ * (logrotate, another process's rotation) receives at most the write under
+ * way when that happens.
+ *
  * Rotation (docs/OUTPUTS.md):
  *   - by day: the name follows the day of each line (UTC, or local time with
  *     rotate_local_time); the old day's file is closed, queued for
  *     compression, and the files of days beyond keep_days are removed;
- *   - by size: before a write that would take the file past rotate_size, the
- *     back end takes the directory lock, checks that the name still leads to
- *     its file and that it is still too big (another process may have
- *     rotated it already), renames the chain (rotation.c) and opens the name
- *     anew.  Writes never take the lock.
- *   - by others: every check_interval_ms the back end compares the open file
- *     (fstat) with what its name leads to (stat) and opens the name again if
- *     the file was renamed (logrotate, another process's rotation) or
- *     deleted; xlog_reopen() asks for the same at the next pass.  Lines still
- *     in the buffer go to the new file.
+ *   - by size: a buffer that would take the file past rotate_size is split
+ *     at the last line that fits; then the back end takes the directory
+ *     lock, checks that the name still leads to its file (another process
+ *     may have rotated it already), renames the chain (rotation.c), opens the
+ *     name anew and writes the rest there.  An empty file always takes one
+ *     line, so only a line longer than rotate_size makes a bigger file.
+ *     Writes never take the lock.
+ *   - by others: besides the check before each write, every
+ *     check_interval_ms the back end does the same check for every open
+ *     file (so idle files are let go too); xlog_reopen() asks for a reopen
+ *     at the next pass.  Lines still in the buffer go to the new file.
  *
  * Without follow_symlinks, each open goes through a descriptor of the
  * directory opened with O_NOFOLLOW, so that neither the directory nor the
@@ -275,31 +282,110 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc)
     return 0;
 }
 
-/* Size rotation, before a write of f->length bytes (see the top of this
- * file).  At most two rounds: the name may lead to a file another process
- * has already filled again. */
-static void rotate_if_full(xlog_file *f)
+/* Whether f's name still leads to the file f has open (it was not renamed,
+ * deleted, or rotated by another process); *mine receives the open file's
+ * status.  A name that cannot be looked at for another reason than its
+ * absence (EACCES, say) counts as leading to it. */
+static int name_leads_to_file(const xlog_file *f, struct stat *mine)
 {
-    int lock = -1;
-    for (int round = 0; round < 2; round++) {
-        struct stat mine, named;
-        if (fstat(f->fd, &mine) != 0 || mine.st_size == 0 ||
-            (uint64_t)mine.st_size + f->length <= sinks.rotate_size)
-            break;
-        if (lock < 0 && (lock = xlog_dir_lock(f->dir)) < 0)
-            break;
-        int moved = stat(f->path, &named) != 0 || named.st_ino != mine.st_ino ||
-                    named.st_dev != mine.st_dev;
-        if (!moved) {
-            if (xlog_rotate_chain(f->path, sinks.rotate_keep) != 0)
-                break; /* cannot rename: go on writing where we are */
+    struct stat named;
+    if (fstat(f->fd, mine) != 0 || mine->st_nlink == 0)
+        return 0;
+    if (stat(f->path, &named) != 0)
+        return errno != ENOENT;
+    return named.st_ino == mine->st_ino && named.st_dev == mine->st_dev;
+}
+
+/* Size rotation, under the directory lock: if the name still leads to f's
+ * file (another process may have rotated it since we looked), the chain is
+ * renamed and the file queued for compression; then the name is opened
+ * anew.  0, or -1 if nothing could be done (f keeps its file). */
+static int rotate(xlog_file *f)
+{
+    int lock = xlog_dir_lock(f->dir);
+    if (lock < 0)
+        return -1;
+    struct stat mine;
+    int rc = 0;
+    if (name_leads_to_file(f, &mine)) {
+        rc = xlog_rotate_chain(f->path, sinks.rotate_keep);
+        if (rc == 0)
             queue_compression(f);
-        }
-        reopen(f);
-        if (f->fd < 0)
-            break;
     }
+    if (rc == 0)
+        reopen(f);
     xlog_dir_unlock(lock);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Before each write(2): opens f's name again if it no longer leads to f's
+ * file, so that a process that has not seen another's rotation (or
+ * logrotate's rename) puts at most the write under way into the old file.
+ * Returns 1 with *st the status of the file now open, 0 if none is. */
+static int follow_name(xlog_file *f, struct stat *st)
+{
+    if (f->fd < 0)
+        return 0;
+    if (name_leads_to_file(f, st))
+        return 1;
+    reopen(f);
+    return f->fd >= 0 && fstat(f->fd, st) == 0;
+}
+
+/* How many bytes of the buffer, from done on, the next write(2) takes: all
+ * of them, or, when they would take the file past rotate_size, the whole
+ * lines that still fit; when not one fits, the file is rotated first (see
+ * the top of this file).  An empty file takes the first line however long
+ * it is, so a file exceeds rotate_size only by holding a single line longer
+ * than it.  When the file cannot be rotated, or is found full again twice
+ * (other processes), the rest goes where it is. */
+static size_t next_chunk(xlog_file *f, size_t done)
+{
+    const char *p = f->buffer + done;
+    size_t n = f->length - done;
+    struct stat st;
+    int known = follow_name(f, &st);
+    for (int rotations = 0; known && sinks.rotate_size; rotations++) {
+        uint64_t size = (uint64_t)st.st_size;
+        if (size + n <= sinks.rotate_size)
+            break;
+        if (size < sinks.rotate_size) {
+            const char *nl = memrchr(p, '\n', sinks.rotate_size - size);
+            if (nl)
+                return (size_t)(nl + 1 - p);
+        }
+        if (size == 0) {
+            const char *nl = memchr(p, '\n', n);
+            return nl ? (size_t)(nl + 1 - p) : n;
+        }
+        if (rotations == 2 || rotate(f) != 0)
+            break;
+        known = f->fd >= 0 && fstat(f->fd, &st) == 0;
+    }
+    return n;
+}
+
+/* Writes buffer[*done, end) with as many write(2) calls as that takes (a
+ * short write is resumed, EINTR retried), advancing *done; 0 or the errno
+ * that stopped it. */
+static int write_range(xlog_file *f, size_t *done, size_t end)
+{
+    if (f->fd < 0)
+        return EBADF;
+    while (*done < end) {
+        ssize_t n = write(f->fd, f->buffer + *done, end - *done);
+        if (n > 0) {
+            xlog_add(&xlog_counts.writes, 1);
+            xlog_add(&xlog_counts.bytes, (uint64_t)n);
+            *done += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            xlog_add(&xlog_counts.write_errors, 1);
+            return n < 0 ? errno : EIO;
+        }
+    }
+    return 0;
 }
 
 void xlog_file_lose_line(xlog_file *f, int error)
@@ -319,23 +405,10 @@ static uint64_t count_lines(const char *p, size_t n)
 
 void xlog_file_write_out(xlog_file *f)
 {
-    if (sinks.rotate_size && f->length && f->fd >= 0)
-        rotate_if_full(f);
     size_t done = 0;
-    int error = f->fd >= 0 ? 0 : EBADF;
-    while (done < f->length && !error) {
-        ssize_t n = write(f->fd, f->buffer + done, f->length - done);
-        if (n > 0) {
-            xlog_add(&xlog_counts.writes, 1);
-            xlog_add(&xlog_counts.bytes, (uint64_t)n);
-            done += (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else {
-            error = n < 0 ? errno : EIO;
-            xlog_add(&xlog_counts.write_errors, 1);
-        }
-    }
+    int error = 0;
+    while (done < f->length && !error)
+        error = write_range(f, &done, done + next_chunk(f, done));
     /* A loss notice heads the buffer.  Once it is in the file its counts
      * are reported, whatever becomes of the lines behind it; one that could
      * not be written whole is not a lost message, and its counts wait for
@@ -424,17 +497,6 @@ void xlog_sinks_stop(void)
     xlog_compress_stop();
 }
 
-/* Whether f's name no longer leads to the file f has open. */
-static int moved_away(const xlog_file *f)
-{
-    struct stat mine, named;
-    if (fstat(f->fd, &mine) != 0 || mine.st_nlink == 0)
-        return 1;
-    if (stat(f->path, &named) != 0)
-        return errno == ENOENT;
-    return named.st_ino != mine.st_ino || named.st_dev != mine.st_dev;
-}
-
 void xlog_sinks_housekeeping(void)
 {
     xlog_console_housekeeping();
@@ -446,8 +508,9 @@ void xlog_sinks_housekeeping(void)
     if (!asked && now_ms < sinks.next_check_ms)
         return;
     sinks.next_check_ms = now_ms + sinks.check_interval_ms;
+    struct stat st;
     for (xlog_file *f = sinks.files; f; f = f->next_file)
-        if (f->fd >= 0 && (asked || moved_away(f)))
+        if (f->fd >= 0 && (asked || !name_leads_to_file(f, &st)))
             reopen(f);
 }
 

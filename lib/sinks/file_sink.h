@@ -73,12 +73,14 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc);
 /* Makes room for need bytes in the buffer, writing it out if necessary. */
 static inline char *xlog_file_room(xlog_file *f, size_t need);
 
-/* Writes the buffer with one write(2), rotating the file first if that write
- * would take it past rotate_size.  The buffer holds whole lines only, so a
- * write never ends inside a line, except after a short write (the disk is
- * full, a file size limit): the rest is written at once, but with several
- * processes appending, another's write may land between the two parts.
- * What cannot be written is counted as lost (never retried in a loop). */
+/* Writes the buffer with one write(2) (after opening the name again if it
+ * no longer leads to the open file), or, when that would take the file past
+ * rotate_size, with one write of the whole lines that fit, a rotation and a
+ * write of the rest.  The buffer holds whole lines only, so a write never
+ * ends inside a line, except after a short write (the disk is full, a file
+ * size limit): the rest is written at once, but with several processes
+ * appending, another's write may land between the two parts.  What cannot
+ * be written is counted as lost (never retried in a loop). */
 void xlog_file_write_out(xlog_file *f);
 
 /* Writes out, closes, frees the buffer. */
