@@ -2,12 +2,14 @@
  * test_outputs.c - where lines go besides one file that never changes: size
  * and daily rotation with retention and compression, files renamed or
  * deleted by someone else, xlog_reopen, several processes sharing a rotating
- * file, per-process files, and a console that stops reading.
+ * file, per-process files, a file that cannot grow, a linked log directory,
+ * and a console that stops reading.
  *
  * Every test checks bytes and counts: each line intact and present exactly
  * once, in order.  Time enters only through an injected wall clock (the date
- * in names) and the 5 s stall of the terminal test, which assertions never
- * measure.
+ * in names), the compression delay (2 x check_interval_ms) and the 5 s stall
+ * of the terminal test, none of which assertions measure: whichever comes
+ * first, the outcome must be the same.
  */
 #include "testutil.h"
 
@@ -353,6 +355,92 @@ static void expect_newest_run(const char *dir, const char *const *oldest_first_n
         free(text);
     }
     assert_int_equal(next, last + 1);
+}
+
+/* One thread rotates every 64 KiB, keeping 3, many times within the
+ * compression delay (2 x check_interval_ms): retention removes most rotated
+ * files before their compression is due, and new files take the numbers of
+ * the removed ones.  A compression job must still touch only its own file:
+ * never the live one, never another rotated one. */
+static void compression_never_touches_the_live_file(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = test_make_dir("gzlive");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_size = 65536;
+    cfg.rotate_keep = 3;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 50;
+    open_with(&cfg);
+    const long messages = 40000, batch = 500; /* about 45 rotations */
+    for (long i = 0; i < messages; i += batch) {
+        log_sequence(i, i + batch);
+        assert_int_equal(xlog_flush(), 0);
+        expect_names_in_scheme(dir, cfg.rotate_keep, 1);
+    }
+    assert_int_equal(xlog_close(), 0); /* waits for the queued compressions */
+    xlog_stats(&after);
+    assert_int_equal(after.lost, before.lost);
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-22.log 2026-11-22.log.1.gz 2026-11-22.log.2.gz "
+                                 "2026-11-22.log.3.gz");
+    free(listing);
+    const char *order[] = {"2026-11-22.log.3.gz", "2026-11-22.log.2.gz",
+                           "2026-11-22.log.1.gz", "2026-11-22.log"};
+    expect_newest_run(dir, order, 4, messages - 1);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* Descriptors of this process that lead into dir. */
+static int descriptors_into(const char *dir)
+{
+    char *real = realpath(dir, NULL);
+    assert_non_null(real);
+    size_t len = strlen(real);
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char target[PATH_MAX];
+        ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+        if (n > (ssize_t)len && strncmp(target, real, len) == 0 && target[len] == '/')
+            count++;
+    }
+    closedir(d);
+    free(real);
+    return count;
+}
+
+/* Waiting compression jobs hold descriptors on their files; the child of a
+ * fork must not keep them (they would pin the space of files removed later,
+ * for as long as the child lives). */
+static void forked_child_keeps_no_descriptor_of_rotated_files(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("gzfork");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_size = 65536;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 1000; /* the jobs wait 2 s */
+    open_with(&cfg);
+    log_sequence(0, 5000); /* about 5 rotations */
+    assert_int_equal(xlog_flush(), 0);
+    int in_parent = descriptors_into(dir);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(descriptors_into(dir));
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    if (in_parent > 1) /* else the jobs were done already: nothing to see */
+        assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(xlog_close(), 0);
+    test_remove_dir(dir);
+    free(dir);
 }
 
 /* With a write buffer four times rotate_size, a file still ends at the last
@@ -937,6 +1025,31 @@ static void many_processes_share_one_rotating_file(void **state)
     free(dir);
 }
 
+/* Four processes rotate a shared file every 64 KiB, many times within the
+ * compression delay (2 x check_ms), keeping 5: retention removes most files
+ * before their compression is due.  Whatever the order of the two, the
+ * files that are left hold the newest lines of every process without a
+ * hole, every .gz is whole, only names of the scheme ever appear, there is
+ * a live file at the end, and no writer counted a loss. */
+static void processes_rotating_faster_than_compression_keep_the_newest_lines(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("gzprocesses");
+    writers w = {PROCESSES, 1, test_scaled(50000), 65536, 16384, 250, 5, 1};
+    run_writers(dir, &w);
+    expect_names_in_scheme(dir, w.keep, 0);
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    int live = 0;
+    for (size_t i = 0; i < n; i++)
+        live += strlen(files[i]) == 14;
+    assert_true(live >= 1);
+    test_free_list(files, n);
+    assert_true(expect_writer_runs(dir, &w, 0) > 0);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 static void per_process_files_carry_the_pid(void **state)
 {
     (void)state;
@@ -1322,6 +1435,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(size_rotation_keeps_exactly_rotate_keep_files, close_if_open),
         cmocka_unit_test_teardown(compressed_rotations_gunzip_to_the_original_bytes, close_if_open),
+        cmocka_unit_test_teardown(compression_never_touches_the_live_file, close_if_open),
+        cmocka_unit_test_teardown(forked_child_keeps_no_descriptor_of_rotated_files, close_if_open),
         cmocka_unit_test_teardown(rotate_size_holds_under_a_larger_write_buffer, close_if_open),
         cmocka_unit_test_teardown(daily_rotation_at_local_midnight_with_retention, close_if_open),
         cmocka_unit_test_teardown(reopen_from_a_signal_handler, close_if_open),
@@ -1332,6 +1447,7 @@ int main(void)
         cmocka_unit_test_teardown(loss_notices_add_up_to_lost, close_if_open),
         cmocka_unit_test_teardown(symlinked_directory_is_refused_without_follow_symlinks, close_if_open),
         cmocka_unit_test_teardown(many_processes_share_one_rotating_file, close_if_open),
+        cmocka_unit_test_teardown(processes_rotating_faster_than_compression_keep_the_newest_lines, close_if_open),
         cmocka_unit_test_teardown(per_process_files_carry_the_pid, close_if_open),
         cmocka_unit_test_teardown(stalled_terminal_never_holds_up_callers_or_files, close_if_open),
         cmocka_unit_test_teardown(console_colour_and_level, close_if_open),

@@ -223,12 +223,26 @@ static void reopen(xlog_file *f)
     open_path(f);
 }
 
-static void queue_compression(const xlog_file *f)
+/* Queues the compression of f's file, which is now called name (the day's
+ * name itself, first = 0, or the .1 of a size rotation, first = 1, then
+ * under the directory lock), while f still has it open: the compressor gets
+ * a descriptor of its own on that very file, opened by name and checked
+ * against f's, so that it can never take another file for it (an inode
+ * number that retention freed and a newer file reused). */
+static void queue_compression(const xlog_file *f, const char *name, unsigned first)
 {
-    struct stat st;
-    if (sinks.compress != XLOG_COMPRESS_NONE && fstat(f->fd, &st) == 0)
-        xlog_compress_queue(f->path, st.st_dev, st.st_ino, sinks.rotate_keep,
-                            sinks.compress_delay_ms);
+    if (sinks.compress == XLOG_COMPRESS_NONE)
+        return;
+    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    struct stat mine, theirs;
+    if (fd < 0)
+        return; /* it stays uncompressed */
+    if (fstat(f->fd, &mine) != 0 || fstat(fd, &theirs) != 0 || mine.st_ino != theirs.st_ino ||
+        mine.st_dev != theirs.st_dev) {
+        close(fd);
+        return;
+    }
+    xlog_compress_queue(f->path, first, fd, sinks.rotate_keep, sinks.compress_delay_ms);
 }
 
 /* Removes the files of days beyond keep_days, once per new day. */
@@ -241,7 +255,11 @@ static void remove_old_days(const xlog_file *f, int64_t day)
     if (strcmp(date, sinks.retention_date) <= 0)
         return;
     memcpy(sinks.retention_date, date, sizeof sinks.retention_date);
+    /* Under the lock, like every removal and every compressor's rename, so
+     * that a file is never compressed and removed at the same time. */
+    int lock = xlog_dir_lock(f->dir);
     xlog_remove_old_days(f->dir, f->mode, date, sinks.keep_days);
+    xlog_dir_unlock(lock);
 }
 
 int xlog_file_switch_day(xlog_file *f, int64_t utc)
@@ -255,7 +273,7 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc)
     }
     if (f->fd >= 0) {
         xlog_file_write_out(f);
-        queue_compression(f); /* the old day's file is rotated away */
+        queue_compression(f, f->path, 0); /* the old day's file is rotated away */
         close(f->fd);
         f->fd = -1;
     }
@@ -309,8 +327,9 @@ static int rotate(xlog_file *f)
     int rc = 0;
     if (name_leads_to_file(f, &mine)) {
         rc = xlog_rotate_chain(f->path, sinks.rotate_keep);
-        if (rc == 0)
-            queue_compression(f);
+        char first[PATH_MAX];
+        if (rc == 0 && snprintf(first, sizeof first, "%s.1", f->path) < (int)sizeof first)
+            queue_compression(f, first, 1);
     }
     if (rc == 0)
         reopen(f);
