@@ -48,7 +48,8 @@ typedef struct xlog_file {
 } xlog_file;
 
 /* Starts what the files and the console need beyond the back end: rotation
- * settings, the compressor and the console's writer.  0 or -errno. */
+ * settings, the compressor and the console's writer.  0 or -errno (-ELOOP:
+ * without cfg->follow_symlinks, the log directory is a link). */
 int xlog_sinks_start(const xlog_config *cfg);
 
 /* Ends the console's writer and the compressor (after the back end and every
