@@ -209,7 +209,10 @@ static void *compressor_main(void *unused)
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (before(&now, &j->ready)) {
-            pthread_cond_timedwait(&cz.wake, &cz.lock, &j->ready);
+            /* A copy: while this thread waits, a queueing may drop and free
+             * the job (its file removed). */
+            struct timespec until = j->ready;
+            pthread_cond_timedwait(&cz.wake, &cz.lock, &until);
             continue;
         }
         cz.first = j->next;
