@@ -28,8 +28,10 @@
  * the directory lock, so a file is either removed or compressed, never one
  * half-way through the other, and no .gz is ever overwritten.  Waiting jobs
  * whose file was removed are dropped at each queueing, so the descriptors
- * held pin only files still in the chain, at most MAX_WAITING of them
- * (beyond that a rotated file stays uncompressed; see docs/OUTPUTS.md).
+ * held pin only files still in the chain, and at most a quarter of the
+ * process's descriptor limit of them (beyond that a rotated file stays
+ * uncompressed; see docs/OUTPUTS.md): the application's own open() calls
+ * must not fail for xlog's backlog.
  * Two processes may compress the same file (both left a shared day's file
  * behind); the second to finish no longer finds it and discards its copy.
  *
@@ -47,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,8 +58,6 @@
 #include "sinks/rotation.h"
 
 #define READ_CHUNK (256 * 1024)
-/* Jobs waiting at most, each holding a descriptor. */
-#define MAX_WAITING 64
 
 typedef struct job {
     struct job *next;
@@ -73,6 +74,7 @@ static struct compressor {
     pthread_cond_t wake;
     job *first, *last;
     unsigned waiting;
+    unsigned max_waiting;  /* each waiting job holds a descriptor */
     int stop;
     int running;
     unsigned temp_seq;
@@ -265,6 +267,10 @@ int xlog_compress_start(void)
     cz.stop = 0;
     cz.first = cz.last = NULL;
     cz.waiting = 0;
+    /* A quarter of the descriptor limit, from 64 to 65536. */
+    struct rlimit files;
+    rlim_t quarter = getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur / 4 : 0;
+    cz.max_waiting = quarter < 64 ? 64 : quarter > 65536 ? 65536 : (unsigned)quarter;
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -330,7 +336,7 @@ void xlog_compress_queue(const char *base, unsigned first, int fd, unsigned keep
     }
     pthread_mutex_lock(&cz.lock);
     drop_removed_locked();
-    if (cz.waiting >= MAX_WAITING) {
+    if (cz.waiting >= cz.max_waiting) {
         pthread_mutex_unlock(&cz.lock);
         free_job(j);
         return;
