@@ -2,12 +2,14 @@
  * test_outputs.c - where lines go besides one file that never changes: size
  * and daily rotation with retention and compression, files renamed or
  * deleted by someone else, xlog_reopen, several processes sharing a rotating
- * file, per-process files, and a console that stops reading.
+ * file, per-process files, a file that cannot grow, a linked log directory,
+ * and a console that stops reading.
  *
  * Every test checks bytes and counts: each line intact and present exactly
  * once, in order.  Time enters only through an injected wall clock (the date
- * in names) and the 5 s stall of the terminal test, which assertions never
- * measure.
+ * in names), the compression delay (2 x check_interval_ms) and the 5 s stall
+ * of the terminal test, none of which assertions measure: whichever comes
+ * first, the outcome must be the same.
  */
 #include "testutil.h"
 
@@ -17,6 +19,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <setjmp.h>
@@ -176,6 +179,78 @@ static void spawn_and_wait(char *const argv[])
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* Names of a rotated set, oldest first: by date, then .N from the highest
+ * down, then the live file. */
+static int oldest_first(const void *pa, const void *pb)
+{
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    int by_date = strncmp(a, b, 10);
+    if (by_date)
+        return by_date;
+    const char *na = strstr(a, ".log."), *nb = strstr(b, ".log.");
+    long ka = na ? atol(na + 5) : 0, kb = nb ? atol(nb + 5) : 0;
+    return (kb > ka) - (kb < ka);
+}
+
+/* Whether name is a shared file's: YYYY-MM-DD.log, then maybe .N with N from
+ * 1 to keep, then maybe .gz; or a compressor's hidden temporary file. */
+static int in_scheme(const char *name, unsigned keep)
+{
+    unsigned pid, seq;
+    int end = 0;
+    if (sscanf(name, ".xlog-%u-%u.gz.tmp%n", &pid, &seq, &end) == 2 && end > 0 &&
+        name[end] == '\0')
+        return 1;
+    for (int i = 0; i < 10; i++) {
+        if (i == 4 || i == 7 ? name[i] != '-' : (name[i] < '0' || name[i] > '9'))
+            return 0;
+    }
+    if (strncmp(name + 10, ".log", 4) != 0)
+        return 0;
+    const char *p = name + 14;
+    if (*p == '\0')
+        return 1;
+    if (*p++ != '.' || *p < '1' || *p > '9')
+        return 0;
+    char *after;
+    unsigned long n = strtoul(p, &after, 10);
+    return n <= keep && (*after == '\0' || strcmp(after, ".gz") == 0);
+}
+
+/* Fails unless every name in dir is in the scheme (temporary files only
+ * while allow_temp). */
+static void expect_names_in_scheme(const char *dir, unsigned keep, int allow_temp)
+{
+    struct dirent **names;
+    int count = scandir(dir, &names, NULL, alphasort);
+    assert_true(count >= 0);
+    char bad[256] = "";
+    for (int i = 0; i < count; i++) {
+        const char *n = names[i]->d_name;
+        if (strcmp(n, ".") != 0 && strcmp(n, "..") != 0 && !bad[0] &&
+            (!in_scheme(n, keep) || (!allow_temp && n[0] == '.')))
+            snprintf(bad, sizeof bad, "%s", n);
+        free(names[i]);
+    }
+    free(names);
+    if (bad[0])
+        fail_msg("%s is not a name of the rotation scheme (keep %u)", bad, keep);
+}
+
+/* The text of a log file, decompressed by gzip if it is a .gz (gzip checks
+ * its integrity). */
+static char *read_log(const char *dir, const char *name)
+{
+    size_t len = strlen(name), n;
+    if (len > 3 && strcmp(name + len - 3, ".gz") == 0)
+        return gunzip(dir, name, &n);
+    char *p = test_path(dir, name);
+    char *text = test_read_file(p, NULL);
+    assert_non_null(text);
+    free(p);
+    return text;
+}
+
 /* ---- size rotation ----------------------------------------------------------- */
 
 static void size_rotation_keeps_exactly_rotate_keep_files(void **state)
@@ -261,6 +336,156 @@ static void compressed_rotations_gunzip_to_the_original_bytes(void **state)
     assert_int_equal(bytes, after.bytes - before.bytes);
     free(text);
     free(p);
+    test_free_list(files, n);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* Checks that the live file and the rotated ones, oldest first, hold "seq
+ * <n>" lines that run without a gap or a repeat up to last. */
+static void expect_newest_run(const char *dir, const char *const *oldest_first_names,
+                              size_t count, long last)
+{
+    long next = -1;
+    for (size_t i = 0; i < count; i++) {
+        char *text = read_log(dir, oldest_first_names[i]);
+        if (next < 0 && strstr(text, " seq "))
+            next = strtol(strstr(text, " seq ") + 5, NULL, 10);
+        expect_sequence(text, "seq ", &next);
+        free(text);
+    }
+    assert_int_equal(next, last + 1);
+}
+
+/* One thread rotates every 64 KiB, keeping 3, many times within the
+ * compression delay (2 x check_interval_ms): retention removes most rotated
+ * files before their compression is due, and new files take the numbers of
+ * the removed ones.  A compression job must still touch only its own file:
+ * never the live one, never another rotated one. */
+static void compression_never_touches_the_live_file(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = test_make_dir("gzlive");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_size = 65536;
+    cfg.rotate_keep = 3;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 50;
+    open_with(&cfg);
+    const long messages = 40000, batch = 500; /* about 45 rotations */
+    for (long i = 0; i < messages; i += batch) {
+        log_sequence(i, i + batch);
+        assert_int_equal(xlog_flush(), 0);
+        expect_names_in_scheme(dir, cfg.rotate_keep, 1);
+    }
+    assert_int_equal(xlog_close(), 0); /* waits for the queued compressions */
+    xlog_stats(&after);
+    assert_int_equal(after.lost, before.lost);
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-22.log 2026-11-22.log.1.gz 2026-11-22.log.2.gz "
+                                 "2026-11-22.log.3.gz");
+    free(listing);
+    const char *order[] = {"2026-11-22.log.3.gz", "2026-11-22.log.2.gz",
+                           "2026-11-22.log.1.gz", "2026-11-22.log"};
+    expect_newest_run(dir, order, 4, messages - 1);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* Descriptors of this process that lead into dir. */
+static int descriptors_into(const char *dir)
+{
+    char *real = realpath(dir, NULL);
+    assert_non_null(real);
+    size_t len = strlen(real);
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char target[PATH_MAX];
+        ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+        if (n > (ssize_t)len && strncmp(target, real, len) == 0 && target[len] == '/')
+            count++;
+    }
+    closedir(d);
+    free(real);
+    return count;
+}
+
+/* Waiting compression jobs hold descriptors on their files; the child of a
+ * fork must not keep them (they would pin the space of files removed later,
+ * for as long as the child lives). */
+static void forked_child_keeps_no_descriptor_of_rotated_files(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("gzfork");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_size = 65536;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 1000; /* the jobs wait 2 s */
+    open_with(&cfg);
+    log_sequence(0, 5000); /* about 5 rotations */
+    assert_int_equal(xlog_flush(), 0);
+    int in_parent = descriptors_into(dir);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(descriptors_into(dir));
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    if (in_parent > 1) /* else the jobs were done already: nothing to see */
+        assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(xlog_close(), 0);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* With a write buffer four times rotate_size, a file still ends at the last
+ * whole line that fits in rotate_size; only a line longer than rotate_size
+ * makes a file bigger, and then that line is the file's only one. */
+static void rotate_size_holds_under_a_larger_write_buffer(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("split");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_size = 65536;
+    cfg.rotate_keep = 1000;
+    cfg.write_buffer = 262144;
+    cfg.max_message = 100000;
+    cfg.flush_interval_ms = 3600000; /* buffers are written when full */
+    open_with(&cfg);
+    const long messages = 20000; /* about 1.4 MB */
+    char *long_text = malloc(80001);
+    memset(long_text, 'x', 80000);
+    long_text[80000] = '\0';
+    log_sequence(0, messages / 2);
+    xlog_info("seq %ld %s", messages / 2, long_text);
+    log_sequence(messages / 2 + 1, messages);
+    assert_int_equal(xlog_close(), 0);
+    free(long_text);
+
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    assert_true(n >= 20);
+    qsort(files, n, sizeof *files, oldest_first);
+    int long_ones = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *text = read_log(dir, files[i]);
+        size_t len = strlen(text);
+        if (len > 65536) {
+            assert_int_equal(test_count_lines(text), 1);
+            long_ones++;
+        } else if (i + 1 < n && !strstr(text, " seq 9999\n")) {
+            /* Full: the next line (about 70 bytes) would not have fitted. */
+            assert_true(len > 65536 - 100);
+        }
+        free(text);
+    }
+    assert_int_equal(long_ones, 1);
+    expect_newest_run(dir, (const char *const *)files, n, messages - 1);
     test_free_list(files, n);
     test_remove_dir(dir);
     free(dir);
@@ -489,64 +714,267 @@ static void deleted_file_is_created_again(void **state)
     free(dir);
 }
 
-/* ---- many processes, one file ---------------------------------------------- */
-
-/* Names of a rotated set, oldest first: by date, then .N from the highest
- * down, then the live file. */
-static int oldest_first(const void *pa, const void *pb)
+/* The live file renamed by someone else, with the periodic check far away:
+ * the next write already goes to a new file under the name, not into the
+ * renamed one (the back end looks at the name before each write). */
+static void writes_follow_the_name_without_waiting_for_the_check(void **state)
 {
-    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
-    int by_date = strncmp(a, b, 10);
-    if (by_date)
-        return by_date;
-    const char *na = strstr(a, ".log."), *nb = strstr(b, ".log.");
-    long ka = na ? atol(na + 5) : 0, kb = nb ? atol(nb + 5) : 0;
-    return (kb > ka) - (kb < ka);
+    (void)state;
+    char *dir = test_make_dir("follow");
+    xlog_config cfg = config_in(dir);
+    cfg.check_interval_ms = 3600000;
+    open_with(&cfg);
+    log_sequence(0, 100);
+    assert_int_equal(xlog_flush(), 0);
+    char *live = test_path(dir, "2026-11-22.log");
+    char *moved = test_path(dir, "2026-11-22.log.moved");
+    assert_int_equal(rename(live, moved), 0);
+    log_sequence(100, 200);
+    assert_int_equal(xlog_flush(), 0);
+    long next = 0;
+    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
+    assert_non_null(b);
+    assert_int_equal(expect_sequence(a, "seq ", &next), 100);
+    assert_int_equal(expect_sequence(b, "seq ", &next), 100);
+    assert_int_equal(xlog_close(), 0);
+    free(a);
+    free(b);
+    unlink(moved);
+    free(live);
+    free(moved);
+    test_remove_dir(dir);
+    free(dir);
 }
+
+/* ---- writing fails ---------------------------------------------------------- */
+
+static void limit_file_size(rlim_t bytes)
+{
+    struct rlimit limit;
+    getrlimit(RLIMIT_FSIZE, &limit);
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+}
+
+/* The file may not grow at all, then by 4 KiB (a loss notice goes out, then
+ * part of the batch behind it, then writing fails again), then freely: the
+ * notices in the file add up to xlog_stats().lost, and every line of the
+ * batches that failed is either in the file, whole, or counted.  A child
+ * process, because the file size limit is the process's. */
+static void loss_notices_add_up_to_lost(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("notices");
+    char *live = test_path(dir, "2026-11-22.log");
+    int report[2];
+    assert_int_equal(pipe(report), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG */
+        xlog_counters before, after;
+        xlog_stats(&before);
+        xlog_config cfg = config_in(dir);
+        if (xlog_open(&cfg) != 0)
+            _exit(91);
+        for (int i = 0; i < 1000; i++)
+            xlog_info("before %d", i);
+        xlog_flush();
+        struct stat st;
+        if (stat(live, &st) != 0)
+            _exit(92);
+        limit_file_size((rlim_t)st.st_size);
+        for (int i = 0; i < 500; i++)
+            xlog_info("while full %d", i);
+        xlog_flush();
+        limit_file_size((rlim_t)st.st_size + 4096);
+        for (int i = 500; i < 1000; i++)
+            xlog_info("while full %d", i);
+        xlog_flush();
+        limit_file_size(RLIM_INFINITY);
+        for (int i = 0; i < 200; i++)
+            xlog_info("after %d", i);
+        xlog_close();
+        xlog_stats(&after);
+        uint64_t out[2] = {after.lost - before.lost, (uint64_t)st.st_size + 4096};
+        _exit(write(report[1], out, sizeof out) == sizeof out ? 0 : 93);
+    }
+    close(report[1]);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    uint64_t got[2]; /* lines lost, where the 4 KiB ended */
+    assert_int_equal(read(report[0], got, sizeof got), sizeof got);
+    close(report[0]);
+
+    char *text = test_read_file(live, NULL);
+    int before = 0, full_whole = 0, cut = 0, after = 0, notices = 0;
+    unsigned long long noticed = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        char msg[256];
+        int n = 0;
+        unsigned long long lines, bytes;
+        if ((uint64_t)(p - text) < got[1] && (uint64_t)(nl - text) >= got[1]) {
+            cut++; /* the line the limit cut short (ended by xlog later) */
+        } else if (!test_parse_line(p, (size_t)(nl - p), &l)) {
+            fail_msg("bad line: %.*s", (int)(nl - p), p);
+        } else if (sscanf(test_message(&l, msg, sizeof msg), "before %d", &n) == 1) {
+            assert_int_equal(n, before++);
+        } else if (sscanf(msg, "while full %d", &n) == 1) {
+            /* The first 500 could not be written at all; of the next, those
+             * before the limit. */
+            assert_int_equal(n, 500 + full_whole++);
+        } else if (sscanf(msg, "after %d", &n) == 1) {
+            assert_int_equal(n, after++);
+        } else if (sscanf(msg, "%llu lines (%llu bytes) were lost", &lines, &bytes) == 2) {
+            noticed += lines;
+            notices++;
+        } else {
+            fail_msg("unexpected line: %s", msg);
+        }
+        p = nl + 1;
+    }
+    assert_int_equal(before, 1000);
+    assert_int_equal(after, 200);
+    assert_true(full_whole > 0 && cut <= 1);
+    assert_int_equal(notices, 2); /* when writing resumed for 4 KiB, and at the end */
+    assert_int_equal(noticed, got[0]);
+    assert_int_equal(full_whole + (long)noticed, 1000);
+    free(text);
+    free(live);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* ---- symbolic links ----------------------------------------------------------- */
+
+/* follow_symlinks = 0 refuses a log directory that is itself a link (with
+ * or without a trailing slash, in every file mode), as it refuses a link
+ * for the file; links among the directory's parents are followed (only the
+ * directory and its files are checked, see docs/OUTPUTS.md). */
+static void symlinked_directory_is_refused_without_follow_symlinks(void **state)
+{
+    (void)state;
+    char *top = test_make_dir("linkdir");
+    char *real = test_path(top, "real");
+    char *link = test_path(top, "link");
+    char *link_slash = test_path(top, "link/");
+    char *below_link = test_path(top, "link/below");
+    assert_int_equal(mkdir(real, 0750), 0);
+    assert_int_equal(symlink("real", link), 0);
+    xlog_config cfg = config_in(link);
+    cfg.follow_symlinks = 0;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    cfg.dir = link_slash;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    cfg.file_mode = XLOG_FILE_PER_THREAD;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    cfg.file_mode = XLOG_FILE_PER_PROCESS;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    char *listing = dir_listing(real);
+    assert_string_equal(listing, ""); /* nothing was written through the link */
+    free(listing);
+
+    cfg.file_mode = XLOG_FILE_SHARED;
+    cfg.dir = below_link;
+    open_with(&cfg);
+    xlog_info("through a linked parent");
+    assert_int_equal(xlog_close(), 0);
+    cfg.dir = link;
+    cfg.follow_symlinks = 1;
+    open_with(&cfg);
+    xlog_info("through the link, as asked");
+    assert_int_equal(xlog_close(), 0);
+    char *below = test_path(real, "below");
+    test_remove_dir(below);
+    free(below);
+    listing = dir_listing(real);
+    assert_string_equal(listing, "2026-11-22.log");
+    free(listing);
+    test_remove_dir(real);
+    unlink(link);
+    test_remove_dir(top);
+    free(real);
+    free(link);
+    free(link_slash);
+    free(below_link);
+    free(top);
+}
+
+/* ---- many processes, one file ---------------------------------------------- */
 
 #define PROCESSES 4
 #define THREADS 4
 
-static void many_processes_share_one_rotating_file(void **state)
+/* A run of outputs_writer processes (tests/outputs/outputs_writer.c). */
+typedef struct writers {
+    int processes;
+    int threads;
+    long messages;
+    long rotate;
+    long buffer;
+    unsigned check_ms;
+    unsigned keep;
+    int gzip;
+} writers;
+
+/* Runs the writers to their end; meanwhile, looks at the directory again
+ * and again: only names of the scheme may appear, at any moment. */
+static void run_writers(const char *dir, const writers *w)
 {
-    (void)state;
-    char *dir = test_make_dir("processes");
-    long messages = test_scaled(100000);
-    long rotate = test_scaled(1 << 20);
-    if (rotate < 65536)
-        rotate = 65536;
-    long buffer = rotate / 4;
-    char args[5][32];
-    snprintf(args[0], sizeof args[0], "%d", THREADS);
-    snprintf(args[1], sizeof args[1], "%ld", messages);
-    snprintf(args[2], sizeof args[2], "%ld", rotate);
-    snprintf(args[3], sizeof args[3], "%ld", buffer);
-    snprintf(args[4], sizeof args[4], "%d", 50);
+    char args[8][32];
+    snprintf(args[0], sizeof args[0], "%d", w->threads);
+    snprintf(args[1], sizeof args[1], "%ld", w->messages);
+    snprintf(args[2], sizeof args[2], "%ld", w->rotate);
+    snprintf(args[3], sizeof args[3], "%ld", w->buffer);
+    snprintf(args[4], sizeof args[4], "%u", w->check_ms);
+    snprintf(args[5], sizeof args[5], "%u", w->keep);
+    snprintf(args[6], sizeof args[6], "%d", w->gzip);
     pid_t pids[PROCESSES];
-    for (int i = 0; i < PROCESSES; i++) {
+    assert_true(w->processes <= PROCESSES);
+    for (int i = 0; i < w->processes; i++) {
         char process[16];
         snprintf(process, sizeof process, "%d", i);
-        char *argv[] = {OUTPUTS_WRITER, dir, process, args[0], args[1], args[2],
-                        args[3], args[4], NULL};
+        char *argv[] = {OUTPUTS_WRITER, (char *)dir, process, args[0], args[1], args[2],
+                        args[3], args[4], args[5], args[6], NULL};
         assert_int_equal(posix_spawn(&pids[i], OUTPUTS_WRITER, NULL, NULL, argv, environ), 0);
     }
-    for (int i = 0; i < PROCESSES; i++) {
-        int status;
-        assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (int running = w->processes; running;) {
+        expect_names_in_scheme(dir, w->keep, 1);
+        for (int i = 0; i < w->processes; i++) {
+            int status;
+            if (pids[i] < 0 || waitpid(pids[i], &status, WNOHANG) == 0)
+                continue;
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                fail_msg("writer %d failed (status %#x): it lost or dropped lines", i, status);
+            pids[i] = -1;
+            running--;
+        }
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
     }
+}
 
+/* Reads the files of dir oldest first and checks that every line is intact
+ * and that each writer thread's lines form one run, in order, with no gap
+ * and no repeat, that ends with its last message; with whole, the run also
+ * begins with its first.  Returns the number of lines. */
+static size_t expect_writer_runs(const char *dir, const writers *w, int whole)
+{
     size_t n;
     char **files = test_list_files(dir, &n);
-    assert_true(n >= 4); /* the file did rotate, several times */
     qsort(files, n, sizeof *files, oldest_first);
-    long next[PROCESSES][THREADS] = {{0}};
+    long next[PROCESSES][THREADS];
+    for (int p = 0; p < PROCESSES; p++)
+        for (int t = 0; t < THREADS; t++)
+            next[p][t] = whole ? 0 : -1; /* -1: not seen yet */
     size_t lines = 0;
     for (size_t f = 0; f < n; f++) {
+        char *text = read_log(dir, files[f]);
         /* A process may add one buffer after another's check: allow that. */
-        assert_true(file_size(dir, files[f]) <= rotate + PROCESSES * buffer);
-        char *p = test_path(dir, files[f]);
-        char *text = test_read_file(p, NULL);
+        assert_true(strlen(text) <= (size_t)(w->rotate + w->processes * w->buffer));
         for (char *s = text; *s;) {
             char *nl = strchr(s, '\n');
             assert_non_null(nl);
@@ -558,23 +986,66 @@ static void many_processes_share_one_rotating_file(void **state)
             long thread = strtol(end + 2, &end, 10);
             long seq = strtol(end + 5, &end, 10);
             assert_true(l.message[0] == 'p' && end == nl);
-            assert_true(proc >= 0 && proc < PROCESSES && thread >= 0 && thread < THREADS);
-            /* Each line once, each thread's in order across the files. */
-            if (seq != next[proc][thread])
-                fail_msg("p%ld t%ld: expected seq %ld, found %ld in %s", proc, thread,
-                         next[proc][thread], seq, files[f]);
-            next[proc][thread]++;
+            assert_true(proc >= 0 && proc < w->processes && thread >= 0 && thread < w->threads);
+            long *expected = &next[proc][thread];
+            if (*expected < 0)
+                *expected = seq;
+            if (seq != *expected)
+                fail_msg("p%ld t%ld: expected seq %ld, found %ld in %s", proc, thread, *expected,
+                         seq, files[f]);
+            (*expected)++;
             lines++;
             s = nl + 1;
         }
         free(text);
-        free(p);
     }
-    assert_int_equal(lines, (size_t)(PROCESSES * THREADS * messages));
-    for (int p = 0; p < PROCESSES; p++)
-        for (int t = 0; t < THREADS; t++)
-            assert_int_equal(next[p][t], messages);
+    for (int p = 0; p < w->processes; p++)
+        for (int t = 0; t < w->threads; t++)
+            if (next[p][t] >= 0 && next[p][t] != w->messages)
+                fail_msg("p%d t%d: its lines end at %ld of %ld", p, t, next[p][t], w->messages);
     test_free_list(files, n);
+    return lines;
+}
+
+static void many_processes_share_one_rotating_file(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("processes");
+    writers w = {PROCESSES, THREADS, test_scaled(100000), test_scaled(1 << 20), 0, 50, 100000, 0};
+    if (w.rotate < 65536)
+        w.rotate = 65536;
+    w.buffer = w.rotate / 4;
+    run_writers(dir, &w);
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    test_free_list(files, n);
+    assert_true(n >= 4); /* the file did rotate, several times */
+    assert_int_equal(expect_writer_runs(dir, &w, 1), (size_t)(PROCESSES * THREADS * w.messages));
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* Four processes rotate a shared file every 64 KiB, many times within the
+ * compression delay (2 x check_ms), keeping 5: retention removes most files
+ * before their compression is due.  Whatever the order of the two, the
+ * files that are left hold the newest lines of every process without a
+ * hole, every .gz is whole, only names of the scheme ever appear, there is
+ * a live file at the end, and no writer counted a loss. */
+static void processes_rotating_faster_than_compression_keep_the_newest_lines(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("gzprocesses");
+    writers w = {PROCESSES, 1, test_scaled(50000), 65536, 16384, 250, 5, 1};
+    run_writers(dir, &w);
+    expect_names_in_scheme(dir, w.keep, 0);
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    int live = 0;
+    for (size_t i = 0; i < n; i++)
+        live += strlen(files[i]) == 14;
+    assert_true(live >= 1);
+    test_free_list(files, n);
+    assert_true(expect_writer_runs(dir, &w, 0) > 0);
     test_remove_dir(dir);
     free(dir);
 }
@@ -951,21 +1422,36 @@ static void bad_output_settings_are_refused(void **state)
     free(dir);
 }
 
+/* A failed check leaves its test early: do not leave xlog open for the next. */
+static int close_if_open(void **state)
+{
+    (void)state;
+    xlog_close();
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(size_rotation_keeps_exactly_rotate_keep_files),
-        cmocka_unit_test(compressed_rotations_gunzip_to_the_original_bytes),
-        cmocka_unit_test(daily_rotation_at_local_midnight_with_retention),
-        cmocka_unit_test(reopen_from_a_signal_handler),
-        cmocka_unit_test(rename_by_another_process_is_noticed),
-        cmocka_unit_test(deleted_file_is_created_again),
-        cmocka_unit_test(deleted_directory_is_created_again),
-        cmocka_unit_test(many_processes_share_one_rotating_file),
-        cmocka_unit_test(per_process_files_carry_the_pid),
-        cmocka_unit_test(stalled_terminal_never_holds_up_callers_or_files),
-        cmocka_unit_test(console_colour_and_level),
-        cmocka_unit_test(bad_output_settings_are_refused),
+        cmocka_unit_test_teardown(size_rotation_keeps_exactly_rotate_keep_files, close_if_open),
+        cmocka_unit_test_teardown(compressed_rotations_gunzip_to_the_original_bytes, close_if_open),
+        cmocka_unit_test_teardown(compression_never_touches_the_live_file, close_if_open),
+        cmocka_unit_test_teardown(forked_child_keeps_no_descriptor_of_rotated_files, close_if_open),
+        cmocka_unit_test_teardown(rotate_size_holds_under_a_larger_write_buffer, close_if_open),
+        cmocka_unit_test_teardown(daily_rotation_at_local_midnight_with_retention, close_if_open),
+        cmocka_unit_test_teardown(reopen_from_a_signal_handler, close_if_open),
+        cmocka_unit_test_teardown(rename_by_another_process_is_noticed, close_if_open),
+        cmocka_unit_test_teardown(deleted_file_is_created_again, close_if_open),
+        cmocka_unit_test_teardown(deleted_directory_is_created_again, close_if_open),
+        cmocka_unit_test_teardown(writes_follow_the_name_without_waiting_for_the_check, close_if_open),
+        cmocka_unit_test_teardown(loss_notices_add_up_to_lost, close_if_open),
+        cmocka_unit_test_teardown(symlinked_directory_is_refused_without_follow_symlinks, close_if_open),
+        cmocka_unit_test_teardown(many_processes_share_one_rotating_file, close_if_open),
+        cmocka_unit_test_teardown(processes_rotating_faster_than_compression_keep_the_newest_lines, close_if_open),
+        cmocka_unit_test_teardown(per_process_files_carry_the_pid, close_if_open),
+        cmocka_unit_test_teardown(stalled_terminal_never_holds_up_callers_or_files, close_if_open),
+        cmocka_unit_test_teardown(console_colour_and_level, close_if_open),
+        cmocka_unit_test_teardown(bad_output_settings_are_refused, close_if_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

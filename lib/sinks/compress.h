@@ -8,17 +8,18 @@
 #ifndef XLOG_COMPRESS_H
 #define XLOG_COMPRESS_H
 
-#include <sys/types.h>
-
 /* Starts the compressor thread; 0 or -errno. */
 int xlog_compress_start(void);
 
-/* Queues the compression of the file (dev, ino), which is known by one of the
- * names base, base.1 ... base.keep (rotation may move it along that chain
- * while it waits or is being compressed).  It is started no sooner than
- * delay_ms from now, so that other processes still writing to it have
- * noticed the rotation.  The result is <name>.gz; <name> is removed. */
-void xlog_compress_queue(const char *base, dev_t dev, ino_t ino, unsigned keep, unsigned delay_ms);
+/* Queues the compression of the file open as fd (read-only; the job owns it
+ * from now on), which is known by one of the names base.first ... base.keep
+ * (base itself for first = 0): rotation may move it along that chain while
+ * it waits or is being compressed.  It is started no sooner than delay_ms
+ * from now, so that other processes still writing to it have noticed the
+ * rotation.  The result is <name>.gz; <name> is removed.  If the file has no
+ * name in the chain by then (retention removed it), nothing is done. */
+void xlog_compress_queue(const char *base, unsigned first, int fd, unsigned keep,
+                         unsigned delay_ms);
 
 /* Finishes every queued job (waiting for the delay of each) and ends the
  * thread. */

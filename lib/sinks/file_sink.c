@@ -14,20 +14,31 @@
  * short writes are resumed and EINTR retried.  A write that fails is counted
  * and its bytes are given up: the back end never loops on a broken disk.
  *
+ * Before each write(2) the back end checks that the file's name still leads
+ * to the open file (fstat and stat; one pair per buffer, never per line) and
+ * opens the name again if not, so a file renamed or deleted by someone else
+ * (logrotate, another process's rotation) receives at most the write under
+ * way when that happens.
+ *
  * Rotation (docs/OUTPUTS.md):
  *   - by day: the name follows the day of each line (UTC, or local time with
  *     rotate_local_time); the old day's file is closed, queued for
  *     compression, and the files of days beyond keep_days are removed;
- *   - by size: before a write that would take the file past rotate_size, the
- *     back end takes the directory lock, checks that the name still leads to
- *     its file and that it is still too big (another process may have
- *     rotated it already), renames the chain (rotation.c) and opens the name
- *     anew.  Writes never take the lock.
- *   - by others: every check_interval_ms the back end compares the open file
- *     (fstat) with what its name leads to (stat) and opens the name again if
- *     the file was renamed (logrotate, another process's rotation) or
- *     deleted; xlog_reopen() asks for the same at the next pass.  Lines still
- *     in the buffer go to the new file.
+ *   - by size: a buffer that would take the file past rotate_size is split
+ *     at the last line that fits; then the back end takes the directory
+ *     lock, checks that the name still leads to its file (another process
+ *     may have rotated it already), renames the chain (rotation.c), opens the
+ *     name anew and writes the rest there.  An empty file always takes one
+ *     line, so only a line longer than rotate_size makes a bigger file.
+ *     Writes never take the lock.
+ *   - by others: besides the check before each write, every
+ *     check_interval_ms the back end does the same check for every open
+ *     file (so idle files are let go too); xlog_reopen() asks for a reopen
+ *     at the next pass.  Lines still in the buffer go to the new file.
+ *
+ * Without follow_symlinks, each open goes through a descriptor of the
+ * directory opened with O_NOFOLLOW, so that neither the directory nor the
+ * file can be a symbolic link (docs/OUTPUTS.md says what is not checked).
  */
 #define _GNU_SOURCE
 #include "sinks/file_sink.h"
@@ -134,13 +145,64 @@ static int64_t coarse_seconds(void)
     return now.tv_sec;
 }
 
+/* The log directory itself, refused if it is a symbolic link (without
+ * follow_symlinks).  Trailing slashes are dropped first: they would make
+ * open(2) follow a link whatever the flags.  O_PATH, because a directory
+ * that may be searched need not be readable.  A descriptor, or -1 with
+ * errno set (ELOOP for a link). */
+static int open_dir_no_follow(const char *dir)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(path, dir, n);
+    path[n] = '\0';
+    /* With O_PATH and O_NOFOLLOW, a link is opened as itself, not followed,
+     * so fstat tells a link from a directory. */
+    int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int error = fstat(fd, &st) != 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP
+                                            : !S_ISDIR(st.st_mode) ? ENOTDIR
+                                                                   : 0;
+    if (error) {
+        close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
+}
+
+/* Opens f->path with flags.  Without follow_symlinks the file is opened in
+ * the descriptor of its directory, so neither the file nor the directory
+ * can be a link, even one put in place between a check and the open. */
+static int open_name(const xlog_file *f, int flags)
+{
+    if (!f->no_follow)
+        return open(f->path, flags, 0640);
+    int dir = open_dir_no_follow(f->dir);
+    if (dir < 0)
+        return -1;
+    int fd = openat(dir, strrchr(f->path, '/') + 1, flags | O_NOFOLLOW, 0640);
+    int error = errno;
+    close(dir);
+    errno = error;
+    return fd;
+}
+
 /* Opens f->path into f->fd; 0 or -errno. */
 static int open_path(xlog_file *f)
 {
-    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (f->no_follow ? O_NOFOLLOW : 0);
-    int fd = open(f->path, flags, 0640);
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+    int fd = open_name(f, flags);
     if (fd < 0 && errno == ENOENT && xlog_make_dir(f->dir) == 0)
-        fd = open(f->path, flags, 0640);
+        fd = open_name(f, flags);
     if (fd < 0) {
         int rc = -errno;
         xlog_add(&xlog_counts.write_errors, 1);
@@ -161,12 +223,26 @@ static void reopen(xlog_file *f)
     open_path(f);
 }
 
-static void queue_compression(const xlog_file *f)
+/* Queues the compression of f's file, which is now called name (the day's
+ * name itself, first = 0, or the .1 of a size rotation, first = 1, then
+ * under the directory lock), while f still has it open: the compressor gets
+ * a descriptor of its own on that very file, opened by name and checked
+ * against f's, so that it can never take another file for it (an inode
+ * number that retention freed and a newer file reused). */
+static void queue_compression(const xlog_file *f, const char *name, unsigned first)
 {
-    struct stat st;
-    if (sinks.compress != XLOG_COMPRESS_NONE && fstat(f->fd, &st) == 0)
-        xlog_compress_queue(f->path, st.st_dev, st.st_ino, sinks.rotate_keep,
-                            sinks.compress_delay_ms);
+    if (sinks.compress == XLOG_COMPRESS_NONE)
+        return;
+    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    struct stat mine, theirs;
+    if (fd < 0)
+        return; /* it stays uncompressed */
+    if (fstat(f->fd, &mine) != 0 || fstat(fd, &theirs) != 0 || mine.st_ino != theirs.st_ino ||
+        mine.st_dev != theirs.st_dev) {
+        close(fd);
+        return;
+    }
+    xlog_compress_queue(f->path, first, fd, sinks.rotate_keep, sinks.compress_delay_ms);
 }
 
 /* Removes the files of days beyond keep_days, once per new day. */
@@ -179,7 +255,11 @@ static void remove_old_days(const xlog_file *f, int64_t day)
     if (strcmp(date, sinks.retention_date) <= 0)
         return;
     memcpy(sinks.retention_date, date, sizeof sinks.retention_date);
+    /* Under the lock, like every removal and every compressor's rename, so
+     * that a file is never compressed and removed at the same time. */
+    int lock = xlog_dir_lock(f->dir);
     xlog_remove_old_days(f->dir, f->mode, date, sinks.keep_days);
+    xlog_dir_unlock(lock);
 }
 
 int xlog_file_switch_day(xlog_file *f, int64_t utc)
@@ -193,7 +273,7 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc)
     }
     if (f->fd >= 0) {
         xlog_file_write_out(f);
-        queue_compression(f); /* the old day's file is rotated away */
+        queue_compression(f, f->path, 0); /* the old day's file is rotated away */
         close(f->fd);
         f->fd = -1;
     }
@@ -220,31 +300,111 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc)
     return 0;
 }
 
-/* Size rotation, before a write of f->length bytes (see the top of this
- * file).  At most two rounds: the name may lead to a file another process
- * has already filled again. */
-static void rotate_if_full(xlog_file *f)
+/* Whether f's name still leads to the file f has open (it was not renamed,
+ * deleted, or rotated by another process); *mine receives the open file's
+ * status.  A name that cannot be looked at for another reason than its
+ * absence (EACCES, say) counts as leading to it. */
+static int name_leads_to_file(const xlog_file *f, struct stat *mine)
 {
-    int lock = -1;
-    for (int round = 0; round < 2; round++) {
-        struct stat mine, named;
-        if (fstat(f->fd, &mine) != 0 || mine.st_size == 0 ||
-            (uint64_t)mine.st_size + f->length <= sinks.rotate_size)
-            break;
-        if (lock < 0 && (lock = xlog_dir_lock(f->dir)) < 0)
-            break;
-        int moved = stat(f->path, &named) != 0 || named.st_ino != mine.st_ino ||
-                    named.st_dev != mine.st_dev;
-        if (!moved) {
-            if (xlog_rotate_chain(f->path, sinks.rotate_keep) != 0)
-                break; /* cannot rename: go on writing where we are */
-            queue_compression(f);
-        }
-        reopen(f);
-        if (f->fd < 0)
-            break;
+    struct stat named;
+    if (fstat(f->fd, mine) != 0 || mine->st_nlink == 0)
+        return 0;
+    if (stat(f->path, &named) != 0)
+        return errno != ENOENT;
+    return named.st_ino == mine->st_ino && named.st_dev == mine->st_dev;
+}
+
+/* Size rotation, under the directory lock: if the name still leads to f's
+ * file (another process may have rotated it since we looked), the chain is
+ * renamed and the file queued for compression; then the name is opened
+ * anew.  0, or -1 if nothing could be done (f keeps its file). */
+static int rotate(xlog_file *f)
+{
+    int lock = xlog_dir_lock(f->dir);
+    if (lock < 0)
+        return -1;
+    struct stat mine;
+    int rc = 0;
+    if (name_leads_to_file(f, &mine)) {
+        rc = xlog_rotate_chain(f->path, sinks.rotate_keep);
+        char first[PATH_MAX];
+        if (rc == 0 && snprintf(first, sizeof first, "%s.1", f->path) < (int)sizeof first)
+            queue_compression(f, first, 1);
     }
+    if (rc == 0)
+        reopen(f);
     xlog_dir_unlock(lock);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Before each write(2): opens f's name again if it no longer leads to f's
+ * file, so that a process that has not seen another's rotation (or
+ * logrotate's rename) puts at most the write under way into the old file.
+ * Returns 1 with *st the status of the file now open, 0 if none is. */
+static int follow_name(xlog_file *f, struct stat *st)
+{
+    if (f->fd < 0)
+        return 0;
+    if (name_leads_to_file(f, st))
+        return 1;
+    reopen(f);
+    return f->fd >= 0 && fstat(f->fd, st) == 0;
+}
+
+/* How many bytes of the buffer, from done on, the next write(2) takes: all
+ * of them, or, when they would take the file past rotate_size, the whole
+ * lines that still fit; when not one fits, the file is rotated first (see
+ * the top of this file).  An empty file takes the first line however long
+ * it is, so a file exceeds rotate_size only by holding a single line longer
+ * than it.  When the file cannot be rotated, or is found full again twice
+ * (other processes), the rest goes where it is. */
+static size_t next_chunk(xlog_file *f, size_t done)
+{
+    const char *p = f->buffer + done;
+    size_t n = f->length - done;
+    struct stat st;
+    int known = follow_name(f, &st);
+    for (int rotations = 0; known && sinks.rotate_size; rotations++) {
+        uint64_t size = (uint64_t)st.st_size;
+        if (size + n <= sinks.rotate_size)
+            break;
+        if (size < sinks.rotate_size) {
+            const char *nl = memrchr(p, '\n', sinks.rotate_size - size);
+            if (nl)
+                return (size_t)(nl + 1 - p);
+        }
+        if (size == 0) {
+            const char *nl = memchr(p, '\n', n);
+            return nl ? (size_t)(nl + 1 - p) : n;
+        }
+        if (rotations == 2 || rotate(f) != 0)
+            break;
+        known = f->fd >= 0 && fstat(f->fd, &st) == 0;
+    }
+    return n;
+}
+
+/* Writes buffer[*done, end) with as many write(2) calls as that takes (a
+ * short write is resumed, EINTR retried), advancing *done; 0 or the errno
+ * that stopped it. */
+static int write_range(xlog_file *f, size_t *done, size_t end)
+{
+    if (f->fd < 0)
+        return EBADF;
+    while (*done < end) {
+        ssize_t n = write(f->fd, f->buffer + *done, end - *done);
+        if (n > 0) {
+            xlog_add(&xlog_counts.writes, 1);
+            xlog_add(&xlog_counts.bytes, (uint64_t)n);
+            *done += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            xlog_add(&xlog_counts.write_errors, 1);
+            return n < 0 ? errno : EIO;
+        }
+    }
+    return 0;
 }
 
 void xlog_file_lose_line(xlog_file *f, int error)
@@ -264,37 +424,28 @@ static uint64_t count_lines(const char *p, size_t n)
 
 void xlog_file_write_out(xlog_file *f)
 {
-    if (sinks.rotate_size && f->length && f->fd >= 0)
-        rotate_if_full(f);
     size_t done = 0;
-    int error = f->fd >= 0 ? 0 : EBADF;
-    while (done < f->length && !error) {
-        ssize_t n = write(f->fd, f->buffer + done, f->length - done);
-        if (n > 0) {
-            xlog_add(&xlog_counts.writes, 1);
-            xlog_add(&xlog_counts.bytes, (uint64_t)n);
-            done += (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else {
-            error = n < 0 ? errno : EIO;
-            xlog_add(&xlog_counts.write_errors, 1);
-        }
+    int error = 0;
+    while (done < f->length && !error)
+        error = write_range(f, &done, done + next_chunk(f, done));
+    /* A loss notice heads the buffer.  Once it is in the file its counts
+     * are reported, whatever becomes of the lines behind it; one that could
+     * not be written whole is not a lost message, and its counts wait for
+     * the next notice. */
+    int notice_written = f->notice_in_buffer && done >= f->notice_length;
+    if (notice_written) {
+        f->lost_lines -= f->notice_lines;
+        f->lost_bytes -= f->notice_bytes;
     }
     if (error) {
-        /* A loss notice that could not be written is not a lost message. */
-        size_t from = f->notice_in_buffer && done < f->notice_length ? f->notice_length : done;
+        size_t from = f->notice_in_buffer && !notice_written ? f->notice_length : done;
         uint64_t lines = count_lines(f->buffer + from, f->length - from);
         f->lost_lines += lines;
         f->lost_bytes += f->length - from;
         f->lost_errno = error;
-        f->notice_in_buffer = 0;
         xlog_add(&xlog_counts.lost, lines);
-    } else if (f->notice_in_buffer) {
-        f->lost_lines -= f->notice_lines;
-        f->lost_bytes -= f->notice_bytes;
-        f->notice_in_buffer = 0;
     }
+    f->notice_in_buffer = 0;
     if (done > 0)
         f->cut_mid_line = f->buffer[done - 1] != '\n';
     f->length = 0;
@@ -340,6 +491,14 @@ int xlog_sinks_start(const xlog_config *cfg)
     xlog_store(&reopen_requested, 0);
     if (cfg->rotate_local_time)
         tzset(); /* localtime_r need not read TZ again by itself */
+    /* Checked here for every mode: per-thread files are opened only by
+     * their first line, too late for xlog_open to refuse a linked directory. */
+    if (!cfg->follow_symlinks) {
+        int dir = open_dir_no_follow(cfg->dir);
+        if (dir < 0)
+            return -errno;
+        close(dir);
+    }
     if (cfg->compress != XLOG_COMPRESS_NONE) {
         int rc = xlog_compress_start();
         if (rc != 0)
@@ -357,17 +516,6 @@ void xlog_sinks_stop(void)
     xlog_compress_stop();
 }
 
-/* Whether f's name no longer leads to the file f has open. */
-static int moved_away(const xlog_file *f)
-{
-    struct stat mine, named;
-    if (fstat(f->fd, &mine) != 0 || mine.st_nlink == 0)
-        return 1;
-    if (stat(f->path, &named) != 0)
-        return errno == ENOENT;
-    return named.st_ino != mine.st_ino || named.st_dev != mine.st_dev;
-}
-
 void xlog_sinks_housekeeping(void)
 {
     xlog_console_housekeeping();
@@ -379,8 +527,9 @@ void xlog_sinks_housekeeping(void)
     if (!asked && now_ms < sinks.next_check_ms)
         return;
     sinks.next_check_ms = now_ms + sinks.check_interval_ms;
+    struct stat st;
     for (xlog_file *f = sinks.files; f; f = f->next_file)
-        if (f->fd >= 0 && (asked || moved_away(f)))
+        if (f->fd >= 0 && (asked || !name_leads_to_file(f, &st)))
             reopen(f);
 }
 

@@ -21,7 +21,8 @@ typedef struct xlog_file {
     char *path;              /* name of the file of day; NULL before the first open */
     xlog_file_mode mode;
     int id;                  /* tid (per-thread) or pid (per-process) in the name */
-    int no_follow;           /* open with O_NOFOLLOW (cfg.follow_symlinks == 0) */
+    int no_follow;           /* refuse a link as the directory or the file
+                                (cfg.follow_symlinks == 0) */
     const char *dir;
     char *buffer;
     size_t length;           /* bytes waiting in buffer */
@@ -31,7 +32,8 @@ typedef struct xlog_file {
 
     /* Lines that could not be written (full disk, I/O error, no file), not
      * yet reported in the file.  The back end puts a notice at the start of
-     * the next batch; the counts are cleared when that batch is written. */
+     * the next batch; once the notice itself is written, its counts are
+     * taken off these (whatever happens to the rest of the batch). */
     uint64_t lost_lines;
     uint64_t lost_bytes;
     int lost_errno;
@@ -46,7 +48,8 @@ typedef struct xlog_file {
 } xlog_file;
 
 /* Starts what the files and the console need beyond the back end: rotation
- * settings, the compressor and the console's writer.  0 or -errno. */
+ * settings, the compressor and the console's writer.  0 or -errno (-ELOOP:
+ * without cfg->follow_symlinks, the log directory is a link). */
 int xlog_sinks_start(const xlog_config *cfg);
 
 /* Ends the console's writer and the compressor (after the back end and every
@@ -71,12 +74,14 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc);
 /* Makes room for need bytes in the buffer, writing it out if necessary. */
 static inline char *xlog_file_room(xlog_file *f, size_t need);
 
-/* Writes the buffer with one write(2), rotating the file first if that write
- * would take it past rotate_size.  The buffer holds whole lines only, so a
- * write never ends inside a line, except after a short write (the disk is
- * full, a file size limit): the rest is written at once, but with several
- * processes appending, another's write may land between the two parts.
- * What cannot be written is counted as lost (never retried in a loop). */
+/* Writes the buffer with one write(2) (after opening the name again if it
+ * no longer leads to the open file), or, when that would take the file past
+ * rotate_size, with one write of the whole lines that fit, a rotation and a
+ * write of the rest.  The buffer holds whole lines only, so a write never
+ * ends inside a line, except after a short write (the disk is full, a file
+ * size limit): the rest is written at once, but with several processes
+ * appending, another's write may land between the two parts.  What cannot
+ * be written is counted as lost (never retried in a loop). */
 void xlog_file_write_out(xlog_file *f);
 
 /* Writes out, closes, frees the buffer. */

@@ -4,12 +4,12 @@
  * rather than a fork of the test, so that each process starts xlog from
  * nothing, as separate programs sharing a log directory do.
  *
- *   outputs_writer DIR PROCESS THREADS MESSAGES ROTATE_SIZE WRITE_BUFFER CHECK_MS
+ *   outputs_writer DIR PROCESS THREADS MESSAGES ROTATE_SIZE WRITE_BUFFER CHECK_MS KEEP GZIP
  *
  * Each thread logs "p<PROCESS> t<thread> seq <n>" for n = 0 .. MESSAGES-1
- * into the shared file of DIR, rotated at ROTATE_SIZE bytes with every
- * rotated file kept.  Exit status 0 when xlog reports nothing lost or
- * dropped.
+ * into the shared file of DIR, rotated at ROTATE_SIZE bytes, KEEP rotated
+ * files kept, compressed if GZIP is 1.  Exit status 0 when xlog reports
+ * nothing lost or dropped.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -33,8 +33,9 @@ static void *log_lines(void *p)
 
 int main(int argc, char **argv)
 {
-    if (argc != 8) {
-        fprintf(stderr, "usage: %s DIR PROCESS THREADS MESSAGES ROTATE_SIZE WRITE_BUFFER CHECK_MS\n",
+    if (argc != 10) {
+        fprintf(stderr,
+                "usage: %s DIR PROCESS THREADS MESSAGES ROTATE_SIZE WRITE_BUFFER CHECK_MS KEEP GZIP\n",
                 argv[0]);
         return 2;
     }
@@ -46,9 +47,10 @@ int main(int argc, char **argv)
     cfg.use_environment = 0;
     cfg.max_message = 1024;
     cfg.rotate_size = strtoul(argv[5], NULL, 10);
-    cfg.rotate_keep = 100000;
+    cfg.rotate_keep = (unsigned)strtoul(argv[8], NULL, 10);
     cfg.write_buffer = strtoul(argv[6], NULL, 10);
     cfg.check_interval_ms = (unsigned)strtoul(argv[7], NULL, 10);
+    cfg.compress = atoi(argv[9]) ? XLOG_COMPRESS_GZIP : XLOG_COMPRESS_NONE;
     int rc = xlog_open(&cfg);
     if (rc != 0) {
         fprintf(stderr, "xlog_open: %s\n", xlog_strerror(rc));
