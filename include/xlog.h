@@ -214,8 +214,15 @@ typedef struct xlog_config {
      * Default 1. */
     int crash_handlers;
 
-    /* Zero: refuse to open a log file through a symbolic link (O_NOFOLLOW);
-     * xlog_open then fails with -ELOOP.  Default 1 (links are followed). */
+    /* Zero: refuse to write through a symbolic link: neither the log
+     * directory itself (its last component as given, trailing slashes
+     * ignored) nor a log file may be one.  Each file is opened in a
+     * descriptor of the directory opened with O_NOFOLLOW, so no link can be
+     * swapped in between a check and the open; xlog_open fails with -ELOOP
+     * in every file_mode, and a later open that meets a link fails the same
+     * way (its lines are counted in lost).  Links among the directory's
+     * parents are followed: they must be trusted (owned by root or the
+     * program's user, writable by no one else).  Default 1. */
     int follow_symlinks;
 
     /* ---- Rotation ---------------------------------------------------------
@@ -225,15 +232,16 @@ typedef struct xlog_config {
      * 2026-11-22.log is created.  Files are renamed, never copied and
      * truncated, so no line is lost.  Processes sharing a file (or directory)
      * coordinate with a lock on the directory held only around the renames;
-     * a process that had the file open notices the rotation within
-     * check_interval_ms.  docs/OUTPUTS.md tells the whole story. */
+     * a process that had the file open notices the rotation before its next
+     * write(2) (or within check_interval_ms when idle).  docs/OUTPUTS.md
+     * tells the whole story. */
 
-    /* Size in bytes at which a file is rotated: before a write that would
-     * take it past this size, the file is renamed and a new one created.  A
-     * file grows past it only through one write larger than the limit
-     * (write_buffer bigger than rotate_size), or through other processes'
-     * writes racing with the check.  0 (the default): no size rotation;
-     * otherwise at least 64 KiB. */
+    /* Size in bytes at which a file is rotated: a write that would take the
+     * file past it is split at the last whole line that fits; the file is
+     * renamed and a new one takes the rest.  A file is bigger only when it
+     * holds a single line longer than rotate_size (alone), or when processes
+     * sharing it looked at its size at the same moment.  0 (the default): no
+     * size rotation; otherwise at least 64 KiB. */
     size_t rotate_size;
 
     /* Rotated files kept of each name: .1 (the newest) to .rotate_keep,
@@ -258,14 +266,19 @@ typedef struct xlog_config {
      * on a thread of xlog's own, never on a caller or the back end.  With
      * XLOG_FILE_SHARED it starts 2 x check_interval_ms after the rotation,
      * when every process has moved to the new file; xlog_close waits for the
-     * compressions queued.  Default XLOG_COMPRESS_NONE. */
+     * compressions queued.  A compression touches only the file it was
+     * queued for (it holds that file open from its rotation); a file that
+     * retention removes first is not compressed.  At most a quarter of
+     * RLIMIT_NOFILE (at least 64) wait at a time; beyond that, rotated files
+     * stay uncompressed.  Default XLOG_COMPRESS_NONE. */
     xlog_compress compress;
 
     /* How often, in milliseconds, the back end checks that each file's name
      * still leads to the file it writes: if logrotate, an operator or
      * another process's rotation renamed or deleted it, xlog opens the name
-     * again (a stat and an fstat per file, never per line).  1 to 86400000
-     * (a day).  Default 1000. */
+     * again (a stat and an fstat per file, never per line).  Each file's
+     * name is also checked before every write(2); this interval is what
+     * lets go of idle files.  1 to 86400000 (a day).  Default 1000. */
     unsigned check_interval_ms;
 
     /* ---- Console ----------------------------------------------------------
@@ -339,8 +352,8 @@ int xlog_flush(void);
  * end's next pass (within idle_sleep_us): for logrotate's postrotate step or
  * an operator's SIGHUP.  Lines not yet written go to the new files.  Only
  * sets a flag, so it is safe to call from a signal handler.  xlog notices a
- * renamed or deleted file by itself within check_interval_ms; this is for
- * those who want it at once. */
+ * renamed or deleted file by itself at its next write, or within
+ * check_interval_ms; this is for those who want it at once. */
 void xlog_reopen(void);
 
 /* A readable explanation of a value returned by an xlog function. */
@@ -393,7 +406,9 @@ typedef struct xlog_counters {
     uint64_t write_errors; /* write(2) or open(2) calls that failed */
     uint64_t lost;     /* lines formatted but not written because writing failed
                           (full disk, I/O error, no file); the file later says
-                          how many, and why, when writing works again */
+                          how many, and why, when writing works again; each
+                          lost line is counted in exactly one notice, so the
+                          notices add up to lost */
     uint64_t console_dropped; /* lines not shown on the console: its buffer
                           was full (the console said how many), writing to it
                           failed, or xlog_close gave up on it */

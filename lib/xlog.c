@@ -243,8 +243,8 @@ static void after_fork_in_child(void)
     xlog_backend_unlock();
     if (is_open)
         xlog_backend_after_fork();
+    xlog_front_after_fork(); /* reads the thread's ring: before it is unmapped */
     xlog_rings_after_fork();
-    xlog_front_after_fork();
     pthread_mutex_unlock(&xlog_rings.lock);
     if (is_open) {
         xlog_store(&xlog_front.epoch, 0);

@@ -516,6 +516,36 @@ static void symlinks_refused_when_asked(void **state)
 }
 
 /* A failed check leaves the test early: do not leave xlog open for the next. */
+/* The thread that forks has logged (so it has a ring, which the child must
+ * neither use nor free twice); the child logs and closes, the parent goes
+ * on. */
+static void fork_from_a_thread_that_logged(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("forklogged");
+    open_or_die(dir);
+    xlog_info("parent before fork");
+    pid_t child = fork();
+    if (child == 0) {
+        xlog_info("child %d", 1);
+        _exit(xlog_close() == 0 ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    xlog_info("parent after fork");
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 3);
+    assert_non_null(strstr(text, " parent before fork\n"));
+    assert_non_null(strstr(text, " child 1\n"));
+    assert_non_null(strstr(text, " parent after fork\n"));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* Runs exit_writer with its arguments and returns its exit status. */
 static int run_exit_writer(const char *mode, const char *dir, const char *count)
 {
@@ -592,6 +622,7 @@ int main(void)
         cmocka_unit_test_teardown(fork_while_threads_log, close_if_open),
         cmocka_unit_test_teardown(full_disk_loses_only_what_it_must_and_says_so, close_if_open),
         cmocka_unit_test_teardown(symlinks_refused_when_asked, close_if_open),
+        cmocka_unit_test_teardown(fork_from_a_thread_that_logged, close_if_open),
         cmocka_unit_test(lines_logged_by_exit_handlers_and_destructors_are_written),
         cmocka_unit_test(quick_exit_writes_every_line),
     };
