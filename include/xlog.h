@@ -149,6 +149,200 @@ typedef enum xlog_color {
 /* This xlog has the console sink (xlog_config.console and what follows it). */
 #define XLOG_HAS_CONSOLE 1
 
+/* ------------------------------------------------------------------------ */
+/* Layouts: how a message becomes a line                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Every output (the files, the console, each extra sink) has a layout and a
+ * minimum level of its own.
+ *
+ * XLOG_LAYOUT_TEXT writes one line of text per message: the default line
+ *
+ *     2026-11-22 14:45:25.123456789 [INFO] main.c:42 main 12345 message
+ *
+ * or, when a pattern is given, the pattern with its fields filled in.  A
+ * pattern is text with fields in braces; every other character is copied as
+ * it is ("{{" and "}}" give a brace).  The fields:
+ *
+ *     {time}           the time: 2026-11-22 14:45:25.123456789 (UTC)
+ *     {time:OPTIONS}   the same, with OPTIONS separated by commas:
+ *                        iso     ISO 8601: 2026-11-22T14:45:25.123456789Z
+ *                        local   local time (TZ, read at xlog_open) and its
+ *                                offset: 2026-11-22 20:15:25.123456789+05:30
+ *                        s, ms, us, ns   how much of the second is shown
+ *                                (default ns)
+ *     {level}          TRACE, DEBUG, INFO, WARN, ERROR or FATAL
+ *     {file}           the source file's name, without its directories
+ *     {path}           the source file as the compiler named it (__FILE__)
+ *     {line}           the line number
+ *     {function}       the function
+ *     {module}         the module (XLOG_MODULE); empty when none
+ *     {pid}            the process id
+ *     {tid}            the kernel thread id
+ *     {message}        the message
+ *
+ * The default line is the pattern
+ * "{time} [{level}] {file}:{line} {function} {tid} {message}".  An unknown
+ * field, an unknown option or a lone brace makes xlog_open fail with -EINVAL
+ * (xlog_last_error() says where).
+ *
+ * One call, one line: whatever a line is made of, it is valid UTF-8 with no
+ * C0 or C1 control character and no Unicode line or paragraph separator.
+ * Every other byte of a field (from the format, the arguments, or xlogout's
+ * file and function) is escaped: \n \r \t, \xNN for another control
+ * byte or a byte that is not part of valid UTF-8, \uNNNN for a C1 control,
+ * U+2028 or U+2029.  A backslash is not escaped, so escapes cannot always be
+ * told from the same characters in the message, but a line can never be
+ * split or forged.
+ *
+ * XLOG_LAYOUT_JSON writes one JSON object (RFC 8259) per line, with the
+ * names of the OpenTelemetry log data model:
+ *
+ *     {"timestamp":"2026-11-22T14:45:25.123456789Z","severity_text":"INFO",
+ *      "severity_number":9,"body":"user alice logged in","attributes":{
+ *      "code.filepath":"src/main.c","code.lineno":42,"code.function":"main",
+ *      "thread.id":12345,"process.pid":999,"xlog.module":"net.tls"}}
+ *
+ * (on one line).  severity_number is OpenTelemetry's: TRACE 1, DEBUG 5,
+ * INFO 9, WARN 13, ERROR 17, FATAL 21.  xlog.module is present only for a
+ * message with a module.  Strings are escaped as JSON requires, and also
+ * U+2028 and U+2029; a byte that is not part of valid UTF-8 is replaced by
+ * U+FFFD.  The pattern is not used. */
+typedef enum xlog_layout_kind {
+    XLOG_LAYOUT_TEXT = 0,
+    XLOG_LAYOUT_JSON = 1
+} xlog_layout_kind;
+
+/* ------------------------------------------------------------------------ */
+/* Extra sinks: syslog, and your own                                        */
+/* ------------------------------------------------------------------------ */
+
+/* What every sink's configuration starts with.  Each kind of sink has a
+ * configuration of its own whose first member is this one; xlog_config.sinks
+ * lists pointers to those members:
+ *
+ *     ```c fragment
+ *     xlog_syslog_config to_rsyslog = xlog_syslog_defaults();
+ *     to_rsyslog.transport = XLOG_SYSLOG_TCP;
+ *     to_rsyslog.address = "127.0.0.1:6514";
+ *     to_rsyslog.sink.level = XLOG_WARN;
+ *     const xlog_sink_config *sinks[] = {&to_rsyslog.sink, NULL};
+ *     xlog_config cfg = xlog_defaults();
+ *     cfg.sinks = sinks;
+ *     ```
+ *
+ * xlog_open copies what it needs: the configurations (and their strings)
+ * need not outlive the call. */
+typedef struct xlog_sink_config {
+    /* Which kind of sink this is; set by its defaults function (do not
+     * change it). */
+    int kind;
+    /* Messages below this level are not sent to this sink.  Default
+     * XLOG_TRACE. */
+    int level;
+    /* How a message becomes bytes for this sink, and the pattern of a text
+     * layout (NULL for the sink's default).  See "Layouts" above. */
+    xlog_layout_kind layout;
+    const char *pattern;
+} xlog_sink_config;
+
+/* The kinds of sink (xlog_sink_config.kind). */
+enum { XLOG_SINK_SYSLOG = 1, XLOG_SINK_CUSTOM = 2 };
+
+/* ---- syslog --------------------------------------------------------------
+ * Messages go to a syslog collector (rsyslog, syslog-ng, journald, Fluent
+ * Bit, Vector, the OpenTelemetry Collector) through the local socket, UDP or
+ * TCP.  The sink has a buffer and a thread of its own: a collector that is
+ * down or slow never makes a caller, the back end or the files wait.  What
+ * does not fit in the buffer is dropped and counted
+ * (xlog_counters.syslog_dropped); once delivery works again, the collector
+ * gets a message saying how many were dropped.  A connection that breaks is
+ * opened again, waiting longer after each failure (up to 5 s).  Over TCP,
+ * messages already handed to the kernel when the collector dies may be lost
+ * without a count (TCP does not tell the sender what the peer read). */
+typedef enum xlog_syslog_transport {
+    XLOG_SYSLOG_UNIX = 0, /* a local datagram socket: address is its path */
+    XLOG_SYSLOG_UDP = 1,  /* address is "host:port" */
+    XLOG_SYSLOG_TCP = 2   /* address is "host:port"; RFC 6587 octet counting */
+} xlog_syslog_transport;
+
+typedef enum xlog_syslog_format {
+    /* RFC 3164 on XLOG_SYSLOG_UNIX (what /dev/log readers expect: local
+     * time, no year), RFC 5424 otherwise. */
+    XLOG_SYSLOG_AUTO = 0,
+    XLOG_SYSLOG_RFC5424 = 1,
+    XLOG_SYSLOG_RFC3164 = 2
+} xlog_syslog_format;
+
+typedef struct xlog_syslog_config {
+    /* kind XLOG_SINK_SYSLOG; the default layout is the pattern "{message}"
+     * (time, host, program, pid and severity are in the syslog header). */
+    xlog_sink_config sink;
+    xlog_syslog_transport transport; /* default XLOG_SYSLOG_UNIX */
+    /* The socket's path (default "/dev/log"), or "host:port" for UDP and TCP
+     * (default "127.0.0.1:514"). */
+    const char *address;
+    xlog_syslog_format format;       /* default XLOG_SYSLOG_AUTO */
+    /* Facility, 0 to 23 (default 1, "user"); severity follows the level:
+     * TRACE and DEBUG 7, INFO 6, WARN 4, ERROR 3, FATAL 2. */
+    int facility;
+    /* APP-NAME / TAG (default: the program's name); HOSTNAME (default:
+     * gethostname()). */
+    const char *app_name;
+    const char *hostname;
+    /* Bytes of messages kept while the collector is slow or down.  Default
+     * 1 MiB; at least 64 KiB. */
+    size_t buffer;
+} xlog_syslog_config;
+
+xlog_syslog_config xlog_syslog_defaults(void);
+
+/* ---- your own sink ---------------------------------------------------------
+ * A sink of your own gets every message at or above its level, as an event
+ * and as the bytes of its layout.  Its functions run on xlog's back-end
+ * thread, one at a time, so they need no lock of their own; but they must
+ * not block (the back end writes every other output too: hand slow work to
+ * a thread of your own) and must not log (a log call made from them is
+ * dropped and counted in xlog_counters.dropped_nested).  examples/custom_sink.c
+ * shows one. */
+
+/* One message, as a sink receives it.  The pointers are valid during the
+ * call only. */
+typedef struct xlog_event {
+    int64_t time_ns;      /* UTC, nanoseconds since 1970-01-01 */
+    int level;            /* XLOG_TRACE ... XLOG_FATAL */
+    int pid;
+    int tid;              /* kernel thread id */
+    const char *file;     /* as the call site named it (__FILE__, or xlogout's) */
+    int line;
+    const char *function;
+    const char *module;   /* XLOG_MODULE of the call site, "" when none */
+    const char *format;   /* the printf format */
+    /* The message, exactly as printf would format it (cut at max_message,
+     * then ending in XLOG_TRUNCATED_MARK): NOT escaped, so it may hold any
+     * byte, newlines included; message[message_length] is 0. */
+    const char *message;
+    size_t message_length;
+} xlog_event;
+
+typedef struct xlog_custom_sink {
+    xlog_sink_config sink;   /* kind XLOG_SINK_CUSTOM; default layout: the default line */
+    void *context;           /* given to each function */
+    /* At xlog_open (optional): 0, or a negative errno that makes xlog_open
+     * fail. */
+    int (*open)(void *context);
+    /* Each message: the event, and the bytes of the sink's layout (a whole
+     * line, ending in '\n'). */
+    void (*write)(void *context, const xlog_event *event, const char *bytes, size_t length);
+    /* xlog_flush() and xlog_close() (optional): make what was written
+     * durable or visible. */
+    void (*flush)(void *context);
+    /* At xlog_close (optional), after the last write and flush. */
+    void (*close)(void *context);
+} xlog_custom_sink;
+
+xlog_custom_sink xlog_custom_sink_defaults(void);
+
 /* Everything xlog_open() can be told.  Always start from xlog_defaults() and
  * change the fields you need, so that fields added later keep their
  * defaults. */
@@ -308,6 +502,26 @@ typedef struct xlog_config {
     /* Colour by level (WARN yellow, ERROR red, FATAL bold red, TRACE and
      * DEBUG dim).  Default XLOG_COLOR_AUTO. */
     xlog_color console_color;
+
+    /* The console's layout and pattern ("Layouts" above).  Default
+     * XLOG_LAYOUT_TEXT with the default line. */
+    xlog_layout_kind console_layout;
+    const char *console_pattern;
+
+    /* ---- The files' layout ------------------------------------------------ */
+
+    /* Default XLOG_LAYOUT_TEXT with the default line; a pattern, or JSON
+     * lines.  Messages below file_level are not written to the files (they
+     * may still go to the console or another sink).  Default XLOG_TRACE. */
+    xlog_layout_kind file_layout;
+    const char *file_pattern;
+    int file_level;
+
+    /* ---- Extra sinks ------------------------------------------------------ */
+
+    /* A NULL-terminated list of the extra sinks (syslog, your own), or NULL
+     * for none.  See "Extra sinks" above. */
+    const xlog_sink_config *const *sinks;
 } xlog_config;
 
 /* Shown at the end of a message that was cut at max_message. */
@@ -412,6 +626,9 @@ typedef struct xlog_counters {
     uint64_t console_dropped; /* lines not shown on the console: its buffer
                           was full (the console said how many), writing to it
                           failed, or xlog_close gave up on it */
+    uint64_t syslog_dropped;  /* messages not delivered to syslog collectors:
+                          the sink's buffer was full, or sending failed (the
+                          collector was then told how many) */
 } xlog_counters;
 
 /* Fills *out with the current totals.  Counts of messages still in the rings

@@ -1,0 +1,37 @@
+/*
+ * event.h - one message on its way from the back end to the sinks.
+ *
+ * The back end turns each record of a ring into an event: the public
+ * xlog_event (time in UTC, level, pid, tid, call site, format, and the
+ * message rendered once, raw, exactly as printf would), plus what the back
+ * end keeps ready-made so that the default line costs no more than copying
+ * (the "file:line function " text of the call site, escaped once per site,
+ * and the "tid " text, made once per thread).  Layouts turn an event into
+ * bytes; sinks take it from there (sinks/sink.h).
+ */
+#ifndef XLOG_EVENT_H
+#define XLOG_EVENT_H
+
+#include <stddef.h>
+
+#include "xlog.h"
+
+/* Longest file, function or module name an event carries (longer ones are
+ * cut), so that every line has a known bound. */
+#define XLOG_MAX_NAME 1024
+
+typedef struct xlog_line_event {
+    xlog_event pub;
+    size_t file_length;
+    size_t function_length;
+    size_t module_length;
+    /* "main.c:42 main ": the base name of file, the line and the function,
+     * already escaped (the default line's middle part). */
+    const char *where;
+    size_t where_length;
+    /* "12345 ": the tid and a space. */
+    const char *tid_text;
+    size_t tid_text_length;
+} xlog_line_event;
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * sink.h - where lines go: one small table of functions per kind of output,
+ * in the manner of Redis's ae_epoll.c / ae_kqueue.c behind ae.c.
+ *
+ * The back end hands every event to every sink whose level it reaches
+ * (sinks.c); each sink writes it with its own layout into its own buffer,
+ * so that the usual path copies a line once.  All of a sink's functions run
+ * on the back-end thread (or, for the crash path, on the thread that
+ * crashed while the back end is stopped), one at a time.  A sink must never
+ * make the back end wait: one that may block (a terminal, a socket) hands
+ * its bytes to a thread of its own (async_queue.h).
+ *
+ * Adding a kind of sink: write its file with a xlog_sink_ops, give it a
+ * kind in xlog.h (XLOG_SINK_*) and a configuration whose first member is an
+ * xlog_sink_config, and add one line to the list in sinks.c.
+ */
+#ifndef XLOG_SINK_H
+#define XLOG_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/event.h"
+#include "layouts/layout.h"
+#include "xlog.h"
+
+typedef struct xlog_sink xlog_sink;
+
+typedef struct xlog_sink_ops {
+    const char *name; /* for error messages: "syslog" */
+    /* Readies the sink: cfg is xlog_open's (settled) configuration, own the
+     * sink's own (NULL for the built-in file and console sinks).  s->layout
+     * and s->level are set.  0, or a negative errno after xlog_set_error. */
+    int (*start)(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own);
+    /* One event at or above the sink's level.  Must not block. */
+    void (*write)(xlog_sink *s, const xlog_line_event *event);
+    /* Everything written so far goes on its way now (xlog_flush, close). */
+    void (*flush)(xlog_sink *s);
+    /* Called once per back-end pass (at least every idle_sleep_us): timers,
+     * reopening, announcing drops.  Optional. */
+    void (*tick)(xlog_sink *s);
+    /* A thread has ended and all its events were written.  Optional. */
+    void (*thread_ended)(xlog_sink *s, int tid);
+    /* In the child of fork(): forget what belongs to the parent (threads,
+     * locks, buffered lines) without touching it; close descriptors.
+     * Optional. */
+    void (*after_fork)(xlog_sink *s);
+    /* Writes what is left and ends the sink (after the last flush). */
+    void (*stop)(xlog_sink *s);
+} xlog_sink_ops;
+
+struct xlog_sink {
+    const xlog_sink_ops *ops;
+    int level;
+    xlog_layout *layout;
+    void *state; /* the implementation's */
+};
+
+/* The kinds of sink (each in its own file). */
+extern const xlog_sink_ops xlog_file_sink;
+extern const xlog_sink_ops xlog_console_sink;
+extern const xlog_sink_ops xlog_syslog_sink;
+extern const xlog_sink_ops xlog_custom_sink;
+
+#endif
