@@ -20,6 +20,8 @@
  * cut), so that every line has a known bound. */
 #define XLOG_MAX_NAME 1024
 
+#define XLOG_TRUNCATED_MARK_LENGTH (sizeof XLOG_TRUNCATED_MARK - 1)
+
 typedef struct xlog_line_event {
     xlog_event pub;
     size_t file_length;
@@ -33,5 +35,32 @@ typedef struct xlog_line_event {
     const char *tid_text;
     size_t tid_text_length;
 } xlog_line_event;
+
+/* A line of xlog's own (a drop or loss notice): WARN, from "xlog:0 xlog",
+ * with the thread of like, at time_ns. */
+static inline void xlog_notice_event(xlog_line_event *out, int64_t time_ns,
+                                     const xlog_line_event *like, const char *text,
+                                     size_t length)
+{
+    static const char where[] = "xlog:0 xlog ";
+    out->pub.time_ns = time_ns;
+    out->pub.level = XLOG_WARN;
+    out->pub.pid = like->pub.pid;
+    out->pub.tid = like->pub.tid;
+    out->pub.file = "xlog";
+    out->pub.line = 0;
+    out->pub.function = "xlog";
+    out->pub.module = "";
+    out->pub.format = text;
+    out->pub.message = text;
+    out->pub.message_length = length;
+    out->file_length = 4;
+    out->function_length = 4;
+    out->module_length = 0;
+    out->where = where;
+    out->where_length = sizeof where - 1;
+    out->tid_text = like->tid_text;
+    out->tid_text_length = like->tid_text_length;
+}
 
 #endif

@@ -21,6 +21,9 @@
 
 typedef struct xlog_layout xlog_layout;
 
+/* The default line: note the brackets around the level. */
+#define XLOG_DEFAULT_LINE "{time} [{level}] {file}:{line} {function} {tid} {message}"
+
 /* Makes a layout of kind; pattern is NULL for the default one
  * (default_pattern) or a pattern (XLOG_LAYOUT_TEXT only).  what names the
  * setting for the error message ("cfg.file_pattern").  Returns 0, -ENOMEM,

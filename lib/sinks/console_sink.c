@@ -2,6 +2,13 @@
  * console_sink.c - the console: a byte ring filled by the back end, emptied
  * by a writer thread of its own.
  *
+ * Why (one of the field notes behind xlog): a write to a terminal whose
+ * buffer is full blocks for as long as the terminal does not read, seconds
+ * at a time.  So the back end never writes to the console: it copies each
+ * line into the console's own bounded buffer, or drops and counts it when
+ * that is full, and a thread of the console's own does the writes that may
+ * block.
+ *
  * How it works:
  *   - The back end (the only producer) copies each formatted line into the
  *     ring, wrapped in a colour by level when the console is a terminal.  If
@@ -23,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include "sinks/console_sink.h"
+#include "sinks/sink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +53,6 @@
 #define POLL_MS 100
 #define RESET "\x1b[0m"
 
-xlog_console_gate xlog_console;
 uint64_t xlog_console_dropped;
 
 static struct console {
@@ -64,6 +71,8 @@ static struct console {
     int waiting;        /* atomic: the writer may be asleep */
     int stop;           /* atomic: xlog_close has begun */
     int64_t give_up_ms; /* atomic: CLOCK_MONOTONIC ms after which to drop the rest */
+    int on;             /* the writer runs (back end only) */
+    char *line;         /* where the layout writes a line, before it is put */
 } con;
 
 static const char *const level_colors[] = {
@@ -135,22 +144,22 @@ static int put_notice(void)
     return 1;
 }
 
-void xlog_console_put(int level, const char *line, size_t len)
+static void console_write(xlog_sink *s, const xlog_line_event *event)
 {
-    if (level < XLOG_TRACE)
-        level = XLOG_TRACE;
-    if (level > XLOG_FATAL)
-        level = XLOG_FATAL;
+    size_t len = xlog_layout_write(s->layout, event, con.line);
+    int level = event->pub.level;
     /* The notice goes first, so that it stands where the gap is. */
-    if ((con.pending && !put_notice()) || !put(con.color ? level_colors[level] : "", line, len)) {
+    if ((con.pending && !put_notice()) ||
+        !put(con.color ? level_colors[level] : "", con.line, len)) {
         con.pending++;
         xlog_add(&xlog_console_dropped, 1);
     }
 }
 
-void xlog_console_housekeeping(void)
+static void console_tick(xlog_sink *s)
 {
-    if (xlog_console.on && con.pending)
+    (void)s;
+    if (con.pending)
         put_notice();
 }
 
@@ -222,20 +231,10 @@ static void *writer_main(void *unused)
 
 /* ---- start and stop --------------------------------------------------------- */
 
-int xlog_console_start(const xlog_config *cfg)
+static int console_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own)
 {
-    if (xlog_console.on) {
-        /* Still on: this is the child of a fork of a process whose console
-         * was running.  Its writer did not come along; drop the copies of
-         * its buffer and descriptor, and of a lock it may have held. */
-        free(con.buffer);
-        if (con.own_fd)
-            close(con.fd);
-        xlog_console.on = 0;
-    }
+    (void)own;
     pthread_mutex_init(&con.lock, NULL);
-    if (cfg->console == 0)
-        return 0;
     struct stat st;
     if (fstat(cfg->console, &st) != 0) {
         int rc = -errno;
@@ -259,9 +258,14 @@ int xlog_console_start(const xlog_config *cfg)
     con.color = cfg->console_color == XLOG_COLOR_ALWAYS ||
                 (cfg->console_color == XLOG_COLOR_AUTO && isatty(cfg->console) &&
                  !(no_color && *no_color));
-    con.capacity = cfg->console_buffer;
-    con.buffer = malloc(cfg->console_buffer);
-    if (!con.buffer) {
+    /* Room for the longest line, and then some, whatever console_buffer. */
+    size_t longest = xlog_layout_max_line(s->layout, cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH);
+    con.capacity = cfg->console_buffer > 4 * longest ? cfg->console_buffer : 4 * longest;
+    con.buffer = malloc(con.capacity);
+    con.line = malloc(longest);
+    if (!con.buffer || !con.line) {
+        free(con.buffer);
+        free(con.line);
         if (con.own_fd)
             close(con.fd);
         return -ENOMEM;
@@ -279,19 +283,20 @@ int xlog_console_start(const xlog_config *cfg)
     if (rc != 0) {
         pthread_cond_destroy(&con.wake);
         free(con.buffer);
-        con.buffer = NULL;
+        free(con.line);
+        con.buffer = con.line = NULL;
         if (con.own_fd)
             close(con.fd);
         return -rc;
     }
-    xlog_console.level = cfg->console_level;
-    xlog_console.on = 1;
+    con.on = 1;
     return 0;
 }
 
-void xlog_console_stop(void)
+static void console_stop(xlog_sink *s)
 {
-    if (!xlog_console.on)
+    (void)s;
+    if (!con.on)
         return;
     if (con.pending)
         put_notice();
@@ -301,10 +306,30 @@ void xlog_console_stop(void)
     pthread_cond_signal(&con.wake);
     pthread_mutex_unlock(&con.lock);
     pthread_join(con.thread, NULL);
-    xlog_console.on = 0;
+    con.on = 0;
     if (con.own_fd)
         close(con.fd);
     pthread_cond_destroy(&con.wake);
     free(con.buffer);
-    con.buffer = NULL;
+    free(con.line);
+    con.buffer = con.line = NULL;
 }
+
+/* The child of a fork: the writer did not come along, nor a lock it may
+ * have held; the buffer's lines are the parent's. */
+static void console_after_fork(xlog_sink *s)
+{
+    (void)s;
+    if (con.on && con.own_fd)
+        close(con.fd);
+    con.on = 0;
+}
+
+const xlog_sink_ops xlog_console_sink = {
+    .name = "console",
+    .start = console_start,
+    .write = console_write,
+    .tick = console_tick,
+    .after_fork = console_after_fork,
+    .stop = console_stop,
+};

@@ -1,539 +1,380 @@
 /*
- * file_sink.c - log files: naming, opening once, writing in large blocks.
+ * file_sink.c - the log files as a sink: which file a line goes to, the
+ * buffers' timing, the periodic check of the names, the loss notice, and the
+ * compressor's life.
  *
- * Names (note 000): <dir>/YYYY-MM-DD.log for the shared file,
- * <dir>/YYYY-MM-DD-<tid>.log per thread, <dir>/YYYY-MM-DD-p<pid>.log per
- * process.  The day is the day of the line being written (UTC, or local time
- * with rotate_local_time), so a file changes name at midnight, between two
- * lines.  Size rotation adds .1, .2, ... to these names (rotation.c).
+ * Files (file.c does one file): XLOG_FILE_SHARED and XLOG_FILE_PER_PROCESS
+ * have one; XLOG_FILE_PER_THREAD has one per thread, found by tid in a small
+ * table, created by the thread's first line and closed when the back end
+ * says the thread has ended.
  *
- * Files are opened O_APPEND (several processes may share one, and each write
- * lands whole at the end), O_CLOEXEC (a child that execs does not inherit it),
- * mode 0640.  Lines are gathered in a buffer and written with one write(2)
- * when it is full, when it has waited flush_interval_ms, or on a flush;
- * short writes are resumed and EINTR retried.  A write that fails is counted
- * and its bytes are given up: the back end never loops on a broken disk.
+ * Each line is written by the sink's layout straight into its file's
+ * buffer, which is written with one write(2) when it is full, when it has
+ * waited flush_interval_ms (checked at every tick), or on a flush.
  *
- * Before each write(2) the back end checks that the file's name still leads
- * to the open file (fstat and stat; one pair per buffer, never per line) and
- * opens the name again if not, so a file renamed or deleted by someone else
- * (logrotate, another process's rotation) receives at most the write under
- * way when that happens.
- *
- * Rotation (docs/OUTPUTS.md):
- *   - by day: the name follows the day of each line (UTC, or local time with
- *     rotate_local_time); the old day's file is closed, queued for
- *     compression, and the files of days beyond keep_days are removed;
- *   - by size: a buffer that would take the file past rotate_size is split
- *     at the last line that fits; then the back end takes the directory
- *     lock, checks that the name still leads to its file (another process
- *     may have rotated it already), renames the chain (rotation.c), opens the
- *     name anew and writes the rest there.  An empty file always takes one
- *     line, so only a line longer than rotate_size makes a bigger file.
- *     Writes never take the lock.
- *   - by others: besides the check before each write, every
- *     check_interval_ms the back end does the same check for every open
- *     file (so idle files are let go too); xlog_reopen() asks for a reopen
- *     at the next pass.  Lines still in the buffer go to the new file.
- *
- * Without follow_symlinks, each open goes through a descriptor of the
- * directory opened with O_NOFOLLOW, so that neither the directory nor the
- * file can be a symbolic link (docs/OUTPUTS.md says what is not checked).
+ * When writing failed, the next batch of that file starts with a notice
+ * saying how many lines were lost and why (file.h keeps the counts); the
+ * notice is a line of the sink's layout, like any other.
  */
 #define _GNU_SOURCE
-#include "sinks/file_sink.h"
-
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "backend/line.h"
-#include <time.h>
 #include "common/internal.h"
 #include "sinks/compress.h"
-#include "sinks/console_sink.h"
-#include "sinks/rotation.h"
+#include "sinks/file.h"
+#include "sinks/sink.h"
 
-/* The rotation settings of the open configuration, and every file the back
- * end has (for the periodic check).  Written by xlog_sinks_start before the
- * back end starts, then by the back end only. */
-static struct sinks {
-    size_t rotate_size;
-    unsigned rotate_keep;
-    unsigned keep_days;
-    int local_time;
-    xlog_compress compress;
-    unsigned compress_delay_ms;
-    unsigned check_interval_ms;
-    int64_t next_check_ms;      /* CLOCK_MONOTONIC_COARSE */
-    char retention_date[11];    /* the newest day old files were removed for */
-    xlog_file *files;
-} sinks;
+typedef struct file_sink {
+    xlog_file_rules rules;
+    size_t buffer_size;
+    size_t max_line;           /* the longest line the layout can write */
+    int64_t flush_interval_ms;
+    int64_t check_interval_ms;
+    int64_t next_check_ms;     /* CLOCK_MONOTONIC_COARSE */
+    xlog_file shared;          /* XLOG_FILE_SHARED and XLOG_FILE_PER_PROCESS */
+    /* XLOG_FILE_PER_THREAD: open addressing by tid, power-of-two size. */
+    xlog_file **by_tid;
+    size_t slots;
+    size_t count;
+} file_sink;
 
 /* Set by xlog_reopen (maybe in a signal handler), taken by the back end. */
 static int reopen_requested;
-
-int xlog_file_init(xlog_file *f, const char *dir, xlog_file_mode mode, int id, size_t capacity)
-{
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-    f->dir = dir;
-    f->mode = mode;
-    f->id = id;
-    f->capacity = capacity;
-    f->buffer = malloc(capacity);
-    if (!f->buffer)
-        return -ENOMEM;
-    f->next_file = sinks.files;
-    if (sinks.files)
-        sinks.files->prev_file = f;
-    sinks.files = f;
-    return 0;
-}
-
-int xlog_file_name(const xlog_file *f, int64_t day, char *out, size_t size)
-{
-    int year, month, mday;
-    xlog_date_of_day(day, &year, &month, &mday);
-    int n;
-    switch (f->mode) {
-    case XLOG_FILE_PER_THREAD:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.log", f->dir, year, month, mday, f->id);
-        break;
-    case XLOG_FILE_PER_PROCESS:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.log", f->dir, year, month, mday, f->id);
-        break;
-    default:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d.log", f->dir, year, month, mday);
-        break;
-    }
-    return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
-int xlog_make_dir(const char *dir)
-{
-    char path[PATH_MAX];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof path)
-        return n ? -ENAMETOOLONG : -EINVAL;
-    memcpy(path, dir, n + 1);
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0750) != 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(path, 0750) != 0 && errno != EEXIST)
-        return -errno;
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return -errno;
-    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-}
-
-static int64_t coarse_seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-    return now.tv_sec;
-}
-
-/* The log directory itself, refused if it is a symbolic link (without
- * follow_symlinks).  Trailing slashes are dropped first: they would make
- * open(2) follow a link whatever the flags.  O_PATH, because a directory
- * that may be searched need not be readable.  A descriptor, or -1 with
- * errno set (ELOOP for a link). */
-static int open_dir_no_follow(const char *dir)
-{
-    char path[PATH_MAX];
-    size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    if (n >= sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(path, dir, n);
-    path[n] = '\0';
-    /* With O_PATH and O_NOFOLLOW, a link is opened as itself, not followed,
-     * so fstat tells a link from a directory. */
-    int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    struct stat st;
-    int error = fstat(fd, &st) != 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP
-                                            : !S_ISDIR(st.st_mode) ? ENOTDIR
-                                                                   : 0;
-    if (error) {
-        close(fd);
-        errno = error;
-        return -1;
-    }
-    return fd;
-}
-
-/* Opens f->path with flags.  Without follow_symlinks the file is opened in
- * the descriptor of its directory, so neither the file nor the directory
- * can be a link, even one put in place between a check and the open. */
-static int open_name(const xlog_file *f, int flags)
-{
-    if (!f->no_follow)
-        return open(f->path, flags, 0640);
-    int dir = open_dir_no_follow(f->dir);
-    if (dir < 0)
-        return -1;
-    int fd = openat(dir, strrchr(f->path, '/') + 1, flags | O_NOFOLLOW, 0640);
-    int error = errno;
-    close(dir);
-    errno = error;
-    return fd;
-}
-
-/* Opens f->path into f->fd; 0 or -errno. */
-static int open_path(xlog_file *f)
-{
-    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
-    int fd = open_name(f, flags);
-    if (fd < 0 && errno == ENOENT && xlog_make_dir(f->dir) == 0)
-        fd = open_name(f, flags);
-    if (fd < 0) {
-        int rc = -errno;
-        xlog_add(&xlog_counts.write_errors, 1);
-        f->open_failed_at = coarse_seconds();
-        return rc;
-    }
-    f->open_failed_at = 0;
-    f->fd = fd;
-    return 0;
-}
-
-/* Closes f's file and opens its name again: a new file if the old one was
- * renamed or deleted.  The buffer is kept for the new file. */
-static void reopen(xlog_file *f)
-{
-    close(f->fd);
-    f->fd = -1;
-    open_path(f);
-}
-
-/* Queues the compression of f's file, which is now called name (the day's
- * name itself, first = 0, or the .1 of a size rotation, first = 1, then
- * under the directory lock), while f still has it open: the compressor gets
- * a descriptor of its own on that very file, opened by name and checked
- * against f's, so that it can never take another file for it (an inode
- * number that retention freed and a newer file reused). */
-static void queue_compression(const xlog_file *f, const char *name, unsigned first)
-{
-    if (sinks.compress == XLOG_COMPRESS_NONE)
-        return;
-    int fd = open(name, O_RDONLY | O_CLOEXEC);
-    struct stat mine, theirs;
-    if (fd < 0)
-        return; /* it stays uncompressed */
-    if (fstat(f->fd, &mine) != 0 || fstat(fd, &theirs) != 0 || mine.st_ino != theirs.st_ino ||
-        mine.st_dev != theirs.st_dev) {
-        close(fd);
-        return;
-    }
-    xlog_compress_queue(f->path, first, fd, sinks.rotate_keep, sinks.compress_delay_ms);
-}
-
-/* Removes the files of days beyond keep_days, once per new day. */
-static void remove_old_days(const xlog_file *f, int64_t day)
-{
-    int year, month, mday;
-    xlog_date_of_day(day, &year, &month, &mday);
-    char date[16];
-    snprintf(date, sizeof date, "%04d-%02d-%02d", year, month, mday);
-    if (strcmp(date, sinks.retention_date) <= 0)
-        return;
-    memcpy(sinks.retention_date, date, sizeof sinks.retention_date);
-    /* Under the lock, like every removal and every compressor's rename, so
-     * that a file is never compressed and removed at the same time. */
-    int lock = xlog_dir_lock(f->dir);
-    xlog_remove_old_days(f->dir, f->mode, date, sinks.keep_days);
-    xlog_dir_unlock(lock);
-}
-
-int xlog_file_switch_day(xlog_file *f, int64_t utc)
-{
-    int64_t start, end;
-    int64_t day = xlog_name_day(utc, sinks.local_time, &start, &end);
-    if (f->fd >= 0 && f->day == day) {
-        f->day_start = start; /* the old bounds were a stop-gap (xlog_name_day) */
-        f->day_end = end;
-        return 0;
-    }
-    if (f->fd >= 0) {
-        xlog_file_write_out(f);
-        queue_compression(f, f->path, 0); /* the old day's file is rotated away */
-        close(f->fd);
-        f->fd = -1;
-    }
-    /* After a failed open, try again at most once a second. */
-    if (f->open_failed_at && coarse_seconds() <= f->open_failed_at)
-        return -EAGAIN;
-    char path[PATH_MAX];
-    int rc = xlog_file_name(f, day, path, sizeof path);
-    if (rc != 0)
-        return rc;
-    char *copy = strdup(path);
-    if (!copy)
-        return -ENOMEM;
-    free(f->path);
-    f->path = copy;
-    rc = open_path(f);
-    if (rc != 0)
-        return rc;
-    f->day = day;
-    f->day_start = start;
-    f->day_end = end;
-    if (sinks.keep_days)
-        remove_old_days(f, day);
-    return 0;
-}
-
-/* Whether f's name still leads to the file f has open (it was not renamed,
- * deleted, or rotated by another process); *mine receives the open file's
- * status.  A name that cannot be looked at for another reason than its
- * absence (EACCES, say) counts as leading to it. */
-static int name_leads_to_file(const xlog_file *f, struct stat *mine)
-{
-    struct stat named;
-    if (fstat(f->fd, mine) != 0 || mine->st_nlink == 0)
-        return 0;
-    if (stat(f->path, &named) != 0)
-        return errno != ENOENT;
-    return named.st_ino == mine->st_ino && named.st_dev == mine->st_dev;
-}
-
-/* Size rotation, under the directory lock: if the name still leads to f's
- * file (another process may have rotated it since we looked), the chain is
- * renamed and the file queued for compression; then the name is opened
- * anew.  0, or -1 if nothing could be done (f keeps its file). */
-static int rotate(xlog_file *f)
-{
-    int lock = xlog_dir_lock(f->dir);
-    if (lock < 0)
-        return -1;
-    struct stat mine;
-    int rc = 0;
-    if (name_leads_to_file(f, &mine)) {
-        rc = xlog_rotate_chain(f->path, sinks.rotate_keep);
-        char first[PATH_MAX];
-        if (rc == 0 && snprintf(first, sizeof first, "%s.1", f->path) < (int)sizeof first)
-            queue_compression(f, first, 1);
-    }
-    if (rc == 0)
-        reopen(f);
-    xlog_dir_unlock(lock);
-    return rc == 0 ? 0 : -1;
-}
-
-/* Before each write(2): opens f's name again if it no longer leads to f's
- * file, so that a process that has not seen another's rotation (or
- * logrotate's rename) puts at most the write under way into the old file.
- * Returns 1 with *st the status of the file now open, 0 if none is. */
-static int follow_name(xlog_file *f, struct stat *st)
-{
-    if (f->fd < 0)
-        return 0;
-    if (name_leads_to_file(f, st))
-        return 1;
-    reopen(f);
-    return f->fd >= 0 && fstat(f->fd, st) == 0;
-}
-
-/* How many bytes of the buffer, from done on, the next write(2) takes: all
- * of them, or, when they would take the file past rotate_size, the whole
- * lines that still fit; when not one fits, the file is rotated first (see
- * the top of this file).  An empty file takes the first line however long
- * it is, so a file exceeds rotate_size only by holding a single line longer
- * than it.  When the file cannot be rotated, or is found full again twice
- * (other processes), the rest goes where it is. */
-static size_t next_chunk(xlog_file *f, size_t done)
-{
-    const char *p = f->buffer + done;
-    size_t n = f->length - done;
-    struct stat st;
-    int known = follow_name(f, &st);
-    for (int rotations = 0; known && sinks.rotate_size; rotations++) {
-        uint64_t size = (uint64_t)st.st_size;
-        if (size + n <= sinks.rotate_size)
-            break;
-        if (size < sinks.rotate_size) {
-            const char *nl = memrchr(p, '\n', sinks.rotate_size - size);
-            if (nl)
-                return (size_t)(nl + 1 - p);
-        }
-        if (size == 0) {
-            const char *nl = memchr(p, '\n', n);
-            return nl ? (size_t)(nl + 1 - p) : n;
-        }
-        if (rotations == 2 || rotate(f) != 0)
-            break;
-        known = f->fd >= 0 && fstat(f->fd, &st) == 0;
-    }
-    return n;
-}
-
-/* Writes buffer[*done, end) with as many write(2) calls as that takes (a
- * short write is resumed, EINTR retried), advancing *done; 0 or the errno
- * that stopped it. */
-static int write_range(xlog_file *f, size_t *done, size_t end)
-{
-    if (f->fd < 0)
-        return EBADF;
-    while (*done < end) {
-        ssize_t n = write(f->fd, f->buffer + *done, end - *done);
-        if (n > 0) {
-            xlog_add(&xlog_counts.writes, 1);
-            xlog_add(&xlog_counts.bytes, (uint64_t)n);
-            *done += (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else {
-            xlog_add(&xlog_counts.write_errors, 1);
-            return n < 0 ? errno : EIO;
-        }
-    }
-    return 0;
-}
-
-void xlog_file_lose_line(xlog_file *f, int error)
-{
-    f->lost_lines++;
-    f->lost_errno = error;
-    xlog_add(&xlog_counts.lost, 1);
-}
-
-static uint64_t count_lines(const char *p, size_t n)
-{
-    uint64_t lines = 0;
-    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
-        lines++;
-    return lines;
-}
-
-void xlog_file_write_out(xlog_file *f)
-{
-    size_t done = 0;
-    int error = 0;
-    while (done < f->length && !error)
-        error = write_range(f, &done, done + next_chunk(f, done));
-    /* A loss notice heads the buffer.  Once it is in the file its counts
-     * are reported, whatever becomes of the lines behind it; one that could
-     * not be written whole is not a lost message, and its counts wait for
-     * the next notice. */
-    int notice_written = f->notice_in_buffer && done >= f->notice_length;
-    if (notice_written) {
-        f->lost_lines -= f->notice_lines;
-        f->lost_bytes -= f->notice_bytes;
-    }
-    if (error) {
-        size_t from = f->notice_in_buffer && !notice_written ? f->notice_length : done;
-        uint64_t lines = count_lines(f->buffer + from, f->length - from);
-        f->lost_lines += lines;
-        f->lost_bytes += f->length - from;
-        f->lost_errno = error;
-        xlog_add(&xlog_counts.lost, lines);
-    }
-    f->notice_in_buffer = 0;
-    if (done > 0)
-        f->cut_mid_line = f->buffer[done - 1] != '\n';
-    f->length = 0;
-}
-
-void xlog_file_destroy(xlog_file *f)
-{
-    xlog_file_write_out(f);
-    if (f->fd >= 0)
-        close(f->fd);
-    f->fd = -1;
-    free(f->buffer);
-    f->buffer = NULL;
-    free(f->path);
-    f->path = NULL;
-    if (f->prev_file || sinks.files == f) { /* destroyed once only */
-        if (f->prev_file)
-            f->prev_file->next_file = f->next_file;
-        else
-            sinks.files = f->next_file;
-        if (f->next_file)
-            f->next_file->prev_file = f->prev_file;
-    }
-    f->prev_file = f->next_file = NULL;
-}
-
-/* ---- the sinks as a whole ------------------------------------------------ */
-
-int xlog_sinks_start(const xlog_config *cfg)
-{
-    sinks.rotate_size = cfg->rotate_size;
-    sinks.rotate_keep = cfg->rotate_keep;
-    sinks.keep_days = cfg->keep_days;
-    sinks.local_time = cfg->rotate_local_time;
-    sinks.compress = cfg->compress;
-    /* A shared file may still be written by processes that have not yet
-     * noticed its rotation; they notice within check_interval_ms. */
-    sinks.compress_delay_ms = cfg->file_mode == XLOG_FILE_SHARED ? 2 * cfg->check_interval_ms : 0;
-    sinks.check_interval_ms = cfg->check_interval_ms;
-    sinks.next_check_ms = 0;
-    sinks.retention_date[0] = '\0';
-    sinks.files = NULL;
-    xlog_store(&reopen_requested, 0);
-    if (cfg->rotate_local_time)
-        tzset(); /* localtime_r need not read TZ again by itself */
-    /* Checked here for every mode: per-thread files are opened only by
-     * their first line, too late for xlog_open to refuse a linked directory. */
-    if (!cfg->follow_symlinks) {
-        int dir = open_dir_no_follow(cfg->dir);
-        if (dir < 0)
-            return -errno;
-        close(dir);
-    }
-    if (cfg->compress != XLOG_COMPRESS_NONE) {
-        int rc = xlog_compress_start();
-        if (rc != 0)
-            return rc;
-    }
-    int rc = xlog_console_start(cfg);
-    if (rc != 0)
-        xlog_compress_stop();
-    return rc;
-}
-
-void xlog_sinks_stop(void)
-{
-    xlog_console_stop();
-    xlog_compress_stop();
-}
-
-void xlog_sinks_housekeeping(void)
-{
-    xlog_console_housekeeping();
-    int asked = xlog_load(&reopen_requested) &&
-                __atomic_exchange_n(&reopen_requested, 0, __ATOMIC_ACQUIRE);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-    int64_t now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-    if (!asked && now_ms < sinks.next_check_ms)
-        return;
-    sinks.next_check_ms = now_ms + sinks.check_interval_ms;
-    struct stat st;
-    for (xlog_file *f = sinks.files; f; f = f->next_file)
-        if (f->fd >= 0 && (asked || !name_leads_to_file(f, &st)))
-            reopen(f);
-}
 
 XLOG_API void xlog_reopen(void)
 {
     __atomic_store_n(&reopen_requested, 1, __ATOMIC_RELEASE);
 }
+
+static int64_t coarse_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* ---- per-thread files --------------------------------------------------- */
+
+static size_t slot_of(const file_sink *fs, int tid)
+{
+    return ((unsigned)tid * 2654435761u) & (fs->slots - 1);
+}
+
+static int grow(file_sink *fs)
+{
+    size_t slots = fs->slots ? fs->slots * 2 : 64;
+    xlog_file **table = calloc(slots, sizeof *table);
+    if (!table)
+        return -1;
+    xlog_file **old = fs->by_tid;
+    size_t old_slots = fs->slots;
+    fs->by_tid = table;
+    fs->slots = slots;
+    for (size_t i = 0; i < old_slots; i++) {
+        if (!old[i])
+            continue;
+        size_t j = slot_of(fs, old[i]->id);
+        while (fs->by_tid[j])
+            j = (j + 1) & (fs->slots - 1);
+        fs->by_tid[j] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+/* The file of thread tid, made by its first line; NULL without memory. */
+static xlog_file *thread_file(file_sink *fs, int tid)
+{
+    if (fs->slots) {
+        for (size_t j = slot_of(fs, tid); fs->by_tid[j]; j = (j + 1) & (fs->slots - 1))
+            if (fs->by_tid[j]->id == tid)
+                return fs->by_tid[j];
+    }
+    if ((fs->count + 1) * 2 > fs->slots && grow(fs) != 0)
+        return NULL;
+    xlog_file *f = malloc(sizeof *f);
+    if (!f || xlog_file_init(f, &fs->rules, tid, fs->buffer_size) != 0) {
+        free(f);
+        return NULL;
+    }
+    size_t j = slot_of(fs, tid);
+    while (fs->by_tid[j])
+        j = (j + 1) & (fs->slots - 1);
+    fs->by_tid[j] = f;
+    fs->count++;
+    return f;
+}
+
+/* Removes the file of tid from the table (backward-shift deletion, so that
+ * no tombstone is needed); returns it, or NULL. */
+static xlog_file *take_thread_file(file_sink *fs, int tid)
+{
+    if (!fs->slots)
+        return NULL;
+    size_t j = slot_of(fs, tid);
+    while (fs->by_tid[j] && fs->by_tid[j]->id != tid)
+        j = (j + 1) & (fs->slots - 1);
+    xlog_file *f = fs->by_tid[j];
+    if (!f)
+        return NULL;
+    fs->by_tid[j] = NULL;
+    fs->count--;
+    for (size_t k = (j + 1) & (fs->slots - 1); fs->by_tid[k]; k = (k + 1) & (fs->slots - 1)) {
+        xlog_file *moved = fs->by_tid[k];
+        fs->by_tid[k] = NULL;
+        size_t to = slot_of(fs, moved->id);
+        while (fs->by_tid[to])
+            to = (to + 1) & (fs->slots - 1);
+        fs->by_tid[to] = moved;
+    }
+    return f;
+}
+
+/* Calls fn on every file of the sink. */
+static void each_file(file_sink *fs, void (*fn)(xlog_file *f, void *arg), void *arg)
+{
+    if (fs->rules.mode != XLOG_FILE_PER_THREAD) {
+        fn(&fs->shared, arg);
+        return;
+    }
+    for (size_t i = 0; i < fs->slots; i++)
+        if (fs->by_tid[i])
+            fn(fs->by_tid[i], arg);
+}
+
+/* ---- lines ------------------------------------------------------------------ */
+
+/* Starts a batch with a line saying what the file missed since writing last
+ * failed (in the sink's layout, at the time and thread of the event that
+ * follows it); the counts are taken off once that line is written. */
+static void report_loss(xlog_sink *s, xlog_file *f, const xlog_line_event *next)
+{
+    file_sink *fs = s->state;
+    f->notice_in_buffer = 1;
+    f->notice_lines = f->lost_lines;
+    f->notice_bytes = f->lost_bytes;
+    if (f->cut_mid_line)
+        f->buffer[f->length++] = '\n'; /* end the line a short write cut */
+    char text[200];
+    int n = snprintf(text, sizeof text, "%llu lines (%llu bytes) were lost: writing failed: %s",
+                     (unsigned long long)f->notice_lines, (unsigned long long)f->notice_bytes,
+                     strerror(f->lost_errno));
+    xlog_line_event notice;
+    xlog_notice_event(&notice, next->pub.time_ns, next, text, (size_t)n);
+    char *out = xlog_file_room(f, fs->max_line);
+    f->length += xlog_layout_write(s->layout, &notice, out);
+    f->notice_length = f->length;
+    xlog_add(&xlog_counts.messages, 1);
+}
+
+static void file_write(xlog_sink *s, const xlog_line_event *event)
+{
+    file_sink *fs = s->state;
+    xlog_file *f = fs->rules.mode == XLOG_FILE_PER_THREAD ? thread_file(fs, event->pub.tid)
+                                                          : &fs->shared;
+    if (!f) {
+        xlog_add(&xlog_counts.lost, 1); /* no memory for the thread's file */
+        return;
+    }
+    int rc = xlog_file_use_time(f, event->pub.time_ns);
+    if (rc != 0) {
+        xlog_file_lose_line(f, -rc);
+        return;
+    }
+    if (f->length == 0) {
+        f->pending_since = coarse_ms();
+        if (!f->notice_in_buffer && (f->lost_lines || f->lost_bytes))
+            report_loss(s, f, event);
+    }
+    char *out = xlog_file_room(f, fs->max_line);
+    f->length += xlog_layout_write(s->layout, event, out);
+    xlog_add(&xlog_counts.messages, 1);
+}
+
+/* ---- timing --------------------------------------------------------------- */
+
+typedef struct due {
+    int64_t now_ms;
+    int64_t interval_ms;
+} due;
+
+static void write_if_due(xlog_file *f, void *arg)
+{
+    const due *d = arg;
+    if (f->length && d->now_ms - f->pending_since >= d->interval_ms)
+        xlog_file_write_out(f);
+}
+
+static void check_name(xlog_file *f, void *forced)
+{
+    xlog_file_check_name(f, *(int *)forced);
+}
+
+static void file_tick(xlog_sink *s)
+{
+    file_sink *fs = s->state;
+    int64_t now = coarse_ms();
+    due d = {now, fs->flush_interval_ms};
+    each_file(fs, write_if_due, &d);
+    int asked = xlog_load(&reopen_requested) &&
+                __atomic_exchange_n(&reopen_requested, 0, __ATOMIC_ACQUIRE);
+    if (!asked && now < fs->next_check_ms)
+        return;
+    fs->next_check_ms = now + fs->check_interval_ms;
+    each_file(fs, check_name, &asked);
+}
+
+static void write_out(xlog_file *f, void *unused)
+{
+    (void)unused;
+    if (f->length)
+        xlog_file_write_out(f);
+}
+
+static void file_flush(xlog_sink *s)
+{
+    each_file(s->state, write_out, NULL);
+}
+
+static void file_thread_ended(xlog_sink *s, int tid)
+{
+    file_sink *fs = s->state;
+    xlog_file *f = fs->rules.mode == XLOG_FILE_PER_THREAD ? take_thread_file(fs, tid) : NULL;
+    if (f) {
+        xlog_file_destroy(f);
+        free(f);
+    }
+}
+
+/* ---- life -------------------------------------------------------------------- */
+
+static int file_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own)
+{
+    (void)own;
+    file_sink *fs = calloc(1, sizeof *fs);
+    if (!fs)
+        return -ENOMEM;
+    fs->rules.dir = cfg->dir;
+    fs->rules.mode = cfg->file_mode;
+    fs->rules.no_follow = !cfg->follow_symlinks;
+    fs->rules.rotate_size = cfg->rotate_size;
+    fs->rules.rotate_keep = cfg->rotate_keep;
+    fs->rules.keep_days = cfg->keep_days;
+    fs->rules.local_time = cfg->rotate_local_time;
+    fs->rules.compress = cfg->compress;
+    /* A shared file may still be written by processes that have not yet
+     * noticed its rotation; they notice at their next write. */
+    fs->rules.compress_delay_ms =
+        cfg->file_mode == XLOG_FILE_SHARED ? 2 * cfg->check_interval_ms : 0;
+    fs->flush_interval_ms = cfg->flush_interval_ms;
+    fs->check_interval_ms = cfg->check_interval_ms;
+    fs->max_line = xlog_layout_max_line(s->layout, cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH);
+    /* A buffer holds at least a few of the longest lines. */
+    fs->buffer_size = cfg->write_buffer > 4 * fs->max_line ? cfg->write_buffer : 4 * fs->max_line;
+    xlog_store(&reopen_requested, 0);
+    s->state = fs;
+
+    int rc = xlog_make_dir(cfg->dir);
+    if (rc != 0) {
+        xlog_set_error("cfg.dir: cannot create the log directory %s: %s", cfg->dir,
+                       strerror(-rc));
+        goto fail;
+    }
+    /* Checked here for every mode: per-thread files are opened only by
+     * their first line, too late for xlog_open to refuse a linked directory. */
+    if (!cfg->follow_symlinks) {
+        int dir = xlog_open_dir_no_follow(cfg->dir);
+        if (dir < 0) {
+            rc = -errno;
+            xlog_set_error("cfg.dir: %s: %s (cfg.follow_symlinks is 0)", cfg->dir,
+                           strerror(errno));
+            goto fail;
+        }
+        close(dir);
+    }
+    if (cfg->file_mode != XLOG_FILE_PER_THREAD) {
+        rc = xlog_file_init(&fs->shared, &fs->rules, (int)getpid(), fs->buffer_size);
+        if (rc != 0)
+            goto fail;
+        /* The first file now, so that a bad directory fails xlog_open. */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        int64_t utc = cfg->wall_clock_ns ? cfg->wall_clock_ns()
+                                         : (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+        rc = xlog_file_use_time(&fs->shared, utc);
+        if (rc != 0) {
+            xlog_set_error("cannot open the log file %s: %s",
+                           fs->shared.path ? fs->shared.path : cfg->dir, strerror(-rc));
+            xlog_file_destroy(&fs->shared);
+            goto fail;
+        }
+    } else if (access(cfg->dir, W_OK) != 0) {
+        rc = -errno;
+        xlog_set_error("cfg.dir: cannot write in %s: %s", cfg->dir, strerror(errno));
+        goto fail;
+    }
+    if (cfg->compress != XLOG_COMPRESS_NONE) {
+        rc = xlog_compress_start();
+        if (rc != 0) {
+            xlog_set_error("cannot start the compressor: %s", strerror(-rc));
+            if (cfg->file_mode != XLOG_FILE_PER_THREAD)
+                xlog_file_destroy(&fs->shared);
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    free(fs);
+    s->state = NULL;
+    return rc;
+}
+
+static void destroy_file(xlog_file *f, void *unused)
+{
+    (void)unused;
+    xlog_file_destroy(f);
+}
+
+static void file_stop(xlog_sink *s)
+{
+    file_sink *fs = s->state;
+    each_file(fs, destroy_file, NULL);
+    for (size_t i = 0; i < fs->slots; i++)
+        free(fs->by_tid[i]);
+    free(fs->by_tid);
+    if (fs->rules.compress != XLOG_COMPRESS_NONE)
+        xlog_compress_stop();
+    free(fs);
+    s->state = NULL;
+}
+
+/* The parent's back end may have been changing its files and table when the
+ * fork happened; the child only closes its copies of the descriptors and
+ * leaves the memory. */
+static void abandon_file(xlog_file *f, void *unused)
+{
+    (void)unused;
+    xlog_file_abandon(f);
+}
+
+static void file_after_fork(xlog_sink *s)
+{
+    each_file(s->state, abandon_file, NULL);
+    s->state = NULL;
+}
+
+const xlog_sink_ops xlog_file_sink = {
+    .name = "files",
+    .start = file_start,
+    .write = file_write,
+    .flush = file_flush,
+    .tick = file_tick,
+    .thread_ended = file_thread_ended,
+    .after_fork = file_after_fork,
+    .stop = file_stop,
+};

@@ -62,4 +62,19 @@ extern const xlog_sink_ops xlog_console_sink;
 extern const xlog_sink_ops xlog_syslog_sink;
 extern const xlog_sink_ops xlog_custom_sink;
 
+/* ---- the open configuration's sinks, as one (sinks.c) ------------------ */
+
+/* Makes the sinks cfg asks for (the files, the console if any, the extra
+ * sinks) and starts them.  0, or the first failure's negative errno (after
+ * xlog_set_error), with every sink already started stopped again. */
+int xlog_sinks_start(const xlog_config *cfg);
+/* Hands event to every sink whose level it reaches. */
+void xlog_sinks_write(const xlog_line_event *event);
+void xlog_sinks_flush(void);
+void xlog_sinks_tick(void);
+void xlog_sinks_thread_ended(int tid);
+void xlog_sinks_after_fork(void);
+/* Flushes and stops every sink, the last one started first. */
+void xlog_sinks_stop(void);
+
 #endif

@@ -1,39 +1,56 @@
 /*
- * file_sink.h - a log file as the back end sees it: a name that follows the
+ * file.h - one log file as the file sink sees it: a name that follows the
  * date, a descriptor opened once, and a buffer written with one write(2)
- * when it is full or due; and the sinks' start, stop and housekeeping
- * (rotation by size, reopening files renamed or deleted by others, the
- * console and the compressor).
+ * when it is full or due, rotated by size and by day, with what could not be
+ * written counted for the loss notice.
+ *
+ * The file sink (file_sink.c) owns one of these for the shared or
+ * per-process file, or one per thread; this file knows nothing of lines
+ * beyond that they end in '\n'.
  */
-#ifndef XLOG_FILE_SINK_H
-#define XLOG_FILE_SINK_H
+#ifndef XLOG_FILE_H
+#define XLOG_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "xlog.h"
 
+/* What every file of one configuration shares (set by the file sink at its
+ * start, read and updated by the back end only). */
+typedef struct xlog_file_rules {
+    const char *dir;            /* absolute (xlog_open made it so) */
+    xlog_file_mode mode;
+    int no_follow;              /* refuse a link as the directory or the file
+                                   (cfg.follow_symlinks == 0) */
+    size_t rotate_size;
+    unsigned rotate_keep;
+    unsigned keep_days;
+    int local_time;             /* names follow local dates */
+    xlog_compress compress;
+    unsigned compress_delay_ms;
+    char retention_date[11];    /* the newest day old files were removed for */
+} xlog_file_rules;
+
 typedef struct xlog_file {
+    const xlog_file_rules *rules;
     int fd;                  /* -1 while closed */
     int64_t day;             /* day of the open file's name (UTC or local) */
     int64_t day_start;       /* UTC nanoseconds: lines in [day_start, day_end) */
     int64_t day_end;         /* belong to the open file's day */
     char *path;              /* name of the file of day; NULL before the first open */
-    xlog_file_mode mode;
     int id;                  /* tid (per-thread) or pid (per-process) in the name */
-    int no_follow;           /* refuse a link as the directory or the file
-                                (cfg.follow_symlinks == 0) */
-    const char *dir;
     char *buffer;
     size_t length;           /* bytes waiting in buffer */
     size_t capacity;
-    uint64_t pending_since;  /* ticks when buffer last became non-empty */
+    int64_t pending_since;   /* CLOCK_MONOTONIC_COARSE ms when buffer last became
+                                non-empty */
     int64_t open_failed_at;  /* monotonic second of the last failed open, or 0 */
 
     /* Lines that could not be written (full disk, I/O error, no file), not
-     * yet reported in the file.  The back end puts a notice at the start of
-     * the next batch; once the notice itself is written, its counts are
-     * taken off these (whatever happens to the rest of the batch). */
+     * yet reported in the file.  The sink puts a notice at the start of the
+     * next batch; once the notice itself is written, its counts are taken
+     * off these (whatever happens to the rest of the batch). */
     uint64_t lost_lines;
     uint64_t lost_bytes;
     int lost_errno;
@@ -42,27 +59,10 @@ typedef struct xlog_file {
     uint64_t notice_lines;   /* ... reporting these counts ... */
     uint64_t notice_bytes;
     size_t notice_length;    /* ... in its first notice_length bytes */
-
-    /* Every initialised file, for the periodic check (back end only). */
-    struct xlog_file *prev_file, *next_file;
 } xlog_file;
 
-/* Starts what the files and the console need beyond the back end: rotation
- * settings, the compressor and the console's writer.  0 or -errno (-ELOOP:
- * without cfg->follow_symlinks, the log directory is a link). */
-int xlog_sinks_start(const xlog_config *cfg);
-
-/* Ends the console's writer and the compressor (after the back end and every
- * file are closed). */
-void xlog_sinks_stop(void);
-
-/* Called by the back end once per pass: reopens the files when xlog_reopen()
- * asked for it, and every check_interval_ms reopens those whose name no
- * longer leads to them; gives the console its drop notice. */
-void xlog_sinks_housekeeping(void);
-
 /* Prepares f (closed, with an empty buffer of capacity bytes); 0 or -errno. */
-int xlog_file_init(xlog_file *f, const char *dir, xlog_file_mode mode, int id, size_t capacity);
+int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t capacity);
 
 /* Makes f's descriptor the file for a line at utc (nanoseconds), writing out
  * and closing the file of another day first.  A missing directory is created
@@ -84,17 +84,26 @@ static inline char *xlog_file_room(xlog_file *f, size_t need);
  * be written is counted as lost (never retried in a loop). */
 void xlog_file_write_out(xlog_file *f);
 
+/* Opens f's name again if it no longer leads to f's file (renamed, deleted,
+ * rotated by another process), or always when forced (xlog_reopen). */
+void xlog_file_check_name(xlog_file *f, int forced);
+
 /* Writes out, closes, frees the buffer. */
 void xlog_file_destroy(xlog_file *f);
+
+/* In the child of fork(): closes f's descriptor and forgets f without
+ * writing or freeing anything (its lines and memory are the parent's). */
+void xlog_file_abandon(xlog_file *f);
 
 /* Creates dir and its parents (mode 0750); 0 or -errno. */
 int xlog_make_dir(const char *dir);
 
+/* The log directory itself, refused if it is a symbolic link: a descriptor
+ * (O_PATH) or -1 with errno set (ELOOP for a link). */
+int xlog_open_dir_no_follow(const char *dir);
+
 /* Counts one line as lost (it could not be formatted into a file). */
 void xlog_file_lose_line(xlog_file *f, int error);
-
-/* Builds the name of f's file for a day into out. */
-int xlog_file_name(const xlog_file *f, int64_t day, char *out, size_t size);
 
 static inline int xlog_file_use_time(xlog_file *f, int64_t utc)
 {

@@ -1,0 +1,98 @@
+/*
+ * custom_sink.c - a sink of the program's own (xlog_custom_sink in xlog.h):
+ * its functions are called on the back end with each event and the bytes of
+ * the sink's layout.
+ *
+ * The back end thread is marked as inside xlog for its whole life, so a log
+ * call from these functions is dropped and counted rather than feeding the
+ * back end its own output.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/internal.h"
+#include "sinks/sink.h"
+
+typedef struct custom_state {
+    xlog_custom_sink user;
+    char *line; /* the layout's bytes for the current event */
+} custom_state;
+
+XLOG_API xlog_custom_sink xlog_custom_sink_defaults(void)
+{
+    xlog_custom_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.sink.kind = XLOG_SINK_CUSTOM;
+    sink.sink.level = XLOG_TRACE;
+    sink.sink.layout = XLOG_LAYOUT_TEXT;
+    return sink;
+}
+
+static int custom_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own)
+{
+    const xlog_custom_sink *user = (const xlog_custom_sink *)own;
+    if (!user->write) {
+        xlog_set_error("custom sink: its write function is NULL");
+        return -EINVAL;
+    }
+    custom_state *state = calloc(1, sizeof *state);
+    size_t longest = xlog_layout_max_line(s->layout, cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH);
+    if (state)
+        state->line = malloc(longest);
+    if (!state || !state->line) {
+        free(state);
+        return -ENOMEM;
+    }
+    state->user = *user;
+    int rc = user->open ? user->open(user->context) : 0;
+    if (rc != 0) {
+        xlog_set_error("custom sink: its open function failed: %s", strerror(rc < 0 ? -rc : rc));
+        free(state->line);
+        free(state);
+        return rc < 0 ? rc : -rc;
+    }
+    s->state = state;
+    return 0;
+}
+
+static void custom_write(xlog_sink *s, const xlog_line_event *event)
+{
+    custom_state *state = s->state;
+    size_t length = xlog_layout_write(s->layout, event, state->line);
+    state->user.write(state->user.context, &event->pub, state->line, length);
+}
+
+static void custom_flush(xlog_sink *s)
+{
+    custom_state *state = s->state;
+    if (state->user.flush)
+        state->user.flush(state->user.context);
+}
+
+static void custom_stop(xlog_sink *s)
+{
+    custom_state *state = s->state;
+    custom_flush(s);
+    if (state->user.close)
+        state->user.close(state->user.context);
+    free(state->line);
+    free(state);
+    s->state = NULL;
+}
+
+/* The child of a fork does not call the parent's functions for the events
+ * it had not yet written: they are the parent's. */
+static void custom_after_fork(xlog_sink *s)
+{
+    s->state = NULL;
+}
+
+const xlog_sink_ops xlog_custom_sink = {
+    .name = "custom",
+    .start = custom_start,
+    .write = custom_write,
+    .flush = custom_flush,
+    .after_fork = custom_after_fork,
+    .stop = custom_stop,
+};

@@ -1,0 +1,461 @@
+/*
+ * file.c - a log file: naming, opening once, writing in large blocks,
+ * rotating by size and by day (see file.h; the file sink, file_sink.c,
+ * decides what goes into which file).
+ *
+ * Names: <dir>/YYYY-MM-DD.log for the shared file,
+ * <dir>/YYYY-MM-DD-<tid>.log per thread, <dir>/YYYY-MM-DD-p<pid>.log per
+ * process.  The day is the day of the line being written (UTC, or local time
+ * with rotate_local_time), so a file changes name at midnight, between two
+ * lines.  Size rotation adds .1, .2, ... to these names (rotation.c).
+ *
+ * Files are opened O_APPEND (several processes may share one, and each write
+ * lands whole at the end), O_CLOEXEC (a child that execs does not inherit it),
+ * mode 0640.  Lines are gathered in a buffer and written with one write(2)
+ * when it is full, when it has waited flush_interval_ms, or on a flush;
+ * short writes are resumed and EINTR retried.  A write that fails is counted
+ * and its bytes are given up: the back end never loops on a broken disk.
+ *
+ * Before each write(2) the back end checks that the file's name still leads
+ * to the open file (fstat and stat; one pair per buffer, never per line) and
+ * opens the name again if not, so a file renamed or deleted by someone else
+ * (logrotate, another process's rotation) receives at most the write under
+ * way when that happens.
+ *
+ * Rotation (docs/OUTPUTS.md):
+ *   - by day: the name follows the day of each line (UTC, or local time with
+ *     rotate_local_time); the old day's file is closed, queued for
+ *     compression, and the files of days beyond keep_days are removed;
+ *   - by size: a buffer that would take the file past rotate_size is split
+ *     at the last line that fits; then the back end takes the directory
+ *     lock, checks that the name still leads to its file (another process
+ *     may have rotated it already), renames the chain (rotation.c), opens the
+ *     name anew and writes the rest there.  An empty file always takes one
+ *     line, so only a line longer than rotate_size makes a bigger file.
+ *     Writes never take the lock.
+ *   - by others: besides the check before each write, the file sink does
+ *     the same check for every open file every check_interval_ms (so idle
+ *     files are let go too), and at once on xlog_reopen().  Lines still in
+ *     the buffer go to the new file.
+ *
+ * Without follow_symlinks, each open goes through a descriptor of the
+ * directory opened with O_NOFOLLOW, so that neither the directory nor the
+ * file can be a symbolic link (docs/OUTPUTS.md says what is not checked).
+ */
+#define _GNU_SOURCE
+#include "sinks/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <time.h>
+
+#include "backend/line.h"
+#include "common/internal.h"
+#include "sinks/compress.h"
+#include "sinks/rotation.h"
+
+int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t capacity)
+{
+    memset(f, 0, sizeof *f);
+    f->rules = rules;
+    f->fd = -1;
+    f->id = id;
+    f->capacity = capacity;
+    f->buffer = malloc(capacity);
+    return f->buffer ? 0 : -ENOMEM;
+}
+
+/* Builds the name of f's file for a day into out. */
+static int file_name(const xlog_file *f, int64_t day, char *out, size_t size)
+{
+    int year, month, mday;
+    xlog_date_of_day(day, &year, &month, &mday);
+    const char *dir = f->rules->dir;
+    int n;
+    switch (f->rules->mode) {
+    case XLOG_FILE_PER_THREAD:
+        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.log", dir, year, month, mday, f->id);
+        break;
+    case XLOG_FILE_PER_PROCESS:
+        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.log", dir, year, month, mday, f->id);
+        break;
+    default:
+        n = snprintf(out, size, "%s/%04d-%02d-%02d.log", dir, year, month, mday);
+        break;
+    }
+    return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int xlog_make_dir(const char *dir)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof path)
+        return n ? -ENAMETOOLONG : -EINVAL;
+    memcpy(path, dir, n + 1);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0750) != 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(path, 0750) != 0 && errno != EEXIST)
+        return -errno;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -errno;
+    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static int64_t coarse_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return now.tv_sec;
+}
+
+/* The log directory itself, refused if it is a symbolic link (without
+ * follow_symlinks).  Trailing slashes are dropped first: they would make
+ * open(2) follow a link whatever the flags.  O_PATH, because a directory
+ * that may be searched need not be readable.  A descriptor, or -1 with
+ * errno set (ELOOP for a link). */
+int xlog_open_dir_no_follow(const char *dir)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(path, dir, n);
+    path[n] = '\0';
+    /* With O_PATH and O_NOFOLLOW, a link is opened as itself, not followed,
+     * so fstat tells a link from a directory. */
+    int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int error = fstat(fd, &st) != 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP
+                                            : !S_ISDIR(st.st_mode) ? ENOTDIR
+                                                                   : 0;
+    if (error) {
+        close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
+}
+
+/* Opens f->path with flags.  Without follow_symlinks the file is opened in
+ * the descriptor of its directory, so neither the file nor the directory
+ * can be a link, even one put in place between a check and the open. */
+static int open_name(const xlog_file *f, int flags)
+{
+    if (!f->rules->no_follow)
+        return open(f->path, flags, 0640);
+    int dir = xlog_open_dir_no_follow(f->rules->dir);
+    if (dir < 0)
+        return -1;
+    int fd = openat(dir, strrchr(f->path, '/') + 1, flags | O_NOFOLLOW, 0640);
+    int error = errno;
+    close(dir);
+    errno = error;
+    return fd;
+}
+
+/* Opens f->path into f->fd; 0 or -errno. */
+static int open_path(xlog_file *f)
+{
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+    int fd = open_name(f, flags);
+    if (fd < 0 && errno == ENOENT && xlog_make_dir(f->rules->dir) == 0)
+        fd = open_name(f, flags);
+    if (fd < 0) {
+        int rc = -errno;
+        xlog_add(&xlog_counts.write_errors, 1);
+        f->open_failed_at = coarse_seconds();
+        return rc;
+    }
+    f->open_failed_at = 0;
+    f->fd = fd;
+    return 0;
+}
+
+/* Closes f's file and opens its name again: a new file if the old one was
+ * renamed or deleted.  The buffer is kept for the new file. */
+static void reopen(xlog_file *f)
+{
+    close(f->fd);
+    f->fd = -1;
+    open_path(f);
+}
+
+/* Queues the compression of f's file, which is now called name (the day's
+ * name itself, first = 0, or the .1 of a size rotation, first = 1, then
+ * under the directory lock), while f still has it open: the compressor gets
+ * a descriptor of its own on that very file, opened by name and checked
+ * against f's, so that it can never take another file for it (an inode
+ * number that retention freed and a newer file reused). */
+static void queue_compression(const xlog_file *f, const char *name, unsigned first)
+{
+    if (f->rules->compress == XLOG_COMPRESS_NONE)
+        return;
+    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    struct stat mine, theirs;
+    if (fd < 0)
+        return; /* it stays uncompressed */
+    if (fstat(f->fd, &mine) != 0 || fstat(fd, &theirs) != 0 || mine.st_ino != theirs.st_ino ||
+        mine.st_dev != theirs.st_dev) {
+        close(fd);
+        return;
+    }
+    xlog_compress_queue(f->path, first, fd, f->rules->rotate_keep, f->rules->compress_delay_ms);
+}
+
+/* Removes the files of days beyond keep_days, once per new day. */
+static void remove_old_days(const xlog_file *f, int64_t day)
+{
+    /* The rules are the sink's, shared by its files: the day they were
+     * cleaned for is kept there. */
+    xlog_file_rules *rules = (xlog_file_rules *)f->rules;
+    int year, month, mday;
+    xlog_date_of_day(day, &year, &month, &mday);
+    char date[16];
+    snprintf(date, sizeof date, "%04d-%02d-%02d", year, month, mday);
+    if (strcmp(date, rules->retention_date) <= 0)
+        return;
+    memcpy(rules->retention_date, date, sizeof rules->retention_date);
+    /* Under the lock, like every removal and every compressor's rename, so
+     * that a file is never compressed and removed at the same time. */
+    int lock = xlog_dir_lock(rules->dir);
+    xlog_remove_old_days(rules->dir, rules->mode, date, rules->keep_days);
+    xlog_dir_unlock(lock);
+}
+
+int xlog_file_switch_day(xlog_file *f, int64_t utc)
+{
+    int64_t start, end;
+    int64_t day = xlog_name_day(utc, f->rules->local_time, &start, &end);
+    if (f->fd >= 0 && f->day == day) {
+        f->day_start = start; /* the old bounds were a stop-gap (xlog_name_day) */
+        f->day_end = end;
+        return 0;
+    }
+    if (f->fd >= 0) {
+        xlog_file_write_out(f);
+        queue_compression(f, f->path, 0); /* the old day's file is rotated away */
+        close(f->fd);
+        f->fd = -1;
+    }
+    /* After a failed open, try again at most once a second. */
+    if (f->open_failed_at && coarse_seconds() <= f->open_failed_at)
+        return -EAGAIN;
+    char path[PATH_MAX];
+    int rc = file_name(f, day, path, sizeof path);
+    if (rc != 0)
+        return rc;
+    char *copy = strdup(path);
+    if (!copy)
+        return -ENOMEM;
+    free(f->path);
+    f->path = copy;
+    rc = open_path(f);
+    if (rc != 0)
+        return rc;
+    f->day = day;
+    f->day_start = start;
+    f->day_end = end;
+    if (f->rules->keep_days)
+        remove_old_days(f, day);
+    return 0;
+}
+
+/* Whether f's name still leads to the file f has open (it was not renamed,
+ * deleted, or rotated by another process); *mine receives the open file's
+ * status.  A name that cannot be looked at for another reason than its
+ * absence (EACCES, say) counts as leading to it. */
+static int name_leads_to_file(const xlog_file *f, struct stat *mine)
+{
+    struct stat named;
+    if (fstat(f->fd, mine) != 0 || mine->st_nlink == 0)
+        return 0;
+    if (stat(f->path, &named) != 0)
+        return errno != ENOENT;
+    return named.st_ino == mine->st_ino && named.st_dev == mine->st_dev;
+}
+
+/* Size rotation, under the directory lock: if the name still leads to f's
+ * file (another process may have rotated it since we looked), the chain is
+ * renamed and the file queued for compression; then the name is opened
+ * anew.  0, or -1 if nothing could be done (f keeps its file). */
+static int rotate(xlog_file *f)
+{
+    int lock = xlog_dir_lock(f->rules->dir);
+    if (lock < 0)
+        return -1;
+    struct stat mine;
+    int rc = 0;
+    if (name_leads_to_file(f, &mine)) {
+        rc = xlog_rotate_chain(f->path, f->rules->rotate_keep);
+        char first[PATH_MAX];
+        if (rc == 0 && snprintf(first, sizeof first, "%s.1", f->path) < (int)sizeof first)
+            queue_compression(f, first, 1);
+    }
+    if (rc == 0)
+        reopen(f);
+    xlog_dir_unlock(lock);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Before each write(2): opens f's name again if it no longer leads to f's
+ * file, so that a process that has not seen another's rotation (or
+ * logrotate's rename) puts at most the write under way into the old file.
+ * Returns 1 with *st the status of the file now open, 0 if none is. */
+static int follow_name(xlog_file *f, struct stat *st)
+{
+    if (f->fd < 0)
+        return 0;
+    if (name_leads_to_file(f, st))
+        return 1;
+    reopen(f);
+    return f->fd >= 0 && fstat(f->fd, st) == 0;
+}
+
+/* How many bytes of the buffer, from done on, the next write(2) takes: all
+ * of them, or, when they would take the file past rotate_size, the whole
+ * lines that still fit; when not one fits, the file is rotated first (see
+ * the top of this file).  An empty file takes the first line however long
+ * it is, so a file exceeds rotate_size only by holding a single line longer
+ * than it.  When the file cannot be rotated, or is found full again twice
+ * (other processes), the rest goes where it is. */
+static size_t next_chunk(xlog_file *f, size_t done)
+{
+    const char *p = f->buffer + done;
+    size_t n = f->length - done;
+    struct stat st;
+    int known = follow_name(f, &st);
+    size_t limit = f->rules->rotate_size;
+    for (int rotations = 0; known && limit; rotations++) {
+        uint64_t size = (uint64_t)st.st_size;
+        if (size + n <= limit)
+            break;
+        if (size < limit) {
+            const char *nl = memrchr(p, '\n', limit - size);
+            if (nl)
+                return (size_t)(nl + 1 - p);
+        }
+        if (size == 0) {
+            const char *nl = memchr(p, '\n', n);
+            return nl ? (size_t)(nl + 1 - p) : n;
+        }
+        if (rotations == 2 || rotate(f) != 0)
+            break;
+        known = f->fd >= 0 && fstat(f->fd, &st) == 0;
+    }
+    return n;
+}
+
+/* Writes buffer[*done, end) with as many write(2) calls as that takes (a
+ * short write is resumed, EINTR retried), advancing *done; 0 or the errno
+ * that stopped it. */
+static int write_range(xlog_file *f, size_t *done, size_t end)
+{
+    if (f->fd < 0)
+        return EBADF;
+    while (*done < end) {
+        ssize_t n = write(f->fd, f->buffer + *done, end - *done);
+        if (n > 0) {
+            xlog_add(&xlog_counts.writes, 1);
+            xlog_add(&xlog_counts.bytes, (uint64_t)n);
+            *done += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            xlog_add(&xlog_counts.write_errors, 1);
+            return n < 0 ? errno : EIO;
+        }
+    }
+    return 0;
+}
+
+void xlog_file_lose_line(xlog_file *f, int error)
+{
+    f->lost_lines++;
+    f->lost_errno = error;
+    xlog_add(&xlog_counts.lost, 1);
+}
+
+static uint64_t count_lines(const char *p, size_t n)
+{
+    uint64_t lines = 0;
+    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        lines++;
+    return lines;
+}
+
+void xlog_file_write_out(xlog_file *f)
+{
+    size_t done = 0;
+    int error = 0;
+    while (done < f->length && !error)
+        error = write_range(f, &done, done + next_chunk(f, done));
+    /* A loss notice heads the buffer.  Once it is in the file its counts
+     * are reported, whatever becomes of the lines behind it; one that could
+     * not be written whole is not a lost message, and its counts wait for
+     * the next notice. */
+    int notice_written = f->notice_in_buffer && done >= f->notice_length;
+    if (notice_written) {
+        f->lost_lines -= f->notice_lines;
+        f->lost_bytes -= f->notice_bytes;
+    }
+    if (error) {
+        size_t from = f->notice_in_buffer && !notice_written ? f->notice_length : done;
+        uint64_t lines = count_lines(f->buffer + from, f->length - from);
+        f->lost_lines += lines;
+        f->lost_bytes += f->length - from;
+        f->lost_errno = error;
+        xlog_add(&xlog_counts.lost, lines);
+    }
+    f->notice_in_buffer = 0;
+    if (done > 0)
+        f->cut_mid_line = f->buffer[done - 1] != '\n';
+    f->length = 0;
+}
+
+void xlog_file_check_name(xlog_file *f, int forced)
+{
+    struct stat st;
+    if (f->fd >= 0 && (forced || !name_leads_to_file(f, &st)))
+        reopen(f);
+}
+
+void xlog_file_destroy(xlog_file *f)
+{
+    xlog_file_write_out(f);
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+    free(f->buffer);
+    f->buffer = NULL;
+    free(f->path);
+    f->path = NULL;
+}
+
+void xlog_file_abandon(xlog_file *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+}
