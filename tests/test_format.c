@@ -904,6 +904,31 @@ static void test_escape(void **state)
     setlocale(LC_ALL, "C");
 }
 
+/* The option applies escape.h's whole rule, not only to C0 controls. */
+static void test_escape_option_escapes_c1_separators_and_invalid_utf8(void **state)
+{
+    (void)state;
+    expect_text("\xc2\x9b[31m|\xc2\x85|a\xe2\x80\xa8" "b\xe2\x80\xa9|\xff\xc3(|\xed\xa0\x80|\xc3\xa9",
+                NULL, 0, XLOG_FMT_ESCAPE,
+                "\\u009b[31m|\\u0085|a\\u2028b\\u2029|\\xff\\xc3(|\\xed\\xa0\\x80|\xc3\xa9");
+    xlog_arg csi = { .s = { "\x9b" "2J\xe2\x80\xa8", 6 } };
+    expect_text("[%s|%9s|%-12.4s]", (xlog_arg[]){ csi, csi, csi }, 3, XLOG_FMT_ESCAPE,
+                "[\\x9b2J\\u2028|\\x9b2J\\u2028|\\x9b2J\\xe2  ]");
+    xlog_arg c1 = { .i = 0x85 }; /* one byte: not UTF-8 */
+    expect_text("[%c]", &c1, 1, XLOG_FMT_ESCAPE, "[\\x85]");
+    /* a character split between two conversions is escaped piece by piece */
+    xlog_arg lead = { .i = 0xc3 }, trail = { .i = 0xa9 };
+    expect_text("%c%c", (xlog_arg[]){ lead, trail }, 2, XLOG_FMT_ESCAPE, "\\xc3\\xa9");
+    assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+    xlog_arg ws = { .ws = { L"\x85|\x2028|\x1f600", 5 } };
+    expect_text("%ls", &ws, 1, XLOG_FMT_ESCAPE, "\\u0085|\\u2028|\xf0\x9f\x98\x80");
+    setlocale(LC_ALL, "C");
+    /* a capacity that cuts an escape keeps exactly its first bytes */
+    char out[9];
+    assert_int_equal(xlog_fmt_render("ab\xe2\x80\xa8", 5, NULL, 0, XLOG_FMT_ESCAPE, out, 5), 8);
+    assert_memory_equal(out, "ab\\u2", 5);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Output capacity                                                          */
 /* ------------------------------------------------------------------------ */
@@ -955,6 +980,7 @@ int main(void)
         cmocka_unit_test(test_huge_fields),
         cmocka_unit_test(test_wide_in_c_locale),
         cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_escape_option_escapes_c1_separators_and_invalid_utf8),
         cmocka_unit_test(test_truncation),
     };
     return cmocka_run_group_tests(tests, setup_seed, NULL);

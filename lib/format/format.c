@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 #ifdef __FAST_MATH__
 #error "format.c relies on exact IEEE arithmetic (nan, rounding): build it without -ffast-math"
 #endif
@@ -283,49 +285,42 @@ static inline void pad(sink *o, char ch, size_t n)
     o->len += n;
 }
 
-static bool is_control(unsigned char b)
-{
-    return b < 0x20 || b == 0x7f;
-}
-
-/* Length of b once escaped: "\n", "\r", "\t" or "\xHH". */
-static size_t escaped_size(unsigned char b)
-{
-    return (b == '\n' || b == '\r' || b == '\t') ? 2 : 4;
-}
-
 /* How many bytes p[0..n) occupies in the output. */
 static size_t shown_size(const sink *o, const char *p, size_t n)
 {
-    if (!o->escape)
-        return n;
-    size_t size = n;
-    for (size_t i = 0; i < n; i++)
-        if (is_control((unsigned char)p[i]))
-            size += escaped_size((unsigned char)p[i]) - 1;
-    return size;
+    return o->escape ? xlog_escape_text(NULL, 0, p, n, NULL) : n;
 }
 
-/* Writes p[0..n) with its control bytes escaped. */
+/*
+ * Writes p[0..n) escaped.  The sink keeps exactly the first cap bytes of the
+ * output, so when the escaped text does not fit, the escape or character
+ * that straddles the end is cut, which xlog_escape_text never does: that one
+ * is escaped into a small buffer first.  Escaping pieces that end between two
+ * characters (xlog_utf8_cut) gives the same bytes as escaping the whole.
+ */
 static void put_escaped(sink *o, const char *p, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t run = 0; /* start of the bytes not yet written */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = (unsigned char)p[i];
-        if (!is_control(b))
-            continue;
-        put(o, p + run, i - run);
-        run = i + 1;
-        char esc[4] = { '\\', 'x', hex[b >> 4], hex[b & 15] };
-        if (b == '\n' || b == '\r' || b == '\t')
-            esc[1] = b == '\n' ? 'n' : b == '\r' ? 'r' : 't';
-        put(o, esc, escaped_size(b));
+    size_t room = o->len < o->cap ? o->cap - o->len : 0;
+    while (n > 0 && room > 0) {
+        size_t limit = room / XLOG_ESCAPE_GROWTH;
+        size_t piece = xlog_utf8_cut(p, n, limit > 4 ? limit : 4); /* 4: a whole character */
+        size_t shown;
+        if (piece * XLOG_ESCAPE_GROWTH <= room) {
+            shown = xlog_escape_text(o->buf + o->len, room, p, piece, NULL);
+        } else {
+            char last[4 * XLOG_ESCAPE_GROWTH];
+            shown = xlog_escape_text(last, sizeof last, p, piece, NULL);
+            memcpy(o->buf + o->len, last, shown < room ? shown : room);
+        }
+        o->len += shown;
+        room -= shown < room ? shown : room;
+        p += piece;
+        n -= piece;
     }
-    put(o, p + run, n - run);
+    o->len += shown_size(o, p, n);
 }
 
-/* Writes text that may hold control bytes (format text, %s, %c, %ls, %lc). */
+/* Writes text that may need escaping (format text, %s, %c, %ls, %lc). */
 static inline void put_text(sink *o, const char *p, size_t n)
 {
     if (o->escape)

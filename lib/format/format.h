@@ -29,9 +29,11 @@
  *     literally, and so is every later conversion that takes an argument;
  *   - a %lc or %ls character with no multibyte form in the current locale
  *     makes that conversion shown literally (glibc's snprintf fails whole);
- *   - with XLOG_FMT_ESCAPE, control bytes (< 0x20 and 0x7f) coming from the
- *     format text or from %s / %c / %ls / %lc arguments are written as \n \r
- *     \t or \xHH, so that one message is always one line.
+ *   - with XLOG_FMT_ESCAPE, the text coming from the format or from a %s,
+ *     %c, %ls or %lc conversion follows escape.h's rule (no control
+ *     character, no line separator, valid UTF-8), each piece escaped on its
+ *     own: a character split across two pieces (two "%c") is shown as \xNN
+ *     escapes.  A width counts the escaped bytes.
  *
  * Like glibc: "%%" ignores flags, width and precision ("%5%" prints "%"), but
  * a '*' in it still consumes its int; "%p" of NULL prints "(nil)"; a %s
@@ -134,7 +136,7 @@ int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c);
 int xlog_fmt_kinds(const char *fmt, size_t fmt_len, unsigned char *kinds, int max);
 
 /* Render options. */
-#define XLOG_FMT_ESCAPE 0x1u /* escape control bytes, see the top of this file */
+#define XLOG_FMT_ESCAPE 0x1u /* escape as escape.h says, see the top of this file */
 
 /* Renders fmt with args into out (at most cap bytes, no NUL terminator added).
  * Returns the length the complete output has, which may exceed cap (as
