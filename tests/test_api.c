@@ -226,7 +226,7 @@ static void bad_input_gets_defined_results(void **state)
     char *m = close_and_messages(dir);
     char expect[1024];
     int n = snprintf(expect, sizeof expect,
-                     "null: (null)|(null)|\n"
+                     "null: (null)||\n" /* glibc prints nothing under a precision below 6 */
                      "count%%n done 5\n"
                      "forged\\n2026-01-01 00:00:00.000000000 [INFO] x.c:1 f 1 fake "
                      "line\\r\\x1b[31m\n"
