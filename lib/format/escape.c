@@ -4,7 +4,8 @@
  * Why it is written this way: the back end escapes every line it writes
  * (millions per second), and nearly all of them are printable ASCII.  So the
  * scan checks eight bytes at a time for anything that is not printable ASCII
- * and copies each run of bytes that pass unchanged with one memcpy; valid
+ * (xlog_printable_ascii_span, in escape.h so that callers can inline it) and
+ * copies each run of bytes that pass unchanged with one memcpy; valid
  * UTF-8 characters join the run, so text in other scripts is copied in bulk
  * too.  Only a byte that must be escaped ends a run.
  *
@@ -15,7 +16,6 @@
 #include "escape.h"
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at s (avail bytes readable), or 0 when
@@ -53,29 +53,6 @@ static bool forbidden(const unsigned char *s, size_t n)
     if (n == 2)
         return s[0] == 0xc2 && s[1] < 0xa0;
     return n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9);
-}
-
-#define ONES 0x0101010101010101u
-#define HIGHS 0x8080808080808080u
-
-/* Skips printable ASCII (0x20-0x7e) from s; returns the first other byte's
- * address, or end. */
-static const unsigned char *skip_printable_ascii(const unsigned char *s, const unsigned char *end)
-{
-    while (end - s >= 8) {
-        uint64_t w;
-        memcpy(&w, s, sizeof w);
-        /* Each term has a byte's high bit set for some offending byte, and
-         * is 0 when there is none: a byte >= 0x80, a byte below 0x20, and a
-         * byte equal to 0x7f (zero once xor'ed with 0x7f). */
-        uint64_t del = w ^ (0x7f * ONES);
-        if ((w | ((w - 0x20 * ONES) & ~w) | ((del - ONES) & ~del)) & HIGHS)
-            break;
-        s += 8;
-    }
-    while (s < end && (unsigned)(*s - 0x20) < 0x5f)
-        s++;
-    return s;
 }
 
 typedef struct writer {
@@ -136,11 +113,20 @@ static void put_escape(writer *w, const unsigned char *s, size_t n)
 
 size_t xlog_escape_text(char *out, size_t cap, const char *in, size_t len, size_t *written)
 {
-    writer w = { .out = out, .cap = cap };
     const unsigned char *s = (const unsigned char *)in, *end = s + len;
-    const unsigned char *run = s; /* start of the bytes passing unchanged */
+    s += xlog_printable_ascii_span(in, len);
+    if (s == end) { /* the usual text: all of it passes, each byte a unit */
+        size_t n = len < cap ? len : cap;
+        if (n > 0) /* out may be NULL */
+            memcpy(out, in, n);
+        if (written)
+            *written = n;
+        return len;
+    }
+    writer w = { .out = out, .cap = cap };
+    const unsigned char *run = (const unsigned char *)in; /* start of the bytes passing unchanged */
     while (s < end) {
-        s = skip_printable_ascii(s, end);
+        s += xlog_printable_ascii_span((const char *)s, (size_t)(end - s));
         if (s == end)
             break;
         size_t n = *s >= 0x80 ? utf8_sequence(s, (size_t)(end - s)) : 0;

@@ -22,14 +22,16 @@
  * next byte is looked at afresh.
  *
  * How it works: escape.c copies runs of bytes that pass unchanged in bulk
- * (eight ASCII bytes are checked at a time) and decodes only what is not
- * printable ASCII.  This one rule is used by the renderer's XLOG_FMT_ESCAPE
+ * (eight ASCII bytes are checked at a time, xlog_printable_ascii_span) and
+ * decodes only what is not printable ASCII.  This one rule is used by the renderer's XLOG_FMT_ESCAPE
  * option (format.c) and by the back end for messages, files and functions.
  */
 #ifndef XLOG_ESCAPE_H
 #define XLOG_ESCAPE_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* The escaped text is at most this many times as long as its input ("\xNN"
  * for one byte), so a buffer of XLOG_ESCAPE_GROWTH * len bytes always fits. */
@@ -48,5 +50,27 @@ size_t xlog_escape_text(char *out, size_t cap, const char *in, size_t len, size_
  * two parts separately gives exactly the escaped whole; a cut sequence would
  * instead show as \xNN escapes.  The result is limit, or less by at most 3. */
 size_t xlog_utf8_cut(const char *text, size_t len, size_t limit);
+
+/* How many bytes at the start of p[0..n) are printable ASCII (0x20-0x7e),
+ * which pass unchanged.  Inline, so that a caller can skip the call for text
+ * that needs no escaping, the usual case. */
+static inline size_t xlog_printable_ascii_span(const char *p, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, sizeof w);
+        /* Each term has a byte's high bit set for some offending byte, and
+         * is 0 when there is none: a byte >= 0x80, a byte below 0x20, and a
+         * byte equal to 0x7f (zero once xor'ed with 0x7f). */
+        uint64_t del = w ^ (0x7f * ones);
+        if ((w | ((w - 0x20 * ones) & ~w) | ((del - ones) & ~del)) & highs)
+            break;
+    }
+    while (i < n && (unsigned char)(p[i] - 0x20) < 0x5f)
+        i++;
+    return i;
+}
 
 #endif

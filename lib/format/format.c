@@ -300,7 +300,9 @@ static inline void pad(sink *o, char ch, size_t n)
 /* How many bytes p[0..n) occupies in the output. */
 static size_t shown_size(const sink *o, const char *p, size_t n)
 {
-    return o->escape ? xlog_escape_text(NULL, 0, p, n, NULL) : n;
+    if (!o->escape || xlog_printable_ascii_span(p, n) == n)
+        return n;
+    return xlog_escape_text(NULL, 0, p, n, NULL);
 }
 
 /*
@@ -312,7 +314,15 @@ static size_t shown_size(const sink *o, const char *p, size_t n)
  */
 static void put_escaped(sink *o, const char *p, size_t n)
 {
+    if (xlog_printable_ascii_span(p, n) == n) { /* the usual text: nothing to escape */
+        put(o, p, n);
+        return;
+    }
     size_t room = o->len < o->cap ? o->cap - o->len : 0;
+    if (n * XLOG_ESCAPE_GROWTH <= room) { /* it all fits */
+        o->len += xlog_escape_text(o->buf + o->len, room, p, n, NULL);
+        return;
+    }
     while (n > 0 && room > 0) {
         size_t limit = room / XLOG_ESCAPE_GROWTH;
         size_t piece = xlog_utf8_cut(p, n, limit > 4 ? limit : 4); /* 4: a whole character */
@@ -478,9 +488,11 @@ static uint64_t narrow_unsigned(uint64_t v, unsigned char length)
 }
 
 /* Writes an integer's digits with its prefix (sign, "0x"), zeros from the
- * precision, and padding. */
-static void put_integer(sink *o, const field *f, char conv, const char *prefix, size_t prefix_len,
-                        const char *digits, size_t ndigits)
+ * precision, and padding.  Inlined: a call here costs the common "%d" a
+ * tenth of its time. */
+static inline __attribute__((always_inline)) void put_integer(sink *o, const field *f, char conv,
+                                                              const char *prefix, size_t prefix_len,
+                                                              const char *digits, size_t ndigits)
 {
     size_t zeros = f->precision > 0 && (size_t)f->precision > ndigits
                        ? (size_t)f->precision - ndigits : 0;
@@ -512,8 +524,9 @@ static void put_integer(sink *o, const field *f, char conv, const char *prefix, 
  * precision's zeros and the '0' flag's padding are not grouped, and the
  * precision and width count the separator's bytes.
  */
-static void put_grouped(sink *o, const field *f, char conv, const char *prefix,
-                        size_t prefix_len, const char *digits, size_t ndigits)
+static __attribute__((cold, noinline)) void put_grouped(sink *o, const field *f, char conv,
+                                                        const char *prefix, size_t prefix_len,
+                                                        const char *digits, size_t ndigits)
 {
     const char *sep = nl_langinfo(THOUSANDS_SEP);
     const char *sizes = nl_langinfo(GROUPING);
@@ -562,31 +575,26 @@ static void render_integer(sink *o, const field *f, char conv, unsigned char len
         else if (f->flags & XLOG_FMT_FLAG_SPACE)
             prefix[prefix_len++] = ' ';
     }
-    /* "0x", "0X", "0b", "0B": always for %p, with '#' for a value that is not 0 */
-    if (conv == 'p' || ((f->flags & XLOG_FMT_FLAG_HASH) && magnitude != 0 &&
-                        (conv == 'x' || conv == 'X' || conv == 'b' || conv == 'B'))) {
-        prefix[prefix_len++] = '0';
-        prefix[prefix_len++] = conv == 'p' ? 'x' : conv;
-    }
 
     char buf[64];
     char *end = buf + sizeof buf, *digits = end;
-    if (magnitude != 0 || f->precision != 0) {
-        switch (conv) {
-        case 'o':
-            do *--digits = (char)('0' + (magnitude & 7)); while (magnitude >>= 3);
-            break;
-        case 'b': case 'B':
-            do *--digits = (char)('0' + (magnitude & 1)); while (magnitude >>= 1);
-            break;
-        case 'x': case 'X': case 'p': {
-            const char *hex = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
-            do *--digits = hex[magnitude & 15]; while (magnitude >>= 4);
-            break;
-        }
-        default:
+    if (magnitude != 0 || f->precision != 0) { /* "%.0d" of 0 has no digits */
+        if (conv == 'd' || conv == 'i' || conv == 'u') { /* first: the commonest */
             digits = write_decimal(end, magnitude);
-            break;
+        } else if (conv == 'o') {
+            do *--digits = (char)('0' + (magnitude & 7)); while (magnitude >>= 3);
+        } else {
+            /* "0x", "0X", "0b", "0B": always for %p, with '#' for a value not 0 */
+            if (conv == 'p' || ((f->flags & XLOG_FMT_FLAG_HASH) && magnitude != 0)) {
+                prefix[prefix_len++] = '0';
+                prefix[prefix_len++] = conv == 'p' ? 'x' : conv;
+            }
+            if (conv == 'b' || conv == 'B') {
+                do *--digits = (char)('0' + (magnitude & 1)); while (magnitude >>= 1);
+            } else {
+                const char *hex = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+                do *--digits = hex[magnitude & 15]; while (magnitude >>= 4);
+            }
         }
     }
     if ((f->flags & XLOG_FMT_FLAG_GROUP) && conv != 'p')
