@@ -153,8 +153,9 @@ static void four_byte_characters_and_other_scripts_pass(void **state)
     EXPECT("\xf0\x9f\x98\x80\n\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80\\n\xf0\x9f\x98\x80");
 }
 
-/* An offender at every offset of a long ASCII text: the scan that checks
- * eight bytes at a time must see it wherever it is. */
+/* An offender at every offset of ASCII texts of every length up to 48: the
+ * scan that checks sixteen bytes at a time (and the last sixteen again for
+ * a shorter tail) must see it wherever it is. */
 static void offenders_are_found_at_every_offset(void **state)
 {
     (void)state;
@@ -164,15 +165,17 @@ static void offenders_are_found_at_every_offset(void **state)
         { "\xc3\xa9", "\xc3\xa9" }, { "\x20", " " }, { "\x7e", "~" },
     };
     for (size_t k = 0; k < sizeof offenders / sizeof offenders[0]; k++) {
-        for (size_t at = 0; at < 40; at++) {
-            char in[64], expected[64];
-            size_t blen = strlen(offenders[k].bytes), elen = strlen(offenders[k].escaped);
-            memset(in, 'a', sizeof in);
-            memset(expected, 'a', sizeof expected);
-            memcpy(in + at, offenders[k].bytes, blen);
-            memcpy(expected + at, offenders[k].escaped, elen);
-            expected[elen + 40] = '\0';
-            expect_escape(in, blen + 40, expected);
+        size_t blen = strlen(offenders[k].bytes), elen = strlen(offenders[k].escaped);
+        for (size_t len = 0; len <= 48; len++) { /* ASCII around the offender */
+            for (size_t at = 0; at <= len; at++) {
+                char in[64], expected[64];
+                memset(in, 'a', sizeof in);
+                memset(expected, 'a', sizeof expected);
+                memcpy(in + at, offenders[k].bytes, blen);
+                memcpy(expected + at, offenders[k].escaped, elen);
+                expected[elen + len] = '\0';
+                expect_escape(in, blen + len, expected);
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
  *
  * Why it is written this way: the back end escapes every line it writes
  * (millions per second), and nearly all of them are printable ASCII.  So the
- * scan checks eight bytes at a time for anything that is not printable ASCII
+ * scan checks sixteen bytes at a time for anything that is not printable ASCII
  * (xlog_printable_ascii_span, in escape.h so that callers can inline it) and
  * copies each run of bytes that pass unchanged with one memcpy; valid
  * UTF-8 characters join the run, so text in other scripts is copied in bulk
