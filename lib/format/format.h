@@ -40,7 +40,9 @@
  *
  * Like glibc (2.35 and later): "%%" ignores flags, width and precision ("%5%"
  * prints "%"), but a '*' in it still consumes its int; "%p" of NULL prints
- * "(nil)"; a %s string ends at its first NUL byte if one comes before len.
+ * "(nil)"; a %s string ends at its first NUL byte if one comes before len;
+ * %f %e %g count their width in characters (a decimal point or separator of
+ * several bytes counts once), %a and the integers in bytes.
  * glibc extensions that are rendered as glibc does:
  *   - "%m" prints strerror(errno) for the errno saved when the message was
  *     logged (XLOG_ARG_ERRNO: no va_arg is read); width, precision and '-'
