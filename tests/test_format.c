@@ -996,9 +996,10 @@ static const uint64_t combination_values[] = {
 };
 #define COMBINATION_VALUE_COUNT (sizeof combination_values / sizeof combination_values[0])
 
-/* Every field with every length on each integer conversion in convs, three
- * values per format; with quote_only, only the fields with the ' flag. */
-static void integer_combinations(const char *convs, bool quote_only)
+/* Every field with every length on each integer conversion in convs, with
+ * values_per_format values each; with quote_only, only the fields with the
+ * ' flag. */
+static void integer_combinations(const char *convs, bool quote_only, size_t values_per_format)
 {
     for (const char *conv = convs; *conv; conv++) {
         for (size_t length = 0; length < 8; length++) {
@@ -1008,8 +1009,8 @@ static void integer_combinations(const char *convs, bool quote_only)
                 char fmt[64];
                 int stars[2], nstars;
                 sprintf(write_field(fmt, i, stars, &nstars), "%s%c", int_lengths[length], *conv);
-                for (size_t k = 0; k < 3; k++) {
-                    size_t pick = (i * 3 + k + length) % COMBINATION_VALUE_COUNT;
+                for (size_t k = 0; k < values_per_format; k++) {
+                    size_t pick = (i * values_per_format + k + length) % COMBINATION_VALUE_COUNT;
                     xlog_arg v = { .u = combination_values[pick] };
                     if (int_kinds[length] == XLOG_ARG_INT)
                         v.i = (int)v.u;
@@ -1033,7 +1034,7 @@ static void test_binary_conversions_print_like_glibc(void **state)
     assert_int_equal(xlog_fmt_kinds("%hhb%llB%*b", 11, kinds, 4), 4);
     assert_memory_equal(kinds, ((unsigned char[]){ XLOG_ARG_INT, XLOG_ARG_LLONG, XLOG_ARG_INT,
                                                    XLOG_ARG_INT }), 4);
-    integer_combinations("bB", false);
+    integer_combinations("bB", false, 3);
 }
 
 static void test_quote_flag_groups_digits_like_glibc(void **state)
@@ -1044,14 +1045,14 @@ static void test_quote_flag_groups_digits_like_glibc(void **state)
     xlog_arg x = { .d = 1234567.5 };
     /* the C locale has no thousands separator: the flag changes nothing */
     expect_text("%'d|%'.2f", (xlog_arg[]){ n, x }, 2, 0, "1234567|1234567.50");
-    integer_combinations("diuoxXbB", true);
+    integer_combinations("diuoxXbB", true, 3);
     for (size_t l = 0; l < TEST_LOCALE_COUNT; l++) {
         if (!use_numbered_locale(l))
             continue;
         if (strcmp(test_locales[l].name, "de_DE.UTF-8") == 0)
             expect_text("%'d|%'.2f|%'010d", (xlog_arg[]){ n, x, n }, 3, 0,
                         "1.234.567|1.234.567,50|01.234.567");
-        integer_combinations("diuoxXbB", true);
+        integer_combinations("diuoxXbB", true, 1);
         /* the floating conversions, with and without ', long double too */
         static const double doubles[] = { 0.0, -0.5, 999.5, 1234.5, 1234567.891, -98765432.1,
                                           1e20, 123456789012.0, 1e-5, 1e300 };
