@@ -82,6 +82,12 @@ XLOG_API xlog_config xlog_defaults(void)
     cfg.console_level = XLOG_TRACE;
     cfg.console_buffer = (size_t)1 << 20;
     cfg.console_color = XLOG_COLOR_AUTO;
+    cfg.console_layout = XLOG_LAYOUT_TEXT;
+    cfg.console_pattern = NULL;
+    cfg.file_layout = XLOG_LAYOUT_TEXT;
+    cfg.file_pattern = NULL;
+    cfg.file_level = XLOG_TRACE;
+    cfg.sinks = NULL;
     return cfg;
 }
 

@@ -42,13 +42,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "backend/line.h"
+#include "backend/event.h"
 #include "common/clock.h"
 #include "common/internal.h"
 #include "common/record_args.h"
+#include "format/escape.h"
 #include "format/format.h"
-#include "sinks/console_sink.h"
-#include "sinks/file_sink.h"
+#include "sinks/sink.h"
 
 #define WATERMARK_MARGIN_NS 50000.0
 #define RESYNC_INTERVAL_NS 1000000000.0
@@ -56,16 +56,18 @@
 #define NOTICE_INTERVAL_NS 1000000000.0
 /* Consumed bytes given back to a producer at least this often. */
 #define RELEASE_EVERY 65536u
-/* Room a line prefix may take: time, level, file:line function, tid. */
-#define MAX_PREFIX 2200
+/* Room for "file:line function ": escaped names of XLOG_MAX_NAME bytes. */
+#define MAX_WHERE (2 * XLOG_ESCAPE_GROWTH * XLOG_MAX_NAME + 16)
 
 xlog_backend_counters xlog_counts;
 
 /* What the back end remembers of a call site: its "file:line function " text
- * and the length of its format. */
+ * (escaped), the lengths of its names and of its format. */
 typedef struct site_entry {
     const void *site;
     size_t format_len;
+    size_t file_len;
+    size_t func_len;
     char *where;   /* "main.c:42 main " */
     size_t where_len;
 } site_entry;
@@ -76,16 +78,14 @@ static struct backend {
     pthread_t thread;
     xlog_config cfg;
     char *dir;
+    int pid;
     xlog_clock clock;
     int64_t last_utc;        /* never print a time older than this */
     uint64_t margin_ticks;
     uint64_t stuck_ticks;
     uint64_t resync_ticks;
-    uint64_t flush_interval_ticks;
     uint64_t notice_interval_ticks;
     uint64_t next_resync;
-    xlog_time_cache time_cache;
-    xlog_file shared;        /* shared and per-process modes */
 
     xlog_ring **rings;       /* snapshot of the registry */
     size_t ring_count;
@@ -97,6 +97,11 @@ static struct backend {
     size_t site_count;
 
     xlog_arg args[64];       /* the record being written, decoded */
+    char *message;           /* its message, rendered: max_message + the mark + NUL */
+    /* A dynamic record's format, file and function, NUL-terminated. */
+    char *format;
+    char names[2][XLOG_MAX_NAME + 1];
+    char where[MAX_WHERE];   /* a dynamic record's "file:line function " */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;     /* to the back end: a request is waiting */
@@ -127,15 +132,25 @@ static size_t line_format_len(const char *format, size_t len)
     return len && format[len - 1] == '\n' ? len - 1 : len;
 }
 
-/* Writes "file:line function " (file reduced to its base name) into out;
- * returns its length, at most size - 1. */
-static size_t format_where(char *out, size_t size, const char *file, size_t file_len, int line,
+/* A name as events carry it: at most XLOG_MAX_NAME bytes, cut between two
+ * UTF-8 characters. */
+static size_t name_length(const char *name, size_t len)
+{
+    return len <= XLOG_MAX_NAME ? len : xlog_utf8_cut(name, len, XLOG_MAX_NAME);
+}
+
+/* Writes "file:line function " (file reduced to its base name, both names
+ * escaped: they can come from xlogout's caller and hold anything) into out,
+ * which has room for MAX_WHERE bytes; returns its length. */
+static size_t format_where(char *out, const char *file, size_t file_len, int line,
                            const char *func, size_t func_len)
 {
     const char *base = base_name(file, file_len);
-    file_len -= (size_t)(base - file);
-    int n = snprintf(out, size, "%.*s:%d %.*s ", (int)file_len, base, line, (int)func_len, func);
-    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+    size_t n = xlog_escape_text(out, MAX_WHERE, base, file_len - (size_t)(base - file), NULL);
+    n += (size_t)snprintf(out + n, MAX_WHERE - n, ":%d ", line);
+    n += xlog_escape_text(out + n, MAX_WHERE - n, func, func_len, NULL);
+    out[n++] = ' ';
+    return n;
 }
 
 static int sites_grow(void)
@@ -175,14 +190,16 @@ static site_entry *site_lookup(const xlog_impl_site *site)
         return NULL;
     /* The format's length is learnt from the first fast-path record: a site
      * seen first through a dynamic record may not have its format yet. */
-    site_entry entry = {site, FORMAT_LEN_UNKNOWN, NULL, 0};
-    size_t file_len = strlen(site->file), func_len = strlen(site->func);
-    size_t size = file_len + func_len + 16;
-    entry.where = malloc(size);
+    site_entry entry = {site, FORMAT_LEN_UNKNOWN, 0, 0, NULL, 0};
+    entry.file_len = name_length(site->file, strlen(site->file));
+    entry.func_len = name_length(site->func, strlen(site->func));
+    char where[MAX_WHERE];
+    entry.where_len =
+        format_where(where, site->file, entry.file_len, site->line, site->func, entry.func_len);
+    entry.where = malloc(entry.where_len);
     if (!entry.where)
         return NULL;
-    entry.where_len = format_where(entry.where, size, site->file, file_len, site->line,
-                                   site->func, func_len);
+    memcpy(entry.where, where, entry.where_len);
     size_t j = ((uintptr_t)site >> 4) & (be.site_slots - 1);
     while (be.sites[j].site)
         j = (j + 1) & (be.site_slots - 1);
@@ -200,34 +217,7 @@ static void sites_free(void)
     be.site_slots = be.site_count = 0;
 }
 
-/* ---- writing one line ------------------------------------------------------ */
-
-static xlog_file *file_for(xlog_ring *r)
-{
-    if (be.cfg.file_mode != XLOG_FILE_PER_THREAD)
-        return &be.shared;
-    if (!r->file) {
-        xlog_file *f = malloc(sizeof *f);
-        if (!f)
-            return NULL;
-        if (xlog_file_init(f, be.dir, XLOG_FILE_PER_THREAD, r->tid, be.cfg.write_buffer) != 0) {
-            free(f);
-            return NULL;
-        }
-        f->no_follow = !be.cfg.follow_symlinks;
-        r->file = f;
-    }
-    return r->file;
-}
-
-static void release_file(xlog_ring *r)
-{
-    if (r->file) {
-        xlog_file_destroy(r->file);
-        free(r->file);
-        r->file = NULL;
-    }
-}
+/* ---- events ------------------------------------------------------------- */
 
 /* Time of a record in UTC, never older than a time already written. */
 static int64_t line_time(uint64_t tsc)
@@ -239,86 +229,54 @@ static int64_t line_time(uint64_t tsc)
     return utc;
 }
 
-static void write_notice(xlog_ring *r, int64_t utc, const char *text);
-
-/* Starts a batch with a line saying what the file missed since writing last
- * failed; the counts are cleared only once that batch is written. */
-static void report_loss(xlog_ring *r, xlog_file *f, int64_t utc)
+/* The thread's part of an event. */
+static void event_of_ring(xlog_line_event *ev, xlog_ring *r)
 {
-    f->notice_in_buffer = 1;
-    f->notice_lines = f->lost_lines;
-    f->notice_bytes = f->lost_bytes;
-    if (f->cut_mid_line)
-        f->buffer[f->length++] = '\n'; /* end the line a short write cut */
-    char text[200];
-    snprintf(text, sizeof text, "%llu lines (%llu bytes) were lost: writing failed: %s",
-             (unsigned long long)f->notice_lines, (unsigned long long)f->notice_bytes,
-             strerror(f->lost_errno));
-    write_notice(r, utc, text);
-    f->notice_length = f->length;
-}
-
-/* Writes one line: prefix, then the message rendered from fmt and args
- * (escaped, cut at max_message). */
-static void write_line(xlog_ring *r, int64_t utc, int level, const char *where, size_t where_len,
-                       const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
-                       int truncated)
-{
-    xlog_file *f = file_for(r);
-    if (!f)
-        return;
-    int rc = xlog_file_use_time(f, utc);
-    if (rc != 0) {
-        xlog_file_lose_line(f, -rc);
-        return;
-    }
-    if (f->length == 0 && !f->notice_in_buffer && (f->lost_lines || f->lost_bytes))
-        report_loss(r, f, utc);
-    if (where_len > MAX_PREFIX - 64)
-        where_len = MAX_PREFIX - 64;
-    size_t max_message = be.cfg.max_message;
-    size_t mark_len = sizeof XLOG_TRUNCATED_MARK - 1;
-    char *out = xlog_file_room(f, MAX_PREFIX + max_message + mark_len + 1);
-    if (f->length == 0)
-        f->pending_since = xlog_ticks();
-
-    char *p = out;
-    xlog_line_time(&be.time_cache, utc, p);
-    p += XLOG_TIME_TEXT_LEN;
-    *p++ = ' ';
-    size_t tag_len;
-    const char *tag = xlog_level_tag(level, &tag_len);
-    memcpy(p, tag, tag_len);
-    p += tag_len;
-    memcpy(p, where, where_len);
-    p += where_len;
     if (!r->tid_text_len)
         r->tid_text_len = (size_t)snprintf(r->tid_text, sizeof r->tid_text, "%d ", r->tid);
-    memcpy(p, r->tid_text, r->tid_text_len);
-    p += r->tid_text_len;
-
-    size_t full = xlog_fmt_render(fmt, fmt_len, args, nargs, XLOG_FMT_ESCAPE, p, max_message);
-    if (full > max_message || truncated) {
-        size_t keep = full < max_message ? full : max_message;
-        if (keep > max_message - mark_len)
-            keep = max_message - mark_len;
-        memcpy(p + keep, XLOG_TRUNCATED_MARK, mark_len);
-        p += keep + mark_len;
-        xlog_add(&xlog_counts.truncated, 1);
-    } else {
-        p += full;
-    }
-    *p++ = '\n';
-    f->length += (size_t)(p - out);
-    xlog_console_line(level, out, (size_t)(p - out));
-    xlog_add(&xlog_counts.messages, 1);
+    ev->pub.pid = be.pid;
+    ev->pub.tid = r->tid;
+    ev->tid_text = r->tid_text;
+    ev->tid_text_length = r->tid_text_len;
 }
 
 /* A line of xlog's own, e.g. how many messages a thread dropped. */
 static void write_notice(xlog_ring *r, int64_t utc, const char *text)
 {
-    static const char where[] = "xlog:0 xlog ";
-    write_line(r, utc, XLOG_WARN, where, sizeof where - 1, text, strlen(text), NULL, 0, 0);
+    xlog_line_event thread, notice;
+    event_of_ring(&thread, r);
+    xlog_notice_event(&notice, utc, &thread, text, strlen(text));
+    xlog_sinks_write(&notice);
+}
+
+/* Renders the message of fmt and args into be.message, raw, cut at
+ * max_message (between two UTF-8 characters) and marked when it is longer
+ * or a string argument was cut on the caller; returns its length. */
+static size_t render_message(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
+                             int truncated)
+{
+    size_t max_message = be.cfg.max_message;
+    size_t full = xlog_fmt_render(fmt, fmt_len, args, nargs, 0, be.message, max_message);
+    size_t length = full;
+    if (full > max_message || truncated) {
+        size_t shown = full < max_message ? full : max_message;
+        length = xlog_utf8_cut(be.message, shown, max_message - XLOG_TRUNCATED_MARK_LENGTH);
+        memcpy(be.message + length, XLOG_TRUNCATED_MARK, XLOG_TRUNCATED_MARK_LENGTH);
+        length += XLOG_TRUNCATED_MARK_LENGTH;
+        xlog_add(&xlog_counts.truncated, 1);
+    }
+    be.message[length] = '\0';
+    return length;
+}
+
+/* Copies a dynamic record's name into buffer, NUL-terminated, cut as events
+ * cut names; returns its length. */
+static size_t copy_name(char *buffer, const char *name, size_t len)
+{
+    len = name_length(name, len);
+    memcpy(buffer, name, len);
+    buffer[len] = '\0';
+    return len;
 }
 
 /* One line saying how many of the thread's messages were not written since
@@ -360,7 +318,8 @@ static void report_drops(xlog_ring *r, uint64_t now, int force)
     write_notice(r, line_time(now), text);
 }
 
-/* Formats and writes the record at the ring's read position. */
+/* Turns the record at the ring's read position into an event for the
+ * sinks. */
 static void consume(xlog_ring *r, const xlog_record *rec)
 {
     report_drops(r, rec->tsc, 0);
@@ -369,16 +328,18 @@ static void consume(xlog_ring *r, const xlog_record *rec)
         xlog_add(&xlog_counts.refused, 1);
         return;
     }
-    int64_t utc = line_time(rec->tsc);
     const xlog_impl_site *site = rec->site;
     site_entry *entry = site ? site_lookup(site) : NULL;
     const char *body = (const char *)(rec + 1);
     const unsigned char *kinds;
     const char *args, *fmt;
     size_t fmt_len;
-    char where_text[MAX_PREFIX - 64];
-    const char *where = where_text;
-    size_t where_len = 0;
+    xlog_line_event ev;
+    event_of_ring(&ev, r);
+    ev.pub.time_ns = line_time(rec->tsc);
+    ev.pub.level = rec->level;
+    ev.pub.module = "";
+    ev.module_length = 0;
 
     if (rec->type == XLOG_REC_SITE) {
         kinds = site->kinds;
@@ -387,29 +348,52 @@ static void consume(xlog_ring *r, const xlog_record *rec)
         if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
             entry->format_len = line_format_len(fmt, strlen(fmt));
         fmt_len = entry ? entry->format_len : line_format_len(fmt, strlen(fmt));
+        ev.pub.format = fmt;
     } else {
         uint32_t head[4]; /* format length, line, file length, function length */
         memcpy(head, body, sizeof head);
         kinds = (const unsigned char *)body + sizeof head;
         fmt = (const char *)kinds + rec->nargs;
         fmt_len = line_format_len(fmt, head[0]);
+        memcpy(be.format, fmt, head[0]);
+        be.format[head[0]] = '\0';
+        ev.pub.format = be.format;
         const char *file = fmt + head[0];
         const char *func = file + head[2];
         args = func + head[3];
-        if (!site)
-            where_len = format_where(where_text, sizeof where_text, file, head[2], (int)head[1],
-                                     func, head[3]);
+        if (!site) {
+            ev.file_length = copy_name(be.names[0], file, head[2]);
+            ev.function_length = copy_name(be.names[1], func, head[3]);
+            ev.pub.file = be.names[0];
+            ev.pub.function = be.names[1];
+            ev.pub.line = (int)head[1];
+            ev.where = be.where;
+            ev.where_length = format_where(be.where, ev.pub.file, ev.file_length, ev.pub.line,
+                                           ev.pub.function, ev.function_length);
+        }
     }
-    if (entry) {
-        where = entry->where;
-        where_len = entry->where_len;
-    } else if (site) {
-        where_len = format_where(where_text, sizeof where_text, site->file, strlen(site->file),
-                                 site->line, site->func, strlen(site->func));
+    if (site) {
+        ev.pub.file = site->file;
+        ev.pub.function = site->func;
+        ev.pub.line = site->line;
+        if (entry) {
+            ev.file_length = entry->file_len;
+            ev.function_length = entry->func_len;
+            ev.where = entry->where;
+            ev.where_length = entry->where_len;
+        } else { /* after a crash, or without memory: no cache */
+            ev.file_length = name_length(site->file, strlen(site->file));
+            ev.function_length = name_length(site->func, strlen(site->func));
+            ev.where = be.where;
+            ev.where_length = format_where(be.where, site->file, ev.file_length, site->line,
+                                           site->func, ev.function_length);
+        }
     }
     xlog_record_decode_args(args, kinds, rec->nargs, be.args);
-    write_line(r, utc, rec->level, where, where_len, fmt, fmt_len, be.args, rec->nargs,
-               rec->flags & XLOG_REC_TRUNCATED);
+    ev.pub.message_length = render_message(fmt, fmt_len, be.args, rec->nargs,
+                                           rec->flags & XLOG_REC_TRUNCATED);
+    ev.pub.message = be.message;
+    xlog_sinks_write(&ev);
 }
 
 /* ---- reading the rings ----------------------------------------------------- */
@@ -544,22 +528,11 @@ static void tend_rings(uint64_t now)
         if (front(r))
             continue;
         report_drops(r, now, 1);
-        release_file(r);
+        xlog_sinks_thread_ended(r->tid);
         pthread_mutex_lock(&xlog_rings.lock);
         xlog_ring_retire_locked(r);
         pthread_mutex_unlock(&xlog_rings.lock);
         be.rings[i--] = be.rings[--be.ring_count];
-    }
-}
-
-static void write_buffers(uint64_t now, int all)
-{
-    if (be.shared.length && (all || now - be.shared.pending_since >= be.flush_interval_ticks))
-        xlog_file_write_out(&be.shared);
-    for (size_t i = 0; i < be.ring_count; i++) {
-        xlog_file *f = be.rings[i]->file;
-        if (f && f->length && (all || now - f->pending_since >= be.flush_interval_ticks))
-            xlog_file_write_out(f);
     }
 }
 
@@ -596,24 +569,21 @@ static void crash_drain(int sig)
 
     /* The last line goes to the crashing thread's stream. */
     int tid = xlog_load(&be.crash_tid);
-    static xlog_ring stranger; /* a thread that never logged: shared files only */
-    xlog_ring *r = NULL;
-    for (size_t i = 0; i < be.ring_count && !r; i++)
+    xlog_ring stranger = {.tid = tid}; /* a thread that never logged */
+    xlog_ring *r = &stranger;
+    for (size_t i = 0; i < be.ring_count; i++)
         if (be.rings[i]->tid == tid)
             r = be.rings[i];
-    if (!r && be.cfg.file_mode != XLOG_FILE_PER_THREAD) {
-        stranger.tid = tid;
-        r = &stranger;
-    }
-    if (r) {
-        char text[128];
-        snprintf(text, sizeof text,
-                 "caught %s (signal %d): every message logged before it is above this line",
-                 xlog_signal_name(sig), sig);
-        int64_t utc = line_time(xlog_ticks());
-        write_line(r, utc, XLOG_FATAL, "xlog:0 xlog ", 12, text, strlen(text), NULL, 0, 0);
-    }
-    write_buffers(xlog_ticks(), 1);
+    char text[128];
+    snprintf(text, sizeof text,
+             "caught %s (signal %d): every message logged before it is above this line",
+             xlog_signal_name(sig), sig);
+    xlog_line_event thread, last;
+    event_of_ring(&thread, r);
+    xlog_notice_event(&last, line_time(xlog_ticks()), &thread, text, strlen(text));
+    last.pub.level = XLOG_FATAL;
+    xlog_sinks_write(&last);
+    xlog_sinks_flush();
 }
 
 void xlog_backend_crash_flush(int sig)
@@ -646,6 +616,9 @@ void xlog_backend_crash_survived(void)
 static void *backend_main(void *unused)
 {
     (void)unused;
+    /* A log call made by a sink (a custom sink's function) is dropped and
+     * counted: it would feed the back end its own output. */
+    xlog_enter();
     xlog_store(&be.tid, (int)syscall(SYS_gettid));
     int flushing = 0, stopping = 0;
     uint64_t flush_seq = 0, flush_target = 0;
@@ -675,11 +648,11 @@ static void *backend_main(void *unused)
         size_t written = merge(watermark);
         uint64_t now = xlog_ticks();
         tend_rings(now);
-        xlog_sinks_housekeeping();
+        xlog_sinks_tick();
         if (flushing && watermark >= flush_target) {
             for (size_t i = 0; i < be.ring_count; i++)
                 report_drops(be.rings[i], now, 1);
-            write_buffers(now, 1);
+            xlog_sinks_flush();
             resync_clock(now);
             pthread_mutex_lock(&be.lock);
             /* The last flush answers every request: nothing comes after it. */
@@ -691,7 +664,6 @@ static void *backend_main(void *unused)
                 return NULL;
             continue;
         }
-        write_buffers(now, 0);
         if (now >= be.next_resync)
             resync_clock(now);
         if (written == 0) {
@@ -725,46 +697,26 @@ int xlog_backend_start(const xlog_config *cfg)
 {
     be.cfg = *cfg;
     be.dir = strdup(cfg->dir);
-    if (!be.dir)
-        return -ENOMEM;
+    be.message = malloc(cfg->max_message + 1);
+    be.format = malloc(cfg->max_message + 1);
+    int rc = -ENOMEM;
+    if (!be.dir || !be.message || !be.format)
+        goto fail;
     be.cfg.dir = be.dir;
-    int rc = xlog_make_dir(be.dir);
-    if (rc != 0) {
-        xlog_set_error("cfg.dir: cannot create the log directory %s: %s", be.dir, strerror(-rc));
-        goto fail_dir;
-    }
-    rc = xlog_sinks_start(cfg);
+    be.pid = (int)getpid();
+    if (cfg->rotate_local_time || cfg->file_pattern || cfg->console_pattern || cfg->sinks)
+        tzset(); /* local dates and times follow TZ as it is now */
+    rc = xlog_sinks_start(&be.cfg);
     if (rc != 0)
-        goto fail_dir;
+        goto fail;
 
     xlog_clock_start(&be.clock, cfg->wall_clock_ns);
     be.margin_ticks = (uint64_t)(WATERMARK_MARGIN_NS / be.clock.ns_per_tick);
     be.resync_ticks = (uint64_t)(RESYNC_INTERVAL_NS / be.clock.ns_per_tick);
     be.stuck_ticks = (uint64_t)(STUCK_CALL_NS / be.clock.ns_per_tick);
-    be.flush_interval_ticks = (uint64_t)(cfg->flush_interval_ms * 1e6 / be.clock.ns_per_tick);
     be.notice_interval_ticks = (uint64_t)(NOTICE_INTERVAL_NS / be.clock.ns_per_tick);
     be.next_resync = xlog_ticks() + be.resync_ticks;
     be.last_utc = INT64_MIN;
-    xlog_time_cache_init(&be.time_cache);
-
-    rc = xlog_file_init(&be.shared, be.dir, cfg->file_mode, (int)getpid(), cfg->write_buffer);
-    if (rc != 0)
-        goto fail_sinks;
-    be.shared.no_follow = !cfg->follow_symlinks;
-    /* Open the first file now so that a bad directory is reported by
-     * xlog_open; per-thread files are opened by their first line. */
-    if (cfg->file_mode != XLOG_FILE_PER_THREAD) {
-        rc = xlog_file_use_time(&be.shared, xlog_clock_utc(&be.clock, xlog_ticks()));
-        if (rc != 0) {
-            xlog_set_error("cannot open the log file %s: %s",
-                           be.shared.path ? be.shared.path : be.dir, strerror(-rc));
-            goto fail_file;
-        }
-    } else if (access(be.dir, W_OK) != 0) {
-        rc = -errno;
-        xlog_set_error("cfg.dir: cannot write in %s: %s", be.dir, strerror(errno));
-        goto fail_file;
-    }
 
     /* Room for many threads from the start: after a crash the snapshot of
      * the rings cannot grow. */
@@ -773,7 +725,7 @@ int xlog_backend_start(const xlog_config *cfg)
     be.rings = malloc(be.ring_capacity * sizeof *be.rings);
     if (!be.rings) {
         rc = -ENOMEM;
-        goto fail_file;
+        goto fail_sinks;
     }
     be.rings_generation = xlog_load(&xlog_rings.generation) - 1; /* take a first snapshot */
     be.flush_requested = be.flush_done = 0;
@@ -799,13 +751,13 @@ int xlog_backend_start(const xlog_config *cfg)
     pthread_mutex_unlock(&xlog_rings.lock);
     free(be.rings);
     be.rings = NULL;
-fail_file:
-    xlog_file_destroy(&be.shared);
 fail_sinks:
     xlog_sinks_stop();
-fail_dir:
+fail:
     free(be.dir);
-    be.dir = NULL;
+    free(be.message);
+    free(be.format);
+    be.dir = be.message = be.format = NULL;
     return rc;
 }
 
@@ -835,17 +787,18 @@ void xlog_backend_unlock(void)
     pthread_mutex_unlock(&be.lock);
 }
 
-/* Frees what one run of the back end built: the shared file (written out
- * first if its buffer holds anything), the site cache, the ring snapshot. */
+/* Frees what one run of the back end built: the site cache, the ring
+ * snapshot, the buffers. */
 static void forget_run(void)
 {
-    xlog_file_destroy(&be.shared);
     sites_free();
     free(be.rings);
     be.rings = NULL;
     be.ring_count = be.ring_capacity = 0;
     free(be.dir);
-    be.dir = NULL;
+    free(be.message);
+    free(be.format);
+    be.dir = be.message = be.format = NULL;
 }
 
 /* The child of fork() has no back end thread.  What the parent's had in its
@@ -854,24 +807,16 @@ static void forget_run(void)
 void xlog_backend_after_fork(void)
 {
     /* The parent's back end may have been in the middle of changing its
-     * files and its site table when the fork happened (it does that without
+     * sinks and its site table when the fork happened (it does that without
      * the locks the fork takes), so the child frees none of them: it only
      * closes its copies of the descriptors, and leaves the memory. */
-    for (xlog_ring *r = xlog_rings.rings; r; r = r->next) {
-        if (r->file && r->file->fd >= 0)
-            close(r->file->fd);
-        r->file = NULL;
-    }
-    if (be.shared.fd >= 0)
-        close(be.shared.fd);
-    memset(&be.shared, 0, sizeof be.shared);
-    be.shared.fd = -1;
+    xlog_sinks_after_fork();
     be.sites = NULL;
     be.site_slots = be.site_count = 0;
     free(be.rings); /* changed only under the registry lock, which the fork held */
     be.rings = NULL;
     be.ring_count = be.ring_capacity = 0;
-    be.dir = NULL;
+    be.dir = be.message = be.format = NULL;
     init_conditions();
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;
@@ -887,8 +832,6 @@ void xlog_backend_stop(void)
 
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_rings.backend_running = 0;
-    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
-        release_file(r);
     pthread_mutex_unlock(&xlog_rings.lock);
 
     xlog_sinks_stop();

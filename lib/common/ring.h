@@ -49,8 +49,6 @@
 /* The shortest lap, and about what a new ring has in memory. */
 #define XLOG_RING_MIN_LAP (16u * 1024)
 
-struct xlog_file;
-
 /* Why a thread's messages were dropped (counted per reason, reported in the
  * log with the reason). */
 enum {
@@ -94,7 +92,6 @@ typedef struct xlog_ring {
     uint64_t idle_head;                      /* head when the ring was last seen idle ... */
     uint64_t idle_since;                     /* ... and since when (ticks) */
     int idle_stage;                          /* rings.c, "Idle rings" */
-    struct xlog_file *file;                  /* this thread's file (per-thread mode) */
     char tid_text[24];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
 

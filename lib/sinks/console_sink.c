@@ -325,7 +325,7 @@ static void console_after_fork(xlog_sink *s)
     con.on = 0;
 }
 
-const xlog_sink_ops xlog_console_sink = {
+const xlog_sink_ops xlog_console_sink_ops = {
     .name = "console",
     .start = console_start,
     .write = console_write,

@@ -88,7 +88,7 @@ static void custom_after_fork(xlog_sink *s)
     s->state = NULL;
 }
 
-const xlog_sink_ops xlog_custom_sink = {
+const xlog_sink_ops xlog_custom_sink_ops = {
     .name = "custom",
     .start = custom_start,
     .write = custom_write,

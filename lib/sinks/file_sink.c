@@ -368,7 +368,7 @@ static void file_after_fork(xlog_sink *s)
     s->state = NULL;
 }
 
-const xlog_sink_ops xlog_file_sink = {
+const xlog_sink_ops xlog_file_sink_ops = {
     .name = "files",
     .start = file_start,
     .write = file_write,

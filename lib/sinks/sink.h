@@ -57,10 +57,10 @@ struct xlog_sink {
 };
 
 /* The kinds of sink (each in its own file). */
-extern const xlog_sink_ops xlog_file_sink;
-extern const xlog_sink_ops xlog_console_sink;
-extern const xlog_sink_ops xlog_syslog_sink;
-extern const xlog_sink_ops xlog_custom_sink;
+extern const xlog_sink_ops xlog_file_sink_ops;
+extern const xlog_sink_ops xlog_console_sink_ops;
+extern const xlog_sink_ops xlog_syslog_sink_ops;
+extern const xlog_sink_ops xlog_custom_sink_ops;
 
 /* ---- the open configuration's sinks, as one (sinks.c) ------------------ */
 

@@ -7,6 +7,7 @@
  * of sink is one file (its xlog_sink_ops) and one line there.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,7 @@ typedef struct sink_kind {
 } sink_kind;
 
 static const sink_kind extra_kinds[] = {
-    {XLOG_SINK_CUSTOM, &xlog_custom_sink, XLOG_DEFAULT_LINE},
+    {XLOG_SINK_CUSTOM, &xlog_custom_sink_ops, XLOG_DEFAULT_LINE},
 };
 
 /* More sinks than anyone needs; a longer list is refused at xlog_open. */
@@ -79,10 +80,10 @@ static int add_extra(const xlog_sink_config *own, size_t index, const xlog_confi
 int xlog_sinks_start(const xlog_config *cfg)
 {
     sinks.count = 0;
-    int rc = add(&xlog_file_sink, cfg->file_level, cfg->file_layout, cfg->file_pattern,
+    int rc = add(&xlog_file_sink_ops, cfg->file_level, cfg->file_layout, cfg->file_pattern,
                  XLOG_DEFAULT_LINE, "cfg.file_pattern", cfg, NULL);
     if (rc == 0 && cfg->console)
-        rc = add(&xlog_console_sink, cfg->console_level, cfg->console_layout,
+        rc = add(&xlog_console_sink_ops, cfg->console_level, cfg->console_layout,
                  cfg->console_pattern, XLOG_DEFAULT_LINE, "cfg.console_pattern", cfg, NULL);
     for (size_t i = 0; rc == 0 && cfg->sinks && cfg->sinks[i]; i++) {
         if (sinks.count == MAX_SINKS) {
