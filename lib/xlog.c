@@ -50,6 +50,17 @@ void xlog_set_error(const char *format, ...)
     va_end(ap);
 }
 
+void xlog_prefix_error(const char *prefix)
+{
+    size_t n = strlen(prefix), old = strlen(last_error);
+    if (n + 2 + old >= sizeof last_error)
+        old = sizeof last_error - 1 - n - 2;
+    memmove(last_error + n + 2, last_error, old);
+    memcpy(last_error, prefix, n);
+    memcpy(last_error + n, ": ", 2);
+    last_error[n + 2 + old] = '\0';
+}
+
 XLOG_API const char *xlog_last_error(void)
 {
     return last_error;

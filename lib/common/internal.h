@@ -114,6 +114,8 @@ void xlog_leave(void);
 /* Says why xlog_open is failing, for xlog_last_error() (xlog.c); only
  * during xlog_open, on its thread. */
 void xlog_set_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* Puts "prefix: " before the error set last (naming the sink it is about). */
+void xlog_prefix_error(const char *prefix);
 
 /* Counters kept by the back end (atomics). */
 typedef struct xlog_backend_counters {

@@ -33,7 +33,7 @@ static int custom_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_co
 {
     const xlog_custom_sink *user = (const xlog_custom_sink *)own;
     if (!user->write) {
-        xlog_set_error("custom sink: its write function is NULL");
+        xlog_set_error("its write function is NULL");
         return -EINVAL;
     }
     custom_state *state = calloc(1, sizeof *state);
@@ -47,7 +47,7 @@ static int custom_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_co
     state->user = *user;
     int rc = user->open ? user->open(user->context) : 0;
     if (rc != 0) {
-        xlog_set_error("custom sink: its open function failed: %s", strerror(rc < 0 ? -rc : rc));
+        xlog_set_error("its open function failed: %s", strerror(rc < 0 ? -rc : rc));
         free(state->line);
         free(state);
         return rc < 0 ? rc : -rc;

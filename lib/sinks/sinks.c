@@ -32,6 +32,8 @@ static struct {
     size_t count;
 } sinks;
 
+/* Makes and starts one sink; what names it in error messages, and also
+ * prefixes the sink's own messages for an extra sink (own != NULL). */
 static int add(const xlog_sink_ops *ops, int level, xlog_layout_kind layout, const char *pattern,
                const char *default_pattern, const char *what, const xlog_config *cfg,
                const xlog_sink_config *own)
@@ -55,6 +57,8 @@ static int add(const xlog_sink_ops *ops, int level, xlog_layout_kind layout, con
         return rc;
     rc = ops->start(s, cfg, own);
     if (rc != 0) {
+        if (own)
+            xlog_prefix_error(what);
         xlog_layout_destroy(s->layout);
         return rc;
     }

@@ -1,0 +1,227 @@
+/*
+ * test_sinks.c - sinks of the program's own (xlog_custom_sink) and the
+ * rules every sink follows: its level, its layout, the order of its calls,
+ * and what happens when it misbehaves (logs from inside, fails to open).
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+typedef struct recorder {
+    int opened, flushed, closed;
+    int writes;
+    int levels[64];
+    char lines[64][512];
+    char messages[64][256];
+    int lines_ok; /* every line ends in '\n' and has no other */
+} recorder;
+
+static int record_open(void *context)
+{
+    ((recorder *)context)->opened++;
+    return 0;
+}
+
+static void record_write(void *context, const xlog_event *event, const char *bytes, size_t len)
+{
+    recorder *r = context;
+    if (r->writes < 64) {
+        r->levels[r->writes] = event->level;
+        snprintf(r->lines[r->writes], sizeof r->lines[0], "%.*s", (int)len, bytes);
+        snprintf(r->messages[r->writes], sizeof r->messages[0], "%s", event->message);
+        r->lines_ok &= len > 0 && bytes[len - 1] == '\n' && memchr(bytes, '\n', len - 1) == NULL;
+    }
+    r->writes++;
+}
+
+static void record_flush(void *context)
+{
+    ((recorder *)context)->flushed++;
+}
+
+static void record_close(void *context)
+{
+    ((recorder *)context)->closed++;
+}
+
+static xlog_custom_sink recording_sink(recorder *r)
+{
+    memset(r, 0, sizeof *r);
+    r->lines_ok = 1;
+    xlog_custom_sink sink = xlog_custom_sink_defaults();
+    sink.context = r;
+    sink.open = record_open;
+    sink.write = record_write;
+    sink.flush = record_flush;
+    sink.close = record_close;
+    return sink;
+}
+
+static char *open_with_sinks(const char *tag, const xlog_sink_config *const *sinks)
+{
+    char *dir = test_make_dir(tag);
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.sinks = sinks;
+    int rc = xlog_open(&cfg);
+    if (rc != 0)
+        fail_msg("xlog_open: %s", xlog_last_error());
+    return dir;
+}
+
+/* The custom sink gets the same lines as the file, at or above its level,
+ * with the event's fields, between one open and one close. */
+static void custom_sink_gets_events_and_lines_at_its_level(void **state)
+{
+    (void)state;
+    recorder r;
+    xlog_custom_sink sink = recording_sink(&r);
+    sink.sink.level = XLOG_WARN;
+    const xlog_sink_config *sinks[] = {&sink.sink, NULL};
+    char *dir = open_with_sinks("custom", sinks);
+    assert_int_equal(r.opened, 1);
+    xlog_info("info %d", 1);
+    xlog_warn("warn %s", "two");
+    xlog_error("error %d\nwith a newline", 3);
+    assert_int_equal(xlog_flush(), 0);
+    assert_true(r.flushed >= 1);
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(r.closed, 1);
+    assert_int_equal(r.writes, 2);
+    assert_int_equal(r.levels[0], XLOG_WARN);
+    assert_int_equal(r.levels[1], XLOG_ERROR);
+    assert_string_equal(r.messages[0], "warn two");
+    assert_string_equal(r.messages[1], "error 3\nwith a newline"); /* raw in the event */
+    assert_true(r.lines_ok);                                      /* escaped in the line */
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 3);
+    /* The sink's bytes are the file's lines (same default layout). */
+    assert_non_null(strstr(text, r.lines[0]));
+    assert_non_null(strstr(text, r.lines[1]));
+    assert_non_null(strstr(r.lines[1], "error 3\\nwith a newline\n"));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static int custom_sink_logs_from_inside;
+
+static void logging_write(void *context, const xlog_event *event, const char *bytes, size_t len)
+{
+    (void)event;
+    (void)bytes;
+    (void)len;
+    ++*(int *)context;
+    xlog_info("from inside a sink %d", custom_sink_logs_from_inside++);
+}
+
+/* A sink that logs does not feed the back end its own output: the call is
+ * dropped and counted. */
+static void a_sink_that_logs_is_dropped_and_counted(void **state)
+{
+    (void)state;
+    int writes = 0;
+    xlog_custom_sink sink = xlog_custom_sink_defaults();
+    sink.context = &writes;
+    sink.write = logging_write;
+    const xlog_sink_config *sinks[] = {&sink.sink, NULL};
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = open_with_sinks("selflog", sinks);
+    for (int i = 0; i < 10; i++)
+        xlog_info("message %d", i);
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    assert_int_equal(writes, 10);
+    assert_int_equal(after.dropped_nested - before.dropped_nested, 10);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 10);
+    assert_null(strstr(text, "from inside a sink"));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+static int refuse_open(void *context)
+{
+    (void)context;
+    return -EACCES;
+}
+
+static void a_sink_that_cannot_open_fails_xlog_open(void **state)
+{
+    (void)state;
+    recorder r;
+    xlog_custom_sink good = recording_sink(&r);
+    xlog_custom_sink bad = xlog_custom_sink_defaults();
+    bad.open = refuse_open;
+    bad.write = record_write;
+    const xlog_sink_config *sinks[] = {&good.sink, &bad.sink, NULL};
+    char *dir = test_make_dir("badsink");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), -EACCES);
+    assert_non_null(strstr(xlog_last_error(), "cfg.sinks[1] (custom)"));
+    /* The sink opened before it was closed again. */
+    assert_int_equal(r.opened, 1);
+    assert_int_equal(r.closed, 1);
+    xlog_custom_sink no_write = xlog_custom_sink_defaults();
+    const xlog_sink_config *bad_list[] = {&no_write.sink, NULL};
+    cfg.sinks = bad_list;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "write function is NULL"));
+    xlog_sink_config unknown = {.kind = 99, .level = XLOG_TRACE};
+    const xlog_sink_config *unknown_list[] = {&unknown, NULL};
+    cfg.sinks = unknown_list;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "kind 99 is not a kind of sink"));
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* The file's own level: the files can keep less than another sink. */
+static void each_output_has_its_own_level(void **state)
+{
+    (void)state;
+    recorder r;
+    xlog_custom_sink sink = recording_sink(&r);
+    const xlog_sink_config *sinks[] = {&sink.sink, NULL};
+    char *dir = test_make_dir("levels");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.level = XLOG_DEBUG;
+    cfg.file_level = XLOG_ERROR;
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_debug("debug");
+    xlog_info("info");
+    xlog_error("error");
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(r.writes, 3);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 1);
+    assert_non_null(strstr(text, "[ERROR]"));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(custom_sink_gets_events_and_lines_at_its_level),
+        cmocka_unit_test(a_sink_that_logs_is_dropped_and_counted),
+        cmocka_unit_test(a_sink_that_cannot_open_fails_xlog_open),
+        cmocka_unit_test(each_output_has_its_own_level),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
