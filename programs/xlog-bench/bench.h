@@ -29,6 +29,8 @@ typedef struct bench_options {
     const char *chart_path;
     const char *strategies;       /* comma-separated names, NULL for the default suite */
     const char *dir;              /* where the strategies write their files */
+    const char *child;            /* re-executed for a row: what to run (fresh_process.h) */
+    int result_fd;                /* ... and where to write the row */
 } bench_options;
 
 /* Which section of the table a row belongs to. */

@@ -49,6 +49,8 @@ enum {
     OPT_GAP,
     OPT_THROUGHPUT,
     OPT_BURST,
+    OPT_CHILD,
+    OPT_RESULT_FD,
     OPT_STALL,
     OPT_JSON,
     OPT_CHART,
@@ -68,6 +70,9 @@ static const struct option long_options[] = {
     {"gap-us", required_argument, NULL, OPT_GAP},
     {"throughput-messages", required_argument, NULL, OPT_THROUGHPUT},
     {"burst-messages", required_argument, NULL, OPT_BURST},
+    /* Not in the usage: how a row's fresh process is started (fresh_process.h). */
+    {"child", required_argument, NULL, OPT_CHILD},
+    {"result-fd", required_argument, NULL, OPT_RESULT_FD},
     {"stall-seconds", required_argument, NULL, OPT_STALL},
     {"json", no_argument, NULL, OPT_JSON},
     {"chart", required_argument, NULL, OPT_CHART},
@@ -98,6 +103,7 @@ options_outcome parse_options(int argc, char **argv, bench_options *options)
 {
     /* 0 means "not given": the defaults depend on --quick. */
     uint64_t threads = 0, messages = 0, batch = 0, gap = UINT64_MAX, throughput = 0, burst = 0;
+    uint64_t result_fd = 0;
     double stall = 0;
     *options = (bench_options){.progress = 1};
     int option;
@@ -116,6 +122,10 @@ options_outcome parse_options(int argc, char **argv, bench_options *options)
             break;
         case OPT_BURST:
             bad = parse_count(optarg, "--burst-messages", 1, 1000000000, &burst);
+            break;
+        case OPT_CHILD: options->child = optarg; break;
+        case OPT_RESULT_FD:
+            bad = parse_count(optarg, "--result-fd", 0, INT32_MAX, &result_fd);
             break;
         case OPT_STALL: {
             char *end;
@@ -148,6 +158,7 @@ options_outcome parse_options(int argc, char **argv, bench_options *options)
     options->gap_us = gap != UINT64_MAX ? (unsigned)gap : 1000;
     options->throughput_messages = throughput ? throughput : 4000000;
     options->burst_messages = burst ? burst : 10000000;
+    options->result_fd = (int)result_fd;
     options->stall_seconds = stall > 0 ? stall : options->quick ? 2.0 : 5.0;
     if (options->strategies != NULL && suite_check_names(options->strategies) != 0)
         return OPTIONS_ERROR;

@@ -119,7 +119,7 @@ static void format_workers(char *cell, const bench_row *row)
     snprintf(cell, CELL_SIZE, "%d%s", row->workers, row->workers_are_processes ? " proc" : "");
 }
 
-/* ---- the three tables ---------------------------------------------------- */
+/* ---- the tables ---------------------------------------------------------- */
 
 typedef char (*row_cells)[CELL_SIZE];
 
@@ -319,6 +319,8 @@ static const char *const comparison_headers[] = {
  * figure is, every figure from this same run. */
 static void print_comparison(FILE *out, const bench_row *rows, int count)
 {
+    if (count <= 0)
+        return;
     text_table table = {.columns = 6, .headers = comparison_headers, .alignment = "llrrrr"};
     table.cells = calloc((size_t)count, sizeof *table.cells);
     if (table.cells == NULL)
@@ -408,22 +410,23 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
     }
 }
 
+static const table_layout *const layouts[] = {
+    &latency_table, &throughput_table, &terminal_table,
+};
+
 void report_table(FILE *out, const bench_options *options, const bench_row *rows, int count)
 {
     print_header(out, options);
-    print_rows(out, &latency_table, rows, count);
-    int throughput_rows = 0, terminal_rows = 0;
-    for (int i = 0; i < count; i++) {
-        throughput_rows += rows[i].kind == ROW_THROUGHPUT;
-        terminal_rows += rows[i].kind == ROW_TERMINAL;
-    }
-    if (throughput_rows > 0) {
-        fputc('\n', out);
-        print_rows(out, &throughput_table, rows, count);
-    }
-    if (terminal_rows > 0) {
-        fputc('\n', out);
-        print_rows(out, &terminal_table, rows, count);
+    int tables = 0;
+    for (size_t t = 0; t < sizeof layouts / sizeof layouts[0]; t++) {
+        int shown = 0;
+        for (int i = 0; i < count; i++)
+            shown += (layouts[t]->kinds & (1u << rows[i].kind)) != 0;
+        if (shown == 0)
+            continue;
+        if (tables++ > 0)
+            fputc('\n', out);
+        print_rows(out, layouts[t], rows, count);
     }
     print_comparison(out, rows, count);
     print_xlog_facts(out, rows, count, options->stall_seconds);

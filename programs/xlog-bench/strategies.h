@@ -26,10 +26,8 @@ extern const phased_strategy xlog_per_thread_strategy;
 void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row);
 void run_xlog_burst(const bench_options *options, const char *dir, bench_row *row);
 
-/* The burst runs in a re-executed xlog-bench: argv[1] is this option, then
- * the directory, the number of messages and the descriptor for the result. */
-#define BURST_CHILD_OPTION "--burst-child"
-int xlog_burst_child(const char *dir, uint64_t messages, int result_fd);
+/* The burst's fresh process (fresh_process.h). */
+void xlog_burst_process(const bench_options *options, const char *dir, bench_row *row);
 
 /* xlog_open(config), remembering xlog's counters so that bench_xlog_close()
  * can put the blocked and dropped calls, and the console lines dropped, of
