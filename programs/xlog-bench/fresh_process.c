@@ -24,6 +24,9 @@ typedef struct fresh_process_child {
 
 static const fresh_process_child children[] = {
     {"burst", ROW_THROUGHPUT, xlog_burst_process},
+    {"live-threads", ROW_THREADS, xlog_live_threads_process},
+    {"live-threads-off", ROW_THREADS, xlog_live_threads_off_process},
+    {"short-threads", ROW_THREADS, xlog_short_threads_process},
 };
 
 #define CHILD_COUNT (sizeof children / sizeof children[0])
@@ -53,12 +56,17 @@ void run_in_fresh_process(const char *child, const bench_options *options, const
         return;
     }
     /* Every figure any child reads, so that a child sees the run's options. */
-    char fd_text[16], burst[32];
+    char fd_text[16], burst[32], live[16], short_threads[16], lines[16], pairs[16];
     snprintf(fd_text, sizeof fd_text, "%d", result_pipe[1]);
     snprintf(burst, sizeof burst, "%" PRIu64, options->burst_messages);
+    snprintf(live, sizeof live, "%d", options->live_threads);
+    snprintf(short_threads, sizeof short_threads, "%d", options->short_threads);
+    snprintf(lines, sizeof lines, "%d", options->thread_lines);
+    snprintf(pairs, sizeof pairs, "%d", options->thread_pairs);
     char *const argv[] = {
         "xlog-bench", "--child", (char *)child, "--result-fd", fd_text, "--dir", (char *)dir,
-        "--burst-messages", burst, "--no-progress", NULL,
+        "--burst-messages", burst, "--live-threads", live, "--short-threads", short_threads,
+        "--thread-lines", lines, "--thread-pairs", pairs, "--no-progress", NULL,
     };
     fflush(NULL);
     pid_t pid = fork();

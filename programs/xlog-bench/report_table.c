@@ -1,6 +1,7 @@
 /*
  * report_table.c - the human-readable report: what machine and settings, the
- * main table (one row per strategy), the back-end/memory and terminal tables,
+ * main table (one row per strategy), the back-end/memory, threads and terminal
+ * tables,
  * then xlog against each strategy as ratios of this run's figures, and what
  * xlog's own rows show.
  *
@@ -237,6 +238,40 @@ static const table_layout terminal_table = {
     .kinds = 1u << ROW_TERMINAL, .fill = fill_terminal_cells, .note_column = 1,
 };
 
+static void format_ms(char *cell, double seconds)
+{
+    format_fixed(cell, seconds < 0 ? -1 : seconds * 1e3, 1);
+}
+
+static void fill_threads_cells(row_cells cell, const bench_row *row)
+{
+    format_count(cell[1], row->workers);
+    format_count(cell[2], (int64_t)row->messages_sent);
+    format_count(cell[3], row->rss_before_kib);
+    format_count(cell[4], row->rss_growth_kib);
+    format_count(cell[5], row->rss_growth_off_kib);
+    format_ns(cell[6], row->first_call_p50_ns);
+    format_ns(cell[7], row->first_call_ns);
+    format_ms(cell[8], row->wall_seconds);
+    format_ms(cell[9], row->wall_seconds_off);
+    format_fixed(cell[10], row->wall_seconds_off > 0 ? row->wall_seconds / row->wall_seconds_off
+                                                     : -1,
+                 2);
+    format_count(cell[11], row->peak_rss_kib);
+    format_lines_ok(cell[12], row);
+}
+
+static const char *const threads_headers[] = {
+    "strategy", "threads", "lines", "RSS before KiB", "RSS growth KiB",
+    "growth, logging off KiB", "first call p50 ns", "first call max ns", "ms, logging on",
+    "ms, logging off", "on / off", "peak RSS KiB", "lines ok",
+};
+
+static const table_layout threads_table = {
+    .columns = 13, .headers = threads_headers, .alignment = "lrrrrrrrrrrrl",
+    .kinds = 1u << ROW_THREADS, .fill = fill_threads_cells, .note_column = 1,
+};
+
 /* ---- header and summary -------------------------------------------------- */
 
 static void cpu_model(char *model, size_t capacity)
@@ -356,9 +391,12 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
     const bench_row *per_thread = find_row(rows, count, "xlog-per-thread");
     const bench_row *backend = find_row(rows, count, "xlog-throughput");
     const bench_row *burst = find_row(rows, count, "xlog-burst");
+    const bench_row *live = find_row(rows, count, "xlog-live-threads");
+    const bench_row *short_lived = find_row(rows, count, "xlog-short-threads");
     const bench_row *tty_direct = find_row(rows, count, "tty-direct");
     const bench_row *tty_xlog = find_row(rows, count, "tty-xlog");
-    if (xlog == NULL && backend == NULL && burst == NULL && tty_xlog == NULL)
+    if (xlog == NULL && backend == NULL && burst == NULL && live == NULL &&
+        short_lived == NULL && tty_xlog == NULL)
         return;
     fprintf(out, "\nxlog in this run:\n");
     if (xlog != NULL && xlog->timer_pair_p50_ns > 0)
@@ -397,6 +435,33 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
                      "and write buffer: the caller waits for room instead of queueing more\n",
                 lines, growth, bound);
     }
+    if (live != NULL) {
+        char threads[CELL_SIZE], growth[CELL_SIZE], growth_off[CELL_SIZE], p50[CELL_SIZE],
+            max[CELL_SIZE];
+        format_count(threads, live->workers);
+        format_count(growth, live->rss_growth_kib);
+        format_count(growth_off, live->rss_growth_off_kib);
+        format_ns(p50, live->first_call_p50_ns);
+        format_ns(max, live->first_call_ns);
+        fprintf(out, "- %s threads that had logged %d lines each, all still alive, grew the "
+                     "process by %s KiB (%s KiB with logging off); a thread's first call, which "
+                     "gets it a ring, took %s ns (median), %s ns at most\n",
+                threads, live->thread_lines, growth, growth_off, p50, max);
+    }
+    if (short_lived != NULL && short_lived->wall_seconds_off > 0) {
+        char threads[CELL_SIZE], growth[CELL_SIZE], growth_off[CELL_SIZE];
+        format_count(threads, short_lived->workers);
+        format_count(growth, short_lived->rss_growth_kib);
+        format_count(growth_off, short_lived->rss_growth_off_kib);
+        fprintf(out, "- %s short-lived threads logging %d lines each, created and joined one at "
+                     "a time, took %.1f ms against %.1f ms with logging off (%.2fx; medians of "
+                     "%d runs each); the process's peak RSS grew %s KiB (%s KiB with logging "
+                     "off)\n",
+                threads, short_lived->thread_lines, short_lived->wall_seconds * 1e3,
+                short_lived->wall_seconds_off * 1e3,
+                short_lived->wall_seconds / short_lived->wall_seconds_off, short_lived->pairs,
+                growth, growth_off);
+    }
     if (tty_xlog != NULL) {
         char worst[CELL_SIZE];
         format_ns(worst, tty_xlog->stall_worst_ns);
@@ -411,7 +476,7 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
 }
 
 static const table_layout *const layouts[] = {
-    &latency_table, &throughput_table, &terminal_table,
+    &latency_table, &throughput_table, &threads_table, &terminal_table,
 };
 
 void report_table(FILE *out, const bench_options *options, const bench_row *rows, int count)

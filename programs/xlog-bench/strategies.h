@@ -34,6 +34,19 @@ void xlog_burst_process(const bench_options *options, const char *dir, bench_row
  * this run into a row. */
 int bench_xlog_open(const xlog_config *config);
 void bench_xlog_close(bench_row *row);
+/* bench_xlog_open with the defaults but for dir and mode, the environment
+ * ignored. */
+int bench_xlog_open_dir(const char *dir, xlog_file_mode mode);
+
+/* strategy_threads.c */
+void run_xlog_live_threads(const bench_options *options, const char *dir, bench_row *row);
+void run_xlog_short_threads(const bench_options *options, const char *dir, bench_row *row);
+/* Their fresh processes (fresh_process.h); the live threads' twice, with
+ * logging on and off. */
+void xlog_live_threads_process(const bench_options *options, const char *dir, bench_row *row);
+void xlog_live_threads_off_process(const bench_options *options, const char *dir,
+                                   bench_row *row);
+void xlog_short_threads_process(const bench_options *options, const char *dir, bench_row *row);
 
 /* strategy_terminal.c */
 uint64_t terminal_calls(const bench_options *options); /* calls a terminal row makes */

@@ -36,7 +36,7 @@ int bench_xlog_open(const xlog_config *config)
     return rc;
 }
 
-static int open_xlog(const char *dir, xlog_file_mode mode)
+int bench_xlog_open_dir(const char *dir, xlog_file_mode mode)
 {
     xlog_config config = xlog_defaults();
     config.dir = dir;
@@ -63,13 +63,13 @@ void bench_xlog_close(bench_row *row)
 static int xlog_shared_setup(const char *dir, void **shared)
 {
     (void)shared;
-    return open_xlog(dir, XLOG_FILE_SHARED);
+    return bench_xlog_open_dir(dir, XLOG_FILE_SHARED);
 }
 
 static int xlog_per_thread_setup(const char *dir, void **shared)
 {
     (void)shared;
-    return open_xlog(dir, XLOG_FILE_PER_THREAD);
+    return bench_xlog_open_dir(dir, XLOG_FILE_PER_THREAD);
 }
 
 /* XLOG(XLOG_INFO, ...) is what xlog_info(...) stands for. */
@@ -142,7 +142,7 @@ static void *log_back_to_back(void *arg)
  * a negative errno. */
 static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *row)
 {
-    int rc = open_xlog(dir, XLOG_FILE_SHARED);
+    int rc = bench_xlog_open_dir(dir, XLOG_FILE_SHARED);
     if (rc != 0)
         return rc;
     back_to_back job = {.messages = messages};
