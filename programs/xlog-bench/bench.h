@@ -89,6 +89,7 @@ typedef struct bench_row {
     int pairs;               /* short-threads row: runs with logging off, then on */
     double wall_seconds;     /* short-threads row: median run with logging on; < 0: none */
     double wall_seconds_off; /* ... with logging off */
+    double wall_ratio;       /* ... median over the pairs of on / off */
 
     int64_t xlog_blocked;    /* xlog rows: calls that waited for room; < 0: none */
     int64_t xlog_dropped;

@@ -34,6 +34,7 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
     row->first_call_p50_ns = -1;
     row->wall_seconds = -1;
     row->wall_seconds_off = -1;
+    row->wall_ratio = -1;
     row->xlog_blocked = -1;
     row->xlog_dropped = -1;
     row->console_dropped = -1;

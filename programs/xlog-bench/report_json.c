@@ -129,8 +129,7 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "pairs", row->pairs > 0 ? row->pairs : -1);
     field_number(out, "wall_seconds", row->wall_seconds);
     field_number(out, "wall_seconds_off", row->wall_seconds_off);
-    field_number(out, "wall_ratio", row->wall_seconds_off > 0
-                                        ? row->wall_seconds / row->wall_seconds_off : -1);
+    field_number(out, "wall_ratio", row->wall_ratio);
     field_integer(out, "xlog_blocked", row->xlog_blocked);
     field_integer(out, "xlog_dropped", row->xlog_dropped);
     field_integer(out, "console_dropped", row->console_dropped);

@@ -17,8 +17,10 @@
  *   xlog-short-threads  --short-threads threads (2,000) created and joined
  *       one after the other, each logging --thread-lines lines and ending:
  *       the wall time of the whole run with logging off, then on, repeated
- *       --thread-pairs times (5) in one process; the median of each, and
- *       the process's peak RSS.  One at a time, so that the time is the sum
+ *       --thread-pairs times (5) in one process; the median of each, the
+ *       median of the pairs' ratios (a pair's two runs are a fraction of a
+ *       second apart, so other load on the machine moves both), and the
+ *       process's peak RSS.  One at a time, so that the time is the sum
  *       of the threads' lives and the ratio is the overhead per thread, not
  *       how well the second core hides it.  Logging off is xlog open at level
  *       XLOG_OFF: the same program, whose calls do nothing, with the same
@@ -144,6 +146,12 @@ void run_xlog_live_threads(const bench_options *options, const char *dir, bench_
 
 /* ---- short-lived threads --------------------------------------------------- */
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* Creates and joins count threads one after the other, the first call of
  * thread i timed into first_calls[i]; returns the ticks the run took, or 0
  * with *error set when a thread could not be created. */
@@ -208,6 +216,10 @@ void xlog_short_threads_process(const bench_options *options, const char *dir, b
         free(first_calls);
         return;
     }
+    double ratios[pairs];
+    for (int p = 0; p < pairs; p++)
+        ratios[p] = (double)on[p] / (double)off[p];
+    qsort(ratios, (size_t)pairs, sizeof ratios[0], compare_doubles);
     latency_stats wall_on, wall_off, first;
     latency_stats_compute(on, (size_t)pairs, &wall_on);
     latency_stats_compute(off, (size_t)pairs, &wall_off);
@@ -218,6 +230,7 @@ void xlog_short_threads_process(const bench_options *options, const char *dir, b
     row->messages_sent = first_call_count * lines;
     row->wall_seconds = wall_on.p50_ns * 1e-9;
     row->wall_seconds_off = wall_off.p50_ns * 1e-9;
+    row->wall_ratio = ratios[(pairs - 1) / 2];
     row->rss_growth_kib = row->peak_rss_kib - row->rss_before_kib;
     row->rss_growth_off_kib = peak_off - row->rss_before_kib;
     row->first_call_p50_ns = first.p50_ns;
