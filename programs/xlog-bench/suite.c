@@ -65,7 +65,7 @@ void suite_print_list(FILE *out)
 {
     fprintf(out, "Strategies (NAME:string runs a phased one with the string message):\n");
     for (size_t i = 0; i < ENTRY_COUNT; i++)
-        fprintf(out, "  %-16s %s (%s)\n", entries[i].name, entries[i].label, entries[i].source);
+        fprintf(out, "  %-18s %s (%s)\n", entries[i].name, entries[i].label, entries[i].source);
     fprintf(out, "Default suite: %s\n", default_suite);
 }
 
