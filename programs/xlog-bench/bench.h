@@ -21,6 +21,10 @@ typedef struct bench_options {
     unsigned gap_us;              /* pause between two bursts */
     uint64_t throughput_messages; /* the xlog back-end throughput row */
     uint64_t burst_messages;      /* the xlog burst (peak RSS) row */
+    int live_threads;             /* threads of the live-threads row */
+    int short_threads;            /* threads of each run of the short-threads row */
+    int thread_lines;             /* lines each thread of those two rows logs */
+    int thread_pairs;             /* short-threads: runs with logging off then on */
     double stall_seconds;         /* how long the terminal stops reading */
     int quick;
     int json;
@@ -29,6 +33,8 @@ typedef struct bench_options {
     const char *chart_path;
     const char *strategies;       /* comma-separated names, NULL for the default suite */
     const char *dir;              /* where the strategies write their files */
+    const char *child;            /* re-executed for a row: what to run (fresh_process.h) */
+    int result_fd;                /* ... and where to write the row */
 } bench_options;
 
 /* Which section of the table a row belongs to. */
@@ -37,6 +43,7 @@ typedef enum row_kind {
     ROW_PHASED,     /* latency phase + throughput phase (most strategies) */
     ROW_THROUGHPUT, /* as many lines as possible from one thread, untimed per call */
     ROW_TERMINAL,   /* a terminal that stops reading */
+    ROW_THREADS,    /* many threads that log a few lines: memory and time per thread */
 } row_kind;
 
 typedef struct bench_row {
@@ -69,9 +76,20 @@ typedef struct bench_row {
     int64_t caller_mallocs;  /* during timed calls, all workers; < 0: not counted */
     int64_t caller_syscalls; /* during timed calls, all workers; < 0: not audited */
 
-    int64_t rss_before_kib;  /* burst row: before xlog_open; < 0: none */
-    int64_t peak_rss_kib;    /* burst row: peak RSS (VmHWM) of a fresh process */
+    int64_t rss_before_kib;  /* rows in a fresh process: before xlog_open; < 0: none */
+    int64_t peak_rss_kib;    /* rows in a fresh process: its peak RSS (VmHWM) */
     int64_t memory_bound_kib; /* burst row: ring + back-end buffer */
+    int64_t rss_after_kib;   /* live-threads row: every thread alive, its lines written */
+    int64_t rss_growth_kib;  /* threads rows: rss_after_kib (live) or peak (short) - before */
+    int64_t rss_growth_off_kib; /* the same with logging off */
+
+    int thread_lines;        /* threads rows: lines each thread logs */
+    double first_call_p50_ns; /* threads rows: the median thread's first call (the
+                                 slowest is first_call_ns) */
+    int pairs;               /* short-threads row: runs with logging off, then on */
+    double wall_seconds;     /* short-threads row: median run with logging on; < 0: none */
+    double wall_seconds_off; /* ... with logging off */
+    double wall_ratio;       /* ... median over the pairs of on / off */
 
     int64_t xlog_blocked;    /* xlog rows: calls that waited for room; < 0: none */
     int64_t xlog_dropped;

@@ -28,6 +28,13 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
     row->rss_before_kib = -1;
     row->peak_rss_kib = -1;
     row->memory_bound_kib = -1;
+    row->rss_after_kib = -1;
+    row->rss_growth_kib = -1;
+    row->rss_growth_off_kib = -1;
+    row->first_call_p50_ns = -1;
+    row->wall_seconds = -1;
+    row->wall_seconds_off = -1;
+    row->wall_ratio = -1;
     row->xlog_blocked = -1;
     row->xlog_dropped = -1;
     row->console_dropped = -1;

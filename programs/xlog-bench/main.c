@@ -17,19 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fresh_process.h"
 #include "options.h"
 #include "progress.h"
 #include "report.h"
-#include "strategies.h"
 #include "suite.h"
-
-/* The hidden entry of the re-executed burst process (see strategy_xlog.c). */
-static int burst_child_main(int argc, char **argv)
-{
-    if (argc != 5)
-        return 2;
-    return xlog_burst_child(argv[2], strtoull(argv[3], NULL, 10), atoi(argv[4]));
-}
 
 /* Makes the directory the strategies write under; sets *created when it is
  * ours to remove.  Returns 0 or -1 (with a message). */
@@ -56,15 +48,14 @@ static int prepare_directory(const bench_options *options, char *dir, size_t cap
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], BURST_CHILD_OPTION) == 0)
-        return burst_child_main(argc, argv);
-
     bench_options options;
     switch (parse_options(argc, argv, &options)) {
     case OPTIONS_RUN: break;
     case OPTIONS_DONE: return 0;
     case OPTIONS_ERROR: return 2;
     }
+    if (options.child != NULL)
+        return fresh_process_main(&options);
     char dir[PATH_MAX];
     int created;
     if (prepare_directory(&options, dir, sizeof dir, &created) != 0)

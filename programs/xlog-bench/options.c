@@ -31,6 +31,10 @@ static const char usage_text[] =
     "  --gap-us N              pause between bursts, microseconds [1000]\n"
     "  --throughput-messages N lines of the xlog back-end row [4000000]\n"
     "  --burst-messages N      lines of the xlog burst row [10000000]\n"
+    "  --live-threads N        threads of the xlog live-threads row [300]\n"
+    "  --short-threads N       threads of each run of the short-threads row [2000]\n"
+    "  --thread-lines N        lines each thread of those two rows logs [10]\n"
+    "  --thread-pairs N        short-threads: runs with logging off then on [5; quick 3]\n"
     "  --stall-seconds S       how long the terminal stops reading [5; quick 2]\n"
     "  --json                  print a JSON array, one object per strategy\n"
     "  --chart FILE.svg        draw the latency percentiles per strategy\n"
@@ -49,6 +53,12 @@ enum {
     OPT_GAP,
     OPT_THROUGHPUT,
     OPT_BURST,
+    OPT_LIVE_THREADS,
+    OPT_SHORT_THREADS,
+    OPT_THREAD_LINES,
+    OPT_THREAD_PAIRS,
+    OPT_CHILD,
+    OPT_RESULT_FD,
     OPT_STALL,
     OPT_JSON,
     OPT_CHART,
@@ -68,6 +78,13 @@ static const struct option long_options[] = {
     {"gap-us", required_argument, NULL, OPT_GAP},
     {"throughput-messages", required_argument, NULL, OPT_THROUGHPUT},
     {"burst-messages", required_argument, NULL, OPT_BURST},
+    {"live-threads", required_argument, NULL, OPT_LIVE_THREADS},
+    {"short-threads", required_argument, NULL, OPT_SHORT_THREADS},
+    {"thread-lines", required_argument, NULL, OPT_THREAD_LINES},
+    {"thread-pairs", required_argument, NULL, OPT_THREAD_PAIRS},
+    /* Not in the usage: how a row's fresh process is started (fresh_process.h). */
+    {"child", required_argument, NULL, OPT_CHILD},
+    {"result-fd", required_argument, NULL, OPT_RESULT_FD},
     {"stall-seconds", required_argument, NULL, OPT_STALL},
     {"json", no_argument, NULL, OPT_JSON},
     {"chart", required_argument, NULL, OPT_CHART},
@@ -98,6 +115,8 @@ options_outcome parse_options(int argc, char **argv, bench_options *options)
 {
     /* 0 means "not given": the defaults depend on --quick. */
     uint64_t threads = 0, messages = 0, batch = 0, gap = UINT64_MAX, throughput = 0, burst = 0;
+    uint64_t live_threads = 0, short_threads = 0, thread_lines = 0, thread_pairs = 0;
+    uint64_t result_fd = 0;
     double stall = 0;
     *options = (bench_options){.progress = 1};
     int option;
@@ -116,6 +135,22 @@ options_outcome parse_options(int argc, char **argv, bench_options *options)
             break;
         case OPT_BURST:
             bad = parse_count(optarg, "--burst-messages", 1, 1000000000, &burst);
+            break;
+        case OPT_LIVE_THREADS:
+            bad = parse_count(optarg, "--live-threads", 1, 100000, &live_threads);
+            break;
+        case OPT_SHORT_THREADS:
+            bad = parse_count(optarg, "--short-threads", 1, 10000000, &short_threads);
+            break;
+        case OPT_THREAD_LINES:
+            bad = parse_count(optarg, "--thread-lines", 1, 1000000, &thread_lines);
+            break;
+        case OPT_THREAD_PAIRS:
+            bad = parse_count(optarg, "--thread-pairs", 1, 100, &thread_pairs);
+            break;
+        case OPT_CHILD: options->child = optarg; break;
+        case OPT_RESULT_FD:
+            bad = parse_count(optarg, "--result-fd", 0, INT32_MAX, &result_fd);
             break;
         case OPT_STALL: {
             char *end;
@@ -148,6 +183,11 @@ options_outcome parse_options(int argc, char **argv, bench_options *options)
     options->gap_us = gap != UINT64_MAX ? (unsigned)gap : 1000;
     options->throughput_messages = throughput ? throughput : 4000000;
     options->burst_messages = burst ? burst : 10000000;
+    options->live_threads = live_threads ? (int)live_threads : 300;
+    options->short_threads = short_threads ? (int)short_threads : 2000;
+    options->thread_lines = thread_lines ? (int)thread_lines : 10;
+    options->thread_pairs = thread_pairs ? (int)thread_pairs : options->quick ? 3 : 5;
+    options->result_fd = (int)result_fd;
     options->stall_seconds = stall > 0 ? stall : options->quick ? 2.0 : 5.0;
     if (options->strategies != NULL && suite_check_names(options->strategies) != 0)
         return OPTIONS_ERROR;

@@ -61,6 +61,7 @@ static const char *kind_name(row_kind kind)
     case ROW_PHASED: return "phased";
     case ROW_THROUGHPUT: return "throughput";
     case ROW_TERMINAL: return "terminal";
+    case ROW_THREADS: return "threads";
     }
     return "";
 }
@@ -120,6 +121,15 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "rss_before_kib", row->rss_before_kib);
     field_integer(out, "peak_rss_kib", row->peak_rss_kib);
     field_integer(out, "memory_bound_kib", row->memory_bound_kib);
+    field_integer(out, "rss_after_kib", row->rss_after_kib);
+    field_integer(out, "rss_growth_kib", row->rss_growth_kib);
+    field_integer(out, "rss_growth_off_kib", row->rss_growth_off_kib);
+    field_integer(out, "lines_per_thread", row->thread_lines > 0 ? row->thread_lines : -1);
+    field_number(out, "first_call_p50_ns", row->first_call_p50_ns);
+    field_integer(out, "pairs", row->pairs > 0 ? row->pairs : -1);
+    field_number(out, "wall_seconds", row->wall_seconds);
+    field_number(out, "wall_seconds_off", row->wall_seconds_off);
+    field_number(out, "wall_ratio", row->wall_ratio);
     field_integer(out, "xlog_blocked", row->xlog_blocked);
     field_integer(out, "xlog_dropped", row->xlog_dropped);
     field_integer(out, "console_dropped", row->console_dropped);

@@ -1,6 +1,7 @@
 /*
  * report_table.c - the human-readable report: what machine and settings, the
- * main table (one row per strategy), the back-end/memory and terminal tables,
+ * main table (one row per strategy), the back-end/memory, threads and terminal
+ * tables,
  * then xlog against each strategy as ratios of this run's figures, and what
  * xlog's own rows show.
  *
@@ -119,7 +120,7 @@ static void format_workers(char *cell, const bench_row *row)
     snprintf(cell, CELL_SIZE, "%d%s", row->workers, row->workers_are_processes ? " proc" : "");
 }
 
-/* ---- the three tables ---------------------------------------------------- */
+/* ---- the tables ---------------------------------------------------------- */
 
 typedef char (*row_cells)[CELL_SIZE];
 
@@ -237,6 +238,38 @@ static const table_layout terminal_table = {
     .kinds = 1u << ROW_TERMINAL, .fill = fill_terminal_cells, .note_column = 1,
 };
 
+static void format_ms(char *cell, double seconds)
+{
+    format_fixed(cell, seconds < 0 ? -1 : seconds * 1e3, 1);
+}
+
+static void fill_threads_cells(row_cells cell, const bench_row *row)
+{
+    format_count(cell[1], row->workers);
+    format_count(cell[2], (int64_t)row->messages_sent);
+    format_count(cell[3], row->rss_before_kib);
+    format_count(cell[4], row->rss_growth_kib);
+    format_count(cell[5], row->rss_growth_off_kib);
+    format_ns(cell[6], row->first_call_p50_ns);
+    format_ns(cell[7], row->first_call_ns);
+    format_ms(cell[8], row->wall_seconds);
+    format_ms(cell[9], row->wall_seconds_off);
+    format_fixed(cell[10], row->wall_ratio, 2);
+    format_count(cell[11], row->peak_rss_kib);
+    format_lines_ok(cell[12], row);
+}
+
+static const char *const threads_headers[] = {
+    "strategy", "threads", "lines", "RSS before KiB", "RSS growth KiB",
+    "growth, logging off KiB", "first call p50 ns", "first call max ns", "ms, logging on",
+    "ms, logging off", "on / off, median of pairs", "peak RSS KiB", "lines ok",
+};
+
+static const table_layout threads_table = {
+    .columns = 13, .headers = threads_headers, .alignment = "lrrrrrrrrrrrl",
+    .kinds = 1u << ROW_THREADS, .fill = fill_threads_cells, .note_column = 1,
+};
+
 /* ---- header and summary -------------------------------------------------- */
 
 static void cpu_model(char *model, size_t capacity)
@@ -319,6 +352,8 @@ static const char *const comparison_headers[] = {
  * figure is, every figure from this same run. */
 static void print_comparison(FILE *out, const bench_row *rows, int count)
 {
+    if (count <= 0)
+        return;
     text_table table = {.columns = 6, .headers = comparison_headers, .alignment = "llrrrr"};
     table.cells = calloc((size_t)count, sizeof *table.cells);
     if (table.cells == NULL)
@@ -354,9 +389,12 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
     const bench_row *per_thread = find_row(rows, count, "xlog-per-thread");
     const bench_row *backend = find_row(rows, count, "xlog-throughput");
     const bench_row *burst = find_row(rows, count, "xlog-burst");
+    const bench_row *live = find_row(rows, count, "xlog-live-threads");
+    const bench_row *short_lived = find_row(rows, count, "xlog-short-threads");
     const bench_row *tty_direct = find_row(rows, count, "tty-direct");
     const bench_row *tty_xlog = find_row(rows, count, "tty-xlog");
-    if (xlog == NULL && backend == NULL && burst == NULL && tty_xlog == NULL)
+    if (xlog == NULL && backend == NULL && burst == NULL && live == NULL &&
+        short_lived == NULL && tty_xlog == NULL)
         return;
     fprintf(out, "\nxlog in this run:\n");
     if (xlog != NULL && xlog->timer_pair_p50_ns > 0)
@@ -395,6 +433,32 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
                      "and write buffer: the caller waits for room instead of queueing more\n",
                 lines, growth, bound);
     }
+    if (live != NULL) {
+        char threads[CELL_SIZE], growth[CELL_SIZE], growth_off[CELL_SIZE], p50[CELL_SIZE],
+            max[CELL_SIZE];
+        format_count(threads, live->workers);
+        format_count(growth, live->rss_growth_kib);
+        format_count(growth_off, live->rss_growth_off_kib);
+        format_ns(p50, live->first_call_p50_ns);
+        format_ns(max, live->first_call_ns);
+        fprintf(out, "- %s threads that had logged %d lines each, all still alive, grew the "
+                     "process by %s KiB (%s KiB with logging off); a thread's first call, which "
+                     "gets it a ring, took %s ns (median), %s ns at most\n",
+                threads, live->thread_lines, growth, growth_off, p50, max);
+    }
+    if (short_lived != NULL) {
+        char threads[CELL_SIZE], growth[CELL_SIZE], growth_off[CELL_SIZE];
+        format_count(threads, short_lived->workers);
+        format_count(growth, short_lived->rss_growth_kib);
+        format_count(growth_off, short_lived->rss_growth_off_kib);
+        fprintf(out, "- %s short-lived threads logging %d lines each, created and joined one at "
+                     "a time, took %.2fx the time of the same run with logging off (median of "
+                     "%d pairs of runs; %.1f ms and %.1f ms, medians of each); the process's "
+                     "peak RSS grew %s KiB (%s KiB with logging off)\n",
+                threads, short_lived->thread_lines, short_lived->wall_ratio, short_lived->pairs,
+                short_lived->wall_seconds * 1e3, short_lived->wall_seconds_off * 1e3, growth,
+                growth_off);
+    }
     if (tty_xlog != NULL) {
         char worst[CELL_SIZE];
         format_ns(worst, tty_xlog->stall_worst_ns);
@@ -408,22 +472,23 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
     }
 }
 
+static const table_layout *const layouts[] = {
+    &latency_table, &throughput_table, &threads_table, &terminal_table,
+};
+
 void report_table(FILE *out, const bench_options *options, const bench_row *rows, int count)
 {
     print_header(out, options);
-    print_rows(out, &latency_table, rows, count);
-    int throughput_rows = 0, terminal_rows = 0;
-    for (int i = 0; i < count; i++) {
-        throughput_rows += rows[i].kind == ROW_THROUGHPUT;
-        terminal_rows += rows[i].kind == ROW_TERMINAL;
-    }
-    if (throughput_rows > 0) {
-        fputc('\n', out);
-        print_rows(out, &throughput_table, rows, count);
-    }
-    if (terminal_rows > 0) {
-        fputc('\n', out);
-        print_rows(out, &terminal_table, rows, count);
+    int tables = 0;
+    for (size_t t = 0; t < sizeof layouts / sizeof layouts[0]; t++) {
+        int shown = 0;
+        for (int i = 0; i < count; i++)
+            shown += (layouts[t]->kinds & (1u << rows[i].kind)) != 0;
+        if (shown == 0)
+            continue;
+        if (tables++ > 0)
+            fputc('\n', out);
+        print_rows(out, layouts[t], rows, count);
     }
     print_comparison(out, rows, count);
     print_xlog_facts(out, rows, count, options->stall_seconds);

@@ -26,16 +26,27 @@ extern const phased_strategy xlog_per_thread_strategy;
 void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row);
 void run_xlog_burst(const bench_options *options, const char *dir, bench_row *row);
 
-/* The burst runs in a re-executed xlog-bench: argv[1] is this option, then
- * the directory, the number of messages and the descriptor for the result. */
-#define BURST_CHILD_OPTION "--burst-child"
-int xlog_burst_child(const char *dir, uint64_t messages, int result_fd);
+/* The burst's fresh process (fresh_process.h). */
+void xlog_burst_process(const bench_options *options, const char *dir, bench_row *row);
 
 /* xlog_open(config), remembering xlog's counters so that bench_xlog_close()
  * can put the blocked and dropped calls, and the console lines dropped, of
  * this run into a row. */
 int bench_xlog_open(const xlog_config *config);
 void bench_xlog_close(bench_row *row);
+/* bench_xlog_open with the defaults but for dir and mode, the environment
+ * ignored. */
+int bench_xlog_open_dir(const char *dir, xlog_file_mode mode);
+
+/* strategy_threads.c */
+void run_xlog_live_threads(const bench_options *options, const char *dir, bench_row *row);
+void run_xlog_short_threads(const bench_options *options, const char *dir, bench_row *row);
+/* Their fresh processes (fresh_process.h); the live threads' twice, with
+ * logging on and off. */
+void xlog_live_threads_process(const bench_options *options, const char *dir, bench_row *row);
+void xlog_live_threads_off_process(const bench_options *options, const char *dir,
+                                   bench_row *row);
+void xlog_short_threads_process(const bench_options *options, const char *dir, bench_row *row);
 
 /* strategy_terminal.c */
 uint64_t terminal_calls(const bench_options *options); /* calls a terminal row makes */

@@ -8,23 +8,18 @@
  *   xlog-throughput  SPEC's back-end figure: N lines from one thread, back to
  *                    back, until xlog_flush() says they are in the file;
  *   xlog-burst       SPEC's memory figure: a burst of 10 million lines in a
- *                    fresh process (re-executed, so that its peak RSS belongs
- *                    to the burst alone) with the default ring.
+ *                    fresh process (fresh_process.h: its peak RSS belongs to
+ *                    the burst alone) with the default ring.
  *
  * The phased rows run with xlog's default configuration except the directory,
  * and with the caller threads' system calls audited (syscall_audit.h).
  */
-#include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <xlog.h>
 
+#include "fresh_process.h"
 #include "proc_stats.h"
 #include "progress.h"
 #include "runner.h"
@@ -41,7 +36,7 @@ int bench_xlog_open(const xlog_config *config)
     return rc;
 }
 
-static int open_xlog(const char *dir, xlog_file_mode mode)
+int bench_xlog_open_dir(const char *dir, xlog_file_mode mode)
 {
     xlog_config config = xlog_defaults();
     config.dir = dir;
@@ -68,13 +63,13 @@ void bench_xlog_close(bench_row *row)
 static int xlog_shared_setup(const char *dir, void **shared)
 {
     (void)shared;
-    return open_xlog(dir, XLOG_FILE_SHARED);
+    return bench_xlog_open_dir(dir, XLOG_FILE_SHARED);
 }
 
 static int xlog_per_thread_setup(const char *dir, void **shared)
 {
     (void)shared;
-    return open_xlog(dir, XLOG_FILE_PER_THREAD);
+    return bench_xlog_open_dir(dir, XLOG_FILE_PER_THREAD);
 }
 
 /* XLOG(XLOG_INFO, ...) is what xlog_info(...) stands for. */
@@ -147,7 +142,7 @@ static void *log_back_to_back(void *arg)
  * a negative errno. */
 static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *row)
 {
-    int rc = open_xlog(dir, XLOG_FILE_SHARED);
+    int rc = bench_xlog_open_dir(dir, XLOG_FILE_SHARED);
     if (rc != 0)
         return rc;
     back_to_back job = {.messages = messages};
@@ -191,71 +186,17 @@ static int64_t memory_bound_kib(void)
     return (int64_t)((defaults.ring_size + defaults.write_buffer) / 1024);
 }
 
-int xlog_burst_child(const char *dir, uint64_t messages, int result_fd)
+void xlog_burst_process(const bench_options *options, const char *dir, bench_row *row)
 {
-    bench_row row;
-    bench_row_init(&row, "xlog-burst", "", "", ROW_THROUGHPUT);
-    timing_calibrate(50);
-    progress_start(0);
-    row.rss_before_kib = process_rss_kib();
-    int rc = measure_back_to_back(dir, messages, &row);
+    row->rss_before_kib = process_rss_kib();
+    int rc = measure_back_to_back(dir, options->burst_messages, row);
     if (rc != 0)
-        snprintf(row.note, sizeof row.note, "xlog_open: %s", xlog_strerror(rc));
-    row.peak_rss_kib = process_peak_rss_kib();
-    row.memory_bound_kib = memory_bound_kib();
-    if (write_all(result_fd, &row, sizeof row) != 0)
-        return 1;
-    return rc == 0 ? 0 : 1;
-}
-
-/* Reads the child's row; returns 0 when all of it arrived. */
-static int read_child_row(int fd, bench_row *child_row)
-{
-    char *data = (char *)child_row;
-    size_t got = 0;
-    while (got < sizeof *child_row) {
-        ssize_t n = read(fd, data + got, sizeof *child_row - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        got += (size_t)n;
-    }
-    return 0;
+        snprintf(row->note, sizeof row->note, "xlog_open: %s", xlog_strerror(rc));
+    row->peak_rss_kib = process_peak_rss_kib();
+    row->memory_bound_kib = memory_bound_kib();
 }
 
 void run_xlog_burst(const bench_options *options, const char *dir, bench_row *row)
 {
-    int result_pipe[2];
-    if (pipe(result_pipe) != 0) {
-        snprintf(row->note, sizeof row->note, "pipe: %s", strerror(errno));
-        return;
-    }
-    char messages_text[32], fd_text[16];
-    snprintf(messages_text, sizeof messages_text, "%" PRIu64, options->burst_messages);
-    snprintf(fd_text, sizeof fd_text, "%d", result_pipe[1]);
-    fflush(NULL);
-    pid_t child = fork();
-    if (child == 0) {
-        close(result_pipe[0]);
-        execl("/proc/self/exe", "xlog-bench", BURST_CHILD_OPTION, dir, messages_text, fd_text,
-              (char *)NULL);
-        _exit(127);
-    }
-    close(result_pipe[1]);
-    bench_row child_row;
-    int received = child >= 0 && read_child_row(result_pipe[0], &child_row) == 0;
-    close(result_pipe[0]);
-    int status = 0;
-    if (child >= 0)
-        waitpid(child, &status, 0);
-    if (!received) {
-        snprintf(row->note, sizeof row->note, "burst process failed (status %d)", status);
-        return;
-    }
-    bench_row parent_row = *row;
-    *row = child_row;
-    memcpy(row->name, parent_row.name, sizeof row->name);
-    memcpy(row->label, parent_row.label, sizeof row->label);
-    memcpy(row->source, parent_row.source, sizeof row->source);
+    run_in_fresh_process("burst", options, dir, row);
 }

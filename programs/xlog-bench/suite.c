@@ -44,6 +44,10 @@ static const suite_entry entries[] = {
      ROW_THROUGHPUT, NULL, run_xlog_throughput},
     {"xlog-burst", "xlog burst in a fresh process (peak RSS)", "xlog: memory under a burst",
      ROW_THROUGHPUT, NULL, run_xlog_burst},
+    {"xlog-live-threads", "xlog, live threads, all alive at the reading",
+     "xlog: memory per thread", ROW_THREADS, NULL, run_xlog_live_threads},
+    {"xlog-short-threads", "xlog, short-lived threads, one at a time", "xlog: cost per thread",
+     ROW_THREADS, NULL, run_xlog_short_threads},
     {"tty-direct", "direct write to a terminal that stops reading",
      "field notes: a terminal that stops reading", ROW_TERMINAL, NULL, run_terminal_direct},
     {"tty-xlog", "xlog with a console sink, same terminal", "xlog: the same terminal",
@@ -55,13 +59,13 @@ static const suite_entry entries[] = {
 static const char default_suite[] =
     "timer,open-close,stdio-once,stdio-once:string,thread-files,flush-each,flock-procs,"
     "xlog-shared,xlog-shared:string,xlog-per-thread,xlog-throughput,xlog-burst,"
-    "tty-direct,tty-xlog";
+    "xlog-live-threads,xlog-short-threads,tty-direct,tty-xlog";
 
 void suite_print_list(FILE *out)
 {
     fprintf(out, "Strategies (NAME:string runs a phased one with the string message):\n");
     for (size_t i = 0; i < ENTRY_COUNT; i++)
-        fprintf(out, "  %-16s %s (%s)\n", entries[i].name, entries[i].label, entries[i].source);
+        fprintf(out, "  %-18s %s (%s)\n", entries[i].name, entries[i].label, entries[i].source);
     fprintf(out, "Default suite: %s\n", default_suite);
 }
 
@@ -118,6 +122,8 @@ static uint64_t work_units(const suite_entry *entry, const bench_options *option
         return entry->run == run_xlog_throughput ? options->throughput_messages : 0;
     case ROW_TERMINAL:
         return terminal_calls(options);
+    case ROW_THREADS:
+        return 0; /* counted in a process of their own */
     }
     return 0;
 }
@@ -134,6 +140,7 @@ static void run_entry(const suite_entry *entry, payload payload, const bench_opt
         return;
     case ROW_THROUGHPUT:
     case ROW_TERMINAL:
+    case ROW_THREADS:
         entry->run(options, dir, row);
         return;
     }

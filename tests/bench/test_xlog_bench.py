@@ -8,6 +8,8 @@ checks that:
   - every strategy of the default suite has its row, in order;
   - for every strategy that writes files, the lines in the files equal the
     messages sent, and none is malformed;
+  - the threads rows carry their memory and time figures, consistent with
+    each other (never a threshold on them);
   - the table output names every row, and --chart writes well-formed SVG;
   - bad options are refused with exit status 2.
 
@@ -26,13 +28,15 @@ BENCH = None
 DEFAULT_SUITE = [
     "timer", "open-close", "stdio-once", "stdio-once:string", "thread-files",
     "flush-each", "flock-procs", "xlog-shared", "xlog-shared:string",
-    "xlog-per-thread", "xlog-throughput", "xlog-burst", "tty-direct", "tty-xlog",
+    "xlog-per-thread", "xlog-throughput", "xlog-burst", "xlog-live-threads",
+    "xlog-short-threads", "tty-direct", "tty-xlog",
 ]
 
 SMALL_RUN = [
     "--quick", "--messages", "5000", "--batch", "500", "--gap-us", "200",
     "--throughput-messages", "100000", "--burst-messages", "200000",
-    "--stall-seconds", "1", "--no-progress",
+    "--stall-seconds", "1", "--live-threads", "30", "--short-threads", "50",
+    "--thread-lines", "4", "--thread-pairs", "2", "--no-progress",
 ]
 
 LATENCY_FIELDS = ["count", "avg", "min", "p50", "p99", "p999", "max"]
@@ -120,6 +124,39 @@ class DefaultSuiteJson(unittest.TestCase):
         self.assertGreater(burst["peak_rss_kib"], 0)
         self.assertGreaterEqual(burst["peak_rss_kib"], burst["rss_before_kib"])
 
+    def test_live_threads_row(self):
+        row = {row["name"]: row for row in self.rows()}["xlog-live-threads"]
+        # Figures, not targets: every thread's lines, RSS read while all live.
+        # No order between the RSS figures: the kernel updates VmHWM from
+        # approximate counters, so it can read below an earlier VmRSS.
+        self.assertEqual(row["kind"], "threads")
+        self.assertEqual(row["workers"], 30)
+        self.assertEqual(row["lines_per_thread"], 4)
+        self.assertEqual(row["messages_sent"], 30 * 4)
+        for field in ("rss_before_kib", "rss_after_kib", "rss_growth_kib",
+                      "rss_growth_off_kib", "peak_rss_kib"):
+            self.assertIsInstance(row[field], int, field)
+        self.assertEqual(row["rss_growth_kib"], row["rss_after_kib"] - row["rss_before_kib"])
+        self.assertGreater(row["first_call_p50_ns"], 0)
+        self.assertLessEqual(row["first_call_p50_ns"], row["first_call_ns"])
+        self.assertIsNone(row["wall_seconds"])
+        self.assertIsNone(row["latency_ns"])
+
+    def test_short_threads_row(self):
+        row = {row["name"]: row for row in self.rows()}["xlog-short-threads"]
+        self.assertEqual(row["kind"], "threads")
+        self.assertEqual(row["workers"], 50)
+        self.assertEqual(row["pairs"], 2)
+        self.assertEqual(row["messages_sent"], 50 * 4 * 2)
+        self.assertGreater(row["wall_seconds"], 0)
+        self.assertGreater(row["wall_seconds_off"], 0)
+        self.assertGreater(row["wall_ratio"], 0)
+        self.assertEqual(row["rss_growth_kib"], row["peak_rss_kib"] - row["rss_before_kib"])
+        self.assertIsInstance(row["rss_growth_off_kib"], int)
+        self.assertGreater(row["first_call_p50_ns"], 0)
+        self.assertLessEqual(row["first_call_p50_ns"], row["first_call_ns"])
+        self.assertIsNone(row["rss_after_kib"])
+
     def test_terminal_stall_is_seen(self):
         direct = {row["name"]: row for row in self.rows()}["tty-direct"]
         # The caller blocks while the reader stops for one second.
@@ -178,10 +215,24 @@ class TableAndOptions(unittest.TestCase):
         self.assertIn("console lines dropped", result.stdout)
         self.assertIn("a terminal stopped reading", result.stdout)
 
+    def test_threads_table(self):
+        with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
+            result = run_bench(["--strategies", "xlog-live-threads,xlog-short-threads",
+                                "--live-threads", "10", "--short-threads", "10",
+                                "--thread-pairs", "1", "--no-progress"], directory)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("growth, logging off KiB", result.stdout)
+        self.assertIn("xlog, live threads, all alive at the reading", result.stdout)
+        self.assertIn("10 short-lived threads logging 10 lines each", result.stdout)
+        # Only the tables that have rows are printed.
+        self.assertNotIn("caller syscalls", result.stdout)
+
     def test_bad_options_are_refused(self):
         with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
             for arguments in (["--strategies", "nonsense"], ["--messages", "0"],
-                              ["--threads", "x"], ["--strategies", "timer:string"]):
+                              ["--threads", "x"], ["--strategies", "timer:string"],
+                              ["--live-threads", "0"], ["--thread-pairs", "101"],
+                              ["--strategies", "xlog-live-threads:string"]):
                 result = run_bench(arguments, directory)
                 self.assertEqual(result.returncode, 2, arguments)
 
