@@ -322,7 +322,6 @@ static void report_drops(xlog_ring *r, uint64_t now, int force)
  * sinks. */
 static void consume(xlog_ring *r, const xlog_record *rec)
 {
-    report_drops(r, rec->tsc, 0);
     if (rec->level > XLOG_FATAL) {
         r->refused++;
         xlog_add(&xlog_counts.refused, 1);
@@ -499,6 +498,9 @@ static size_t merge(uint64_t watermark)
         if (!best || best_tsc > watermark)
             return written;
         uint64_t limit = second_tsc < watermark ? second_tsc : watermark;
+        /* Before the ring's batch, so that a drop notice stands where the
+         * gap is. */
+        report_drops(best, best_tsc, 0);
         const xlog_record *rec;
         while ((rec = front(best)) && rec->tsc <= limit) {
             consume(best, rec);
@@ -529,9 +531,7 @@ static void tend_rings(uint64_t now)
             continue;
         report_drops(r, now, 1);
         xlog_sinks_thread_ended(r->tid);
-        pthread_mutex_lock(&xlog_rings.lock);
-        xlog_ring_retire_locked(r);
-        pthread_mutex_unlock(&xlog_rings.lock);
+        xlog_ring_retire(r);
         be.rings[i--] = be.rings[--be.ring_count];
     }
 }

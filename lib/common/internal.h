@@ -81,9 +81,9 @@ xlog_ring *xlog_ring_take(uint64_t epoch);
 /* The thread is done with r (it ended, or moved to another ring): the back
  * end writes what is left in it, or, if none drains it, it is recycled now. */
 void xlog_ring_leave(xlog_ring *r);
-/* The back end unlists a drained ring of a thread that has ended; the
- * registry lock must be held. */
-void xlog_ring_retire_locked(xlog_ring *r);
+/* The back end unlists a drained ring of a thread that has ended (the
+ * registry lock must not be held). */
+void xlog_ring_retire(xlog_ring *r);
 /* xlog_close, after the back end has stopped: the rings become stale. */
 void xlog_rings_close_epoch(void);
 /* In the child of fork(): forget every ring of the parent. */

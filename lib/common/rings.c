@@ -6,7 +6,7 @@
  * Why a pool: a thread's first message needs a ring, and a program that
  * starts many short-lived threads would otherwise map, populate and unmap
  * one per thread.  A ring whose thread has ended goes back to the pool once
- * the back end has written everything in it (xlog_ring_retire_locked); the
+ * the back end has written everything in it (xlog_ring_retire); the
  * next new thread takes it with one lock and no system call for its memory.
  *
  * Memory: a ring is one mapping, a header page (the xlog_ring) followed by
@@ -116,7 +116,10 @@ static xlog_ring *ring_map(size_t capacity)
     r->capacity = capacity;
     r->mask = capacity - 1;
     r->map_size = header + capacity;
-    populate(r, 0, wanted_in_memory(r, XLOG_RING_MIN_LAP));
+    /* Nothing is populated here, on the caller's first message: the back
+     * end does it ahead of the producer at its next pass (xlog_ring_tend),
+     * and until then a page fault now and then costs less than populating
+     * them all now. */
     return r;
 }
 
@@ -160,43 +163,73 @@ static void take_counts_locked(xlog_ring *r)
     xlog_rings.retired_blocked += __atomic_exchange_n(&r->blocked, 0, __ATOMIC_RELAXED);
 }
 
-/* A ring nobody uses any more: into the pool, or unmapped. */
-static void recycle_locked(xlog_ring *r)
+/* Records published but never read: what a thread logged while xlog
+ * closed (the back end's last pass was already over). */
+static uint64_t count_unread(const xlog_ring *r)
 {
-    take_counts_locked(r);
-    if (r->capacity != xlog_load(&xlog_front.ring_size) || xlog_rings.free_count >= POOL_MAX) {
-        ring_unmap(r);
-        return;
+    uint64_t unread = 0, end = xlog_load_acquire(&r->head) & ~(uint64_t)1;
+    for (uint64_t pos = xlog_load(&r->tail); pos < end;) {
+        const xlog_record *rec = (const xlog_record *)(r->buffer + (pos & r->mask));
+        if (rec->size == 0)
+            break;
+        unread += rec->type != XLOG_REC_PAD;
+        pos += rec->size;
     }
-    discard(r, wanted_in_memory(r, XLOG_RING_MIN_LAP));
-    r->next = xlog_rings.free;
-    xlog_rings.free = r;
-    xlog_rings.free_count++;
+    return unread;
+}
+
+/* A ring nobody writes or reads any more, and no longer listed: its unread
+ * records and its counters go into the totals, then it goes into the pool,
+ * or is unmapped.  The system calls are made outside the lock. */
+static void recycle(xlog_ring *r)
+{
+    int reusable = r->capacity == xlog_load(&xlog_front.ring_size);
+    uint64_t unread = count_unread(r);
+    if (reusable)
+        discard(r, wanted_in_memory(r, XLOG_RING_MIN_LAP));
+    pthread_mutex_lock(&xlog_rings.lock);
+    take_counts_locked(r);
+    xlog_rings.retired_dropped[XLOG_DROP_CLOSING] += unread;
+    if (reusable && xlog_rings.free_count < POOL_MAX) {
+        r->next = xlog_rings.free;
+        xlog_rings.free = r;
+        xlog_rings.free_count++;
+        r = NULL;
+    }
+    pthread_mutex_unlock(&xlog_rings.lock);
+    if (r)
+        ring_unmap(r);
 }
 
 xlog_ring *xlog_ring_take(uint64_t epoch)
 {
     size_t capacity = xlog_load(&xlog_front.ring_size);
+    xlog_ring *r = NULL, *stale_sized = NULL;
     pthread_mutex_lock(&xlog_rings.lock);
-    xlog_ring *r = NULL;
-    while (xlog_rings.free && !r) {
-        xlog_ring *candidate = xlog_rings.free;
-        xlog_rings.free = candidate->next;
+    if (xlog_rings.free) {
+        r = xlog_rings.free;
+        xlog_rings.free = r->next;
         xlog_rings.free_count--;
-        if (candidate->capacity == capacity)
-            r = candidate;
-        else
-            ring_unmap(candidate); /* from before an xlog_open with another ring_size */
+        if (r->capacity != capacity) { /* from before an xlog_open with another ring_size */
+            stale_sized = r;
+            r = NULL;
+        }
     }
+    pthread_mutex_unlock(&xlog_rings.lock);
+    /* Mapping and unmapping outside the lock: another thread's first
+     * message need not wait for them. */
+    if (stale_sized)
+        ring_unmap(stale_sized);
     if (!r)
         r = ring_map(capacity);
-    if (r) {
-        ring_reset(r, epoch);
-        r->next = xlog_rings.rings;
-        xlog_rings.rings = r;
-        r->listed = 1;
-        xlog_add(&xlog_rings.generation, 1);
-    }
+    if (!r)
+        return NULL;
+    ring_reset(r, epoch);
+    pthread_mutex_lock(&xlog_rings.lock);
+    r->next = xlog_rings.rings;
+    xlog_rings.rings = r;
+    r->listed = 1;
+    xlog_add(&xlog_rings.generation, 1);
     pthread_mutex_unlock(&xlog_rings.lock);
     return r;
 }
@@ -206,35 +239,40 @@ void xlog_ring_leave(xlog_ring *r)
     pthread_mutex_lock(&xlog_rings.lock);
     if (r->listed && xlog_rings.backend_running) {
         xlog_store_release(&r->exited, 1); /* the back end writes what is left */
+        pthread_mutex_unlock(&xlog_rings.lock);
+        return;
+    }
+    if (r->listed) {
+        unlink_from(&xlog_rings.rings, r);
+        r->listed = 0;
+        xlog_add(&xlog_rings.generation, 1);
     } else {
-        if (r->listed) {
-            unlink_from(&xlog_rings.rings, r);
-            r->listed = 0;
-            xlog_add(&xlog_rings.generation, 1);
-        } else {
-            unlink_from(&xlog_rings.stale, r);
-        }
-        recycle_locked(r);
+        unlink_from(&xlog_rings.stale, r);
     }
     pthread_mutex_unlock(&xlog_rings.lock);
+    recycle(r);
 }
 
-void xlog_ring_retire_locked(xlog_ring *r)
+void xlog_ring_retire(xlog_ring *r)
 {
+    pthread_mutex_lock(&xlog_rings.lock);
     unlink_from(&xlog_rings.rings, r);
     r->listed = 0;
     xlog_add(&xlog_rings.generation, 1);
-    recycle_locked(r);
+    pthread_mutex_unlock(&xlog_rings.lock);
+    recycle(r);
 }
 
 void xlog_rings_close_epoch(void)
 {
+    xlog_ring *ended = NULL;
     pthread_mutex_lock(&xlog_rings.lock);
     for (xlog_ring *r = xlog_rings.rings, *next; r; r = next) {
         next = r->next;
         r->listed = 0;
         if (xlog_load_acquire(&r->exited)) {
-            recycle_locked(r);
+            r->next = ended;
+            ended = r;
         } else {
             take_counts_locked(r);
             r->next = xlog_rings.stale;
@@ -244,6 +282,10 @@ void xlog_rings_close_epoch(void)
     xlog_rings.rings = NULL;
     xlog_add(&xlog_rings.generation, 1);
     pthread_mutex_unlock(&xlog_rings.lock);
+    for (xlog_ring *r = ended, *next; r; r = next) {
+        next = r->next;
+        recycle(r);
+    }
 }
 
 /* In the child of fork(), whose only thread is the one that forked: no ring
