@@ -99,18 +99,11 @@ XLOG_API xlog_config xlog_defaults(void)
     cfg.file_pattern = NULL;
     cfg.file_level = XLOG_TRACE;
     cfg.sinks = NULL;
+    cfg.backtrace_lines = 0;
+    cfg.backtrace_level = XLOG_TRACE;
+    cfg.flush_level = XLOG_OFF;
+    cfg.sync_level = XLOG_OFF;
     return cfg;
-}
-
-static int parse_level(const char *text)
-{
-    static const char *const names[] = {"trace", "debug", "info", "warn", "error", "fatal", "off"};
-    for (int i = 0; i <= XLOG_OFF; i++)
-        if (strcasecmp(text, names[i]) == 0)
-            return i;
-    if (strcasecmp(text, "warning") == 0)
-        return XLOG_WARN;
-    return -1;
 }
 
 static size_t round_up_power_of_two(size_t n)
@@ -175,14 +168,9 @@ static int settle_config(xlog_config *cfg)
         const char *dir = getenv("XLOG_DIR");
         if (dir && *dir)
             cfg->dir = dir;
-        const char *level = getenv("XLOG_LEVEL");
-        if (level && *level) {
-            int parsed = parse_level(level);
-            if (parsed < 0)
-                return invalid("XLOG_LEVEL=\"%s\" is not trace, debug, info, warn, error, fatal "
-                               "or off", level);
-            cfg->level = parsed;
-        }
+        const char *filter = getenv("XLOG_LEVEL");
+        if (filter && *filter && xlog_apply_filter(filter, "XLOG_LEVEL", 0, 1) != 0)
+            return -EINVAL;
     }
     if (!cfg->dir || !*cfg->dir)
         return invalid("cfg.dir is %s", cfg->dir ? "empty" : "NULL");
@@ -190,9 +178,20 @@ static int settle_config(xlog_config *cfg)
         cfg->file_mode != XLOG_FILE_PER_PROCESS)
         return invalid("cfg.file_mode: %d is not XLOG_FILE_SHARED, XLOG_FILE_PER_THREAD or "
                        "XLOG_FILE_PER_PROCESS", (int)cfg->file_mode);
-    if (cfg->level < XLOG_TRACE || cfg->level > XLOG_OFF)
-        return invalid("cfg.level: %d is not a level from XLOG_TRACE (0) to XLOG_OFF (6)",
-                       cfg->level);
+    const struct {
+        const char *name;
+        int value;
+    } levels[] = {{"cfg.level", cfg->level},
+                  {"cfg.file_level", cfg->file_level},
+                  {"cfg.backtrace_level", cfg->backtrace_level},
+                  {"cfg.flush_level", cfg->flush_level},
+                  {"cfg.sync_level", cfg->sync_level}};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (levels[i].value < XLOG_TRACE || levels[i].value > XLOG_OFF)
+            return invalid("%s: %d is not a level from XLOG_TRACE (0) to XLOG_OFF (6)",
+                           levels[i].name, levels[i].value);
+    if (cfg->backtrace_lines > 100000)
+        return invalid("cfg.backtrace_lines: %u is above 100000", cfg->backtrace_lines);
     if (cfg->full_policy != XLOG_FULL_BLOCK && cfg->full_policy != XLOG_FULL_DROP)
         return invalid("cfg.full_policy: %d is not XLOG_FULL_BLOCK or XLOG_FULL_DROP",
                        (int)cfg->full_policy);
@@ -324,6 +323,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         xlog_store(&xlog_front.max_message, cfg.max_message);
         xlog_store(&xlog_front.full_policy, (int)cfg.full_policy);
         xlog_store(&xlog_front.alt_stacks, cfg.crash_handlers);
+        xlog_store(&xlog_front.wall_clock_ns, cfg.wall_clock_ns);
         rc = xlog_backend_start(&cfg);
         if (rc != 0 && !last_error[0])
             xlog_set_error("%s", strerror(-rc));
@@ -332,7 +332,12 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         is_open = 1;
         open_cfg = cfg;
         xlog_store_release(&xlog_front.epoch, ++last_epoch);
-        xlog_set_level(cfg.level);
+        const char *filter = cfg.use_environment ? getenv("XLOG_LEVEL") : NULL;
+        if (filter && *filter)
+            xlog_apply_filter(filter, "XLOG_LEVEL", cfg.level, 0); /* checked above */
+        else
+            xlog_set_level(cfg.level);
+        xlog_set_backtrace_level(cfg.backtrace_lines ? cfg.backtrace_level : XLOG_OFF);
         if (cfg.crash_handlers)
             xlog_crash_install();
         static int hooks_installed;

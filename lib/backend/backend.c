@@ -42,6 +42,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "backend/backtrace.h"
 #include "backend/event.h"
 #include "common/clock.h"
 #include "common/internal.h"
@@ -97,7 +98,8 @@ static struct backend {
     size_t site_count;
 
     xlog_arg args[64];       /* the record being written, decoded */
-    char *message;           /* its message, rendered: max_message + the mark + NUL */
+    char *message;           /* its message, rendered: max_message + a mark + NUL */
+    size_t message_size;
     /* A dynamic record's format, file and function, NUL-terminated. */
     char *format;
     char names[2][XLOG_MAX_NAME + 1];
@@ -269,6 +271,39 @@ static size_t render_message(const char *fmt, size_t fmt_len, const xlog_arg *ar
     return length;
 }
 
+/* A rate-limited record ends with how many calls of its site were
+ * suppressed before it; the message says so.  Returns its new length. */
+static size_t add_suppressed(const xlog_record *rec, size_t length)
+{
+    uint64_t suppressed;
+    memcpy(&suppressed, (const char *)rec + rec->size - 8, 8);
+    if (suppressed == 0)
+        return length;
+    char text[48];
+    size_t n = (size_t)snprintf(text, sizeof text, " (%llu more suppressed)",
+                                (unsigned long long)suppressed);
+    /* Within max_message: the end of a long message gives way. */
+    if (length + n > be.cfg.max_message)
+        length = xlog_utf8_cut(be.message, length, be.cfg.max_message - n);
+    memcpy(be.message + length, text, n + 1);
+    return length + n;
+}
+
+/* A message below the level written, kept for the thread's next error. */
+static void keep_for_backtrace(xlog_ring *r, const xlog_line_event *ev)
+{
+    if (!r->backtrace)
+        r->backtrace = xlog_backtrace_new(be.cfg.backtrace_lines);
+    if (r->backtrace)
+        xlog_backtrace_keep(r->backtrace, ev);
+}
+
+static void replay_backtrace(xlog_ring *r)
+{
+    if (r->backtrace)
+        xlog_backtrace_replay(r->backtrace, be.message, be.message_size, xlog_sinks_write);
+}
+
 /* Copies a dynamic record's name into buffer, NUL-terminated, cut as events
  * cut names; returns its length. */
 static size_t copy_name(char *buffer, const char *name, size_t len)
@@ -322,6 +357,10 @@ static void report_drops(xlog_ring *r, uint64_t now, int force)
  * sinks. */
 static void consume(xlog_ring *r, const xlog_record *rec)
 {
+    if (rec->type == XLOG_REC_DUMP) {
+        replay_backtrace(r);
+        return;
+    }
     if (rec->level > XLOG_FATAL) {
         r->refused++;
         xlog_add(&xlog_counts.refused, 1);
@@ -391,8 +430,18 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     xlog_record_decode_args(args, kinds, rec->nargs, be.args);
     ev.pub.message_length = render_message(fmt, fmt_len, be.args, rec->nargs,
                                            rec->flags & XLOG_REC_TRUNCATED);
+    if (rec->flags & XLOG_REC_RATED)
+        ev.pub.message_length = add_suppressed(rec, ev.pub.message_length);
     ev.pub.message = be.message;
+    if (rec->flags & XLOG_REC_KEEP) {
+        keep_for_backtrace(r, &ev);
+        return;
+    }
+    if (ev.pub.level >= XLOG_ERROR && r->backtrace)
+        replay_backtrace(r);
     xlog_sinks_write(&ev);
+    if (ev.pub.level >= be.cfg.flush_level)
+        xlog_sinks_flush(ev.pub.level >= be.cfg.sync_level);
 }
 
 /* ---- reading the rings ----------------------------------------------------- */
@@ -531,6 +580,8 @@ static void tend_rings(uint64_t now)
             continue;
         report_drops(r, now, 1);
         xlog_sinks_thread_ended(r->tid);
+        xlog_backtrace_free(r->backtrace);
+        r->backtrace = NULL;
         xlog_ring_retire(r);
         be.rings[i--] = be.rings[--be.ring_count];
     }
@@ -583,7 +634,7 @@ static void crash_drain(int sig)
     xlog_notice_event(&last, line_time(xlog_ticks()), &thread, text, strlen(text));
     last.pub.level = XLOG_FATAL;
     xlog_sinks_write(&last);
-    xlog_sinks_flush();
+    xlog_sinks_flush(0);
 }
 
 void xlog_backend_crash_flush(int sig)
@@ -652,7 +703,7 @@ static void *backend_main(void *unused)
         if (flushing && watermark >= flush_target) {
             for (size_t i = 0; i < be.ring_count; i++)
                 report_drops(be.rings[i], now, 1);
-            xlog_sinks_flush();
+            xlog_sinks_flush(0);
             resync_clock(now);
             pthread_mutex_lock(&be.lock);
             /* The last flush answers every request: nothing comes after it. */
@@ -697,7 +748,8 @@ int xlog_backend_start(const xlog_config *cfg)
 {
     be.cfg = *cfg;
     be.dir = strdup(cfg->dir);
-    be.message = malloc(cfg->max_message + 1);
+    be.message_size = cfg->max_message + 64; /* room for a backtrace's mark too */
+    be.message = malloc(be.message_size);
     be.format = malloc(cfg->max_message + 1);
     int rc = -ENOMEM;
     if (!be.dir || !be.message || !be.format)

@@ -54,6 +54,7 @@ typedef struct xlog_front_settings {
     size_t ring_size;     /* power of two */
     size_t max_message;
     int alt_stacks;       /* give each logging thread an alternate signal stack */
+    int64_t (*wall_clock_ns)(void); /* cfg.wall_clock_ns, for rate limits */
     int forked;           /* atomic: this is a child of fork(); restart on first use */
 } xlog_front_settings;
 
@@ -110,6 +111,18 @@ void xlog_notice(const char *format, ...) __attribute__((format(printf, 1, 2)));
  * deadlocking (frontend.c). */
 void xlog_enter(void);
 void xlog_leave(void);
+/* Whether the calling thread is inside xlog (a log call, or xlog_enter). */
+int xlog_inside(void);
+
+/* filter.c: levels by module.  xlog_apply_filter parses a filter string
+ * ("warn,net=debug"): with check_only, only checks it; else makes it the
+ * rules in force, with process as the level where it names none.  0, or
+ * -EINVAL after xlog_set_error (what names the setting). */
+int xlog_apply_filter(const char *filter, const char *what, int process, int check_only);
+/* The lowest level kept for backtraces (cfg.backtrace_level), or XLOG_OFF. */
+void xlog_set_backtrace_level(int level);
+/* A level's name ("debug", "WARN", "warning"), or -1. */
+int xlog_parse_level(const char *text, size_t length);
 
 /* Says why xlog_open is failing, for xlog_last_error() (xlog.c); only
  * during xlog_open, on its thread. */

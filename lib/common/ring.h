@@ -92,6 +92,7 @@ typedef struct xlog_ring {
     uint64_t idle_head;                      /* head when the ring was last seen idle ... */
     uint64_t idle_since;                     /* ... and since when (ticks) */
     int idle_stage;                          /* rings.c, "Idle rings" */
+    struct xlog_backtrace *backtrace;        /* the thread's kept messages, or NULL */
     char tid_text[24];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
 
@@ -112,11 +113,14 @@ typedef struct xlog_ring {
 enum {
     XLOG_REC_SITE = 1,    /* format, file, line, function and kinds from a static site */
     XLOG_REC_DYNAMIC = 2, /* format (and maybe file/function) copied into the record */
-    XLOG_REC_PAD = 3      /* filler up to the end of the buffer: the next lap follows */
+    XLOG_REC_PAD = 3,     /* filler up to the end of the buffer: the next lap follows */
+    XLOG_REC_DUMP = 4     /* xlog_dump_backtrace(): write the thread's backtrace */
 };
 
 /* Record flags. */
 #define XLOG_REC_TRUNCATED 0x1u /* a string argument was cut at max_message */
+#define XLOG_REC_KEEP 0x2u      /* below the level written: kept for a backtrace */
+#define XLOG_REC_RATED 0x4u     /* rate-limited: ends with the count suppressed before it */
 
 /* Every record starts with this header; the arguments follow. */
 typedef struct xlog_record {

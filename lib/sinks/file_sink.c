@@ -229,16 +229,17 @@ static void file_tick(xlog_sink *s)
     each_file(fs, check_name, &asked);
 }
 
-static void write_out(xlog_file *f, void *unused)
+static void write_out(xlog_file *f, void *durable)
 {
-    (void)unused;
     if (f->length)
         xlog_file_write_out(f);
+    if (*(int *)durable && f->fd >= 0)
+        fdatasync(f->fd);
 }
 
-static void file_flush(xlog_sink *s)
+static void file_flush(xlog_sink *s, int durable)
 {
-    each_file(s->state, write_out, NULL);
+    each_file(s->state, write_out, &durable);
 }
 
 static void file_thread_ended(xlog_sink *s, int tid)
