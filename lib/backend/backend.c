@@ -414,6 +414,10 @@ static void consume(xlog_ring *r, const xlog_record *rec)
         ev.pub.file = site->file;
         ev.pub.function = site->func;
         ev.pub.line = site->line;
+        if (site->module && site->module[0]) {
+            ev.pub.module = site->module;
+            ev.module_length = name_length(site->module, strlen(site->module));
+        }
         if (entry) {
             ev.file_length = entry->file_len;
             ev.function_length = entry->func_len;
