@@ -429,6 +429,22 @@ typedef struct xlog_config {
      * Default 1. */
     int crash_handlers;
 
+    /* Non-zero: each thread's ring, and the files' buffers, are files in
+     * shared memory (persistent_dir), so that the lines of a process that
+     * ends without xlog_close -- kill -9, the OOM killer, a watchdog, exec,
+     * _exit -- survive it: the next xlog_open of the same dir (or
+     * xlog_recover(), or the xlog-recover program) writes them, exactly
+     * once, with a line saying from which process they come.  It costs the
+     * caller nothing more.  If the directory cannot be used, xlog works as
+     * with 0 and its first line says why.  A power loss takes shared memory
+     * with it.  xlog_close removes the process's files.  Default 1. */
+    int persistent;
+
+    /* Where those files live: a directory of this user only (mode 0700;
+     * made if missing; refused if it is a link, another user's, or open to
+     * others).  NULL (the default): /dev/shm/xlog-<uid>. */
+    const char *persistent_dir;
+
     /* Zero: refuse to write through a symbolic link: neither the log
      * directory itself (its last component as given, trailing slashes
      * ignored) nor a log file may be one.  Each file is opened in a
@@ -590,6 +606,15 @@ int xlog_flush(void);
  * renamed or deleted file by itself at its next write, or within
  * check_interval_ms; this is for those who want it at once. */
 void xlog_reopen(void);
+
+/* Writes the lines that processes which logged into dir left behind when
+ * they ended without xlog_close (see xlog_config.persistent), and removes
+ * what they left; persistent_dir as in xlog_config (NULL for the default).
+ * xlog_open does this by itself for its dir; this is for a program that
+ * will not run again, and for tools (the xlog-recover program).  Processes
+ * still alive are left alone.  Returns the number of lines recovered, or a
+ * negative errno (xlog_last_error() says more). */
+long xlog_recover(const char *dir, const char *persistent_dir);
 
 /* A readable explanation of a value returned by an xlog function. */
 const char *xlog_strerror(int rc);
@@ -812,6 +837,8 @@ typedef struct xlog_impl_site {
     uint64_t rate_state;       /* atomic: calls counted (EVERY_N), or the time
                                   of the last call written (EVERY_MS) */
     uint64_t suppressed;       /* atomic: calls suppressed since the last written */
+    struct xlog_impl_site *next_noted; /* every prepared site, for the dictionary
+                                  of lib/survival/survival.h */
     unsigned short fixed_size; /* bytes of the record without its strings */
     unsigned char nargs;       /* arguments the format consumes */
     unsigned char kinds[XLOG_MAX_ARGS];
@@ -861,7 +888,8 @@ typedef struct xlog_impl_site {
         if (XLOG_IMPL_UNLIKELY(xlog_impl_level_var >= xlog_impl_threshold())) {            \
             static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
                                                         XLOG_IMPL_NULL, XLOG_IMPL_MODULE,  \
-                                                        0, 0, 0, 0, 0, {0}};               \
+                                                        0, 0, 0, XLOG_IMPL_NULL, 0, 0,     \
+                                                        {0}};                              \
             int xlog_impl_call_var = xlog_impl_decide(&xlog_impl_site_var,                 \
                                                       xlog_impl_level_var);                \
             if (xlog_impl_call_var && (limit)) {                                           \

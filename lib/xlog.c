@@ -82,6 +82,8 @@ XLOG_API xlog_config xlog_defaults(void)
     cfg.use_environment = 1;
     cfg.wall_clock_ns = NULL;
     cfg.crash_handlers = 1;
+    cfg.persistent = 1;
+    cfg.persistent_dir = NULL;
     cfg.follow_symlinks = 1;
     cfg.rotate_size = 0;
     cfg.rotate_keep = 10;

@@ -50,6 +50,7 @@
 #include "format/escape.h"
 #include "format/format.h"
 #include "sinks/sink.h"
+#include "survival/survival.h"
 
 #define WATERMARK_MARGIN_NS 50000.0
 #define RESYNC_INTERVAL_NS 1000000000.0
@@ -374,6 +375,8 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     size_t fmt_len;
     xlog_line_event ev;
     event_of_ring(&ev, r);
+    ev.ring_slot = r->slot;
+    ev.record_end = r->read_pos + rec->size;
     ev.pub.time_ns = line_time(rec->tsc);
     ev.pub.level = rec->level;
     ev.pub.module = "";
@@ -558,6 +561,8 @@ static size_t merge(uint64_t watermark)
         while ((rec = front(best)) && rec->tsc <= limit) {
             consume(best, rec);
             best->read_pos += rec->size;
+            /* In a file buffer now, or making no line (survival.h). */
+            xlog_store_release(&best->buffered, best->read_pos);
             written++;
             if (best->read_pos - xlog_load(&best->tail) >= RELEASE_EVERY)
                 release_space(best);
@@ -594,6 +599,7 @@ static void tend_rings(uint64_t now)
 static void resync_clock(uint64_t now)
 {
     xlog_clock_resync(&be.clock);
+    xlog_survival_set_clock(&be.clock);
     be.next_resync = now + be.resync_ticks;
 }
 
@@ -767,6 +773,7 @@ int xlog_backend_start(const xlog_config *cfg)
         goto fail;
 
     xlog_clock_start(&be.clock, cfg->wall_clock_ns);
+    xlog_survival_set_clock(&be.clock);
     be.margin_ticks = (uint64_t)(WATERMARK_MARGIN_NS / be.clock.ns_per_tick);
     be.resync_ticks = (uint64_t)(RESYNC_INTERVAL_NS / be.clock.ns_per_tick);
     be.stuck_ticks = (uint64_t)(STUCK_CALL_NS / be.clock.ns_per_tick);

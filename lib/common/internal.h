@@ -46,6 +46,12 @@ static inline void xlog_tsan_release(void *addr)
         __tsan_release(addr);
 }
 
+/* The states of a call site (xlog_impl_site.state).  READY sites capture
+ * with the site's kinds; SCALAR ones (no string argument) take the shortest
+ * path of all; DYNAMIC ones parse their format at every call. */
+enum { XLOG_SITE_NEW = 0, XLOG_SITE_PARSING = 1, XLOG_SITE_SCALAR = 2, XLOG_SITE_READY = 3,
+       XLOG_SITE_DYNAMIC = 4 };
+
 /* Settings the front end reads on every call, copied from the configuration
  * by xlog_open. */
 typedef struct xlog_front_settings {

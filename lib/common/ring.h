@@ -80,6 +80,8 @@ typedef struct xlog_ring {
     /* Written by the consumer only. */
     _Alignas(XLOG_CACHE_LINE) uint64_t tail; /* atomic */
     uint64_t read_pos;                       /* consumer's position, ahead of tail */
+    uint64_t buffered;                       /* records before it are in a file buffer
+                                                (lib/survival/survival.h) */
     uint64_t visible_end;                    /* published end seen by the last scan */
     uint64_t last_tsc;                       /* timestamp of the newest record seen */
     uint64_t odd_head;                       /* a head seen with bit 0 set ... */
@@ -101,6 +103,9 @@ typedef struct xlog_ring {
     uint64_t mask;
     uint64_t capacity;
     size_t map_size;                         /* header page and buffer, as mapped */
+    uint32_t slot;                           /* its file, "ring.<slot>" ... */
+    uint32_t generation;                     /* ... of this survival directory, or 0:
+                                                anonymous memory */
     int tid;                                 /* kernel thread id */
     int exited;                              /* atomic: the owning thread has ended
                                                 or moved to another ring */

@@ -58,6 +58,7 @@
 #include "common/internal.h"
 #include "common/record_args.h"
 #include "format/format.h"
+#include "survival/survival.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -75,9 +76,6 @@ static XLOG_IMPL_TLS int in_call;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
-/* Site states.  READY sites capture with the site's kinds; SCALAR ones (no
- * string argument) take the shortest path of all. */
-enum { SITE_NEW = 0, SITE_PARSING = 1, SITE_SCALAR = 2, SITE_READY = 3, SITE_DYNAMIC = 4 };
 
 /* Longest file or function name a dynamic record carries. */
 #define MAX_NAME 1024
@@ -696,10 +694,10 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, int level, const cha
  * string with a fixed precision (which must bound the copy: dynamic path). */
 static int site_prepare(xlog_impl_site *site, const char *fmt)
 {
-    int state = SITE_NEW;
-    if (!__atomic_compare_exchange_n(&site->state, &state, SITE_PARSING, 0, __ATOMIC_ACQUIRE,
+    int state = XLOG_SITE_NEW;
+    if (!__atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_PARSING, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_ACQUIRE))
-        return (state == SITE_SCALAR || state == SITE_READY) && site->format == fmt;
+        return (state == XLOG_SITE_SCALAR || state == XLOG_SITE_READY) && site->format == fmt;
 
     unsigned char kinds[XLOG_MAX_ARGS];
     int precision[XLOG_MAX_ARGS];
@@ -717,8 +715,9 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     site->format = fmt;
     site->nargs = (unsigned char)(ready ? nargs : 0);
     site->fixed_size = (unsigned short)xlog_align8(sizeof(xlog_record) + fixed);
-    int prepared = !ready ? SITE_DYNAMIC : strings ? SITE_READY : SITE_SCALAR;
+    int prepared = !ready ? XLOG_SITE_DYNAMIC : strings ? XLOG_SITE_READY : XLOG_SITE_SCALAR;
     __atomic_store_n(&site->state, prepared, __ATOMIC_RELEASE);
+    xlog_survival_add_site(site);
     return ready;
 }
 
@@ -732,7 +731,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     if (!r)
         return;
     int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
-    if (!((state == SITE_SCALAR || state == SITE_READY) && site->format == fmt) &&
+    if (!((state == XLOG_SITE_SCALAR || state == XLOG_SITE_READY) && site->format == fmt) &&
         !site_prepare(site, fmt)) {
         log_dynamic(r, site, level, NULL, 0, NULL, fmt, caller_errno, ap);
         return;
@@ -740,7 +739,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     unsigned flags = call_flags(level);
     uint64_t size = site->fixed_size;
     uint32_t lens[XLOG_MAX_ARGS];
-    if (site->state == SITE_READY) { /* it has strings */
+    if (site->state == XLOG_SITE_READY) { /* it has strings */
         va_list measure;
         va_copy(measure, ap);
         size = sizeof(xlog_record) + measure_strings(site->kinds, site->nargs, NULL,
@@ -780,7 +779,7 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
     va_list ap;
     va_start(ap, fmt);
     xlog_ring *r = my_ring;
-    if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == SITE_SCALAR) &&
+    if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == XLOG_SITE_SCALAR) &&
         LIKELY(site->format == fmt) && LIKELY(xlog_load(&r->epoch) == xlog_load(&xlog_front.epoch))) {
         uint64_t size = site->fixed_size;
         uint64_t pos = r->write_pos;
@@ -879,6 +878,13 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
         return;
     }
     enter_call();
+    /* Its first call: the site's file, function and line go into the
+     * dictionary of survival.h (its format varies: the records carry it). */
+    int state = XLOG_SITE_NEW;
+    if (UNLIKELY(__atomic_load_n(&site->state, __ATOMIC_RELAXED) == XLOG_SITE_NEW) &&
+        __atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_DYNAMIC, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED))
+        xlog_survival_add_site(site);
     xlog_ring *r = ring_for_call();
     if (r) {
         va_list ap;
