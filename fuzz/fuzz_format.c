@@ -3,20 +3,23 @@
  *
  * Input: byte 0 is the format's length L, the next L bytes are the format, and
  * the rest are argument bytes, decoded in the order xlog_fmt_kinds() lists:
- * 4 bytes for int and wint_t, 8 for the other integers, pointers and double,
- * 10 for long double (x87), and for a string a length byte (0xff: NULL) then
- * that many bytes (wide strings: that many 4-byte characters).  Each string is
- * its own allocation of exactly its length, so reading past it is caught.  When
- * the bytes run out, the remaining arguments are missing.
+ * 4 bytes for int, wint_t and the errno of %m, 8 for the other integers,
+ * pointers and double, 10 for long double (x87), and for a string a length
+ * byte (0xff: NULL) then that many bytes (wide strings: that many 4-byte
+ * characters).  Each string is its own allocation of exactly its length, so
+ * reading past it is caught.  When the bytes run out, the remaining arguments
+ * are missing.
  *
  * Checked, with and without XLOG_FMT_ESCAPE, at several capacities: the length
  * is the same whatever the capacity; what is written is a prefix of the full
- * output and nothing past cap is touched; with ESCAPE no control byte comes
- * out.  The unescaped output must equal glibc snprintf's, compared one segment
- * (literal text and one conversion) at a time with the real types, up to the
- * first segment our defined behaviour changes (a refused or literal
- * conversion, %n, a NULL string, a missing argument, a NUL in the format).
+ * output and nothing past cap is touched; with ESCAPE the output is what a
+ * line may hold (tests/line_rule.h).  The unescaped output must equal glibc
+ * snprintf's, compared one segment (literal text and one conversion) at a time
+ * with the real types, up to the first segment our defined behaviour changes
+ * (a refused or literal conversion, %n, a missing argument, a NUL in the
+ * format).
  */
+#include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +30,7 @@
 
 #include "format/format.h"
 #include "format_reference.h"
+#include "line_rule.h"
 
 #define MAX_ARGS 32
 #define FULL_LIMIT (1u << 20)      /* render in full only up to this size */
@@ -70,7 +74,7 @@ static bool decode_arg(reader *r, unsigned char kind, decoded *d)
     xlog_arg *a = &d->args[d->nargs];
     memset(a, 0, sizeof *a);
     switch (kind) {
-    case XLOG_ARG_INT: {
+    case XLOG_ARG_INT: case XLOG_ARG_ERRNO: {
         int32_t v;
         if (!take(r, &v, sizeof v))
             return false;
@@ -165,10 +169,6 @@ static void compare_with_snprintf(const char *fmt, size_t fmt_len, const decoded
         const xlog_arg *v = c.kind != XLOG_ARG_NONE ? &d->args[next_arg] : NULL;
         const char *terminated = c.kind == XLOG_ARG_STR ? d->terminated[next_arg] : NULL;
         next_arg += c.kind != XLOG_ARG_NONE;
-        if ((c.kind == XLOG_ARG_STR && !v->s.ptr) || (c.kind == XLOG_ARG_WSTR && !v->ws.ptr)) {
-            complete = false; /* NULL prints "(null)" whatever the precision */
-            break;
-        }
         int precision = c.precision == XLOG_FMT_STAR ? stars[nstars - 1] : c.precision;
         if (precision > (int)SNPRINTF_LIMIT) {
             /* glibc allocates memory in proportion to the precision for %ls
@@ -191,6 +191,18 @@ static void compare_with_snprintf(const char *fmt, size_t fmt_len, const decoded
                 expected_len, complete ? "" : " (a prefix)", len);
         abort();
     }
+}
+
+static locale_t utf8;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    if (!utf8)
+        abort();
+    return 0;
 }
 
 /* Renders at several capacities and checks the invariants; returns the full
@@ -223,12 +235,12 @@ static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, u
         free(part);
     }
 
-    if (options & XLOG_FMT_ESCAPE) {
-        for (size_t i = 0; i < full_cap; i++) {
-            unsigned char b = (unsigned char)full[i];
-            if (b < 0x20 || b == 0x7f)
-                abort();
-        }
+    if ((options & XLOG_FMT_ESCAPE) && total <= FULL_LIMIT) {
+        locale_t before = uselocale(utf8); /* line_rule.h decodes UTF-8 */
+        bool allowed = line_rule_allows(full, total);
+        uselocale(before);
+        if (!allowed)
+            abort();
     }
     if (total > FULL_LIMIT) {
         free(full);

@@ -7,6 +7,7 @@
 #ifndef XLOG_FORMAT_REFERENCE_H
 #define XLOG_FORMAT_REFERENCE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +16,8 @@
 #include "format/format.h"
 
 /* snprintf of fmt (one conversion, with nstars '*' values first) and the
- * value v of that kind; string is v's string as a NUL-terminated copy. */
+ * value v of that kind; string is v's string as a NUL-terminated copy.  For
+ * %m, errno is set to the saved value first, as it was at the caller. */
 static inline int reference_snprintf(char *buf, size_t cap, const char *fmt, const int *stars,
                                      int nstars, unsigned char kind, const xlog_arg *v,
                                      const char *string)
@@ -37,6 +39,7 @@ static inline int reference_snprintf(char *buf, size_t cap, const char *fmt, con
     case XLOG_ARG_PTR: return WITH_STARS(v->p);
     case XLOG_ARG_STR: return WITH_STARS(string);
     case XLOG_ARG_WSTR: return WITH_STARS(v->ws.ptr);
+    case XLOG_ARG_ERRNO: errno = (int)v->i; return WITH_STARS(0); /* nothing is read */
     default: return WITH_STARS(0); /* "%%": the extra argument is ignored */
     }
 #undef WITH_STARS

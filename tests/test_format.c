@@ -8,12 +8,19 @@
  * C cannot build a snprintf call with a run-time list of mixed argument types;
  * our side always renders the whole format from one argument array, so
  * argument order is still checked.  A few fixed shapes are also compared as
- * whole formats.  What our defined behaviour deliberately changes (NULL
- * strings, %n, unknown conversions, escaping, missing arguments) is tested with
- * exact expected strings.
+ * whole formats.  What our defined behaviour deliberately changes (%n,
+ * unknown conversions, escaping, missing arguments) is tested with exact
+ * expected strings.
+ *
+ * glibc's output depends on the locale: the comparisons also run in locales
+ * with digit grouping (the ' flag) and decimal points of several bytes, which
+ * tests/make_locales.sh builds into XLOG_TEST_LOCALES before this test runs.
+ * A locale that is missing is reported and its cases skipped; the C locale's
+ * cases always run.
  *
  * The random seed is printed; set XLOG_FORMAT_SEED to replay a run.
  */
+#include <errno.h>
 #include <fenv.h>
 #include <float.h>
 #include <limits.h>
@@ -21,6 +28,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +70,43 @@ static int rand_between(int lo, int hi)
 static int one_in(unsigned n)
 {
     return rand_below(n) == 0;
+}
+
+#ifndef XLOG_TEST_LOCALES
+#define XLOG_TEST_LOCALES "" /* built outside CMake: the locale cases are skipped */
+#endif
+
+/* Sets category to one of the locales make_locales.sh built (LC_ALL for the
+ * system ones, LC_NUMERIC alone for xlog_numeric); says so and returns false
+ * when it is missing. */
+static bool use_test_locale(int category, const char *name)
+{
+    setenv("LOCPATH", XLOG_TEST_LOCALES, 1); /* read by setlocale itself */
+    bool found = setlocale(category, name) != NULL;
+    unsetenv("LOCPATH");
+    if (!found)
+        printf("test_format: locale %s not found in \"%s\": its cases are SKIPPED\n", name,
+               XLOG_TEST_LOCALES);
+    return found;
+}
+
+/* The locales the comparisons with glibc also run in. */
+static const struct test_locale {
+    int category;
+    const char *name;
+} test_locales[] = {
+    { LC_ALL, "de_DE.UTF-8" },         /* "1.234.567,5", the example */
+    { LC_ALL, "fr_FR.UTF-8" },         /* U+202F, three bytes, between groups */
+    { LC_ALL, "en_IN.UTF-8" },         /* groups of 3, then of 2: 12,34,567 */
+    { LC_ALL, "ps_AF.UTF-8" },         /* U+066B and U+066C, decimal point and separator */
+    { LC_NUMERIC, "xlog_numeric.UTF-8" }, /* groups of 1, of 2, then none */
+};
+#define TEST_LOCALE_COUNT (sizeof test_locales / sizeof test_locales[0])
+
+static bool use_numbered_locale(size_t i)
+{
+    setlocale(LC_ALL, "C.UTF-8");
+    return use_test_locale(test_locales[i].category, test_locales[i].name);
 }
 
 static int setup_seed(void **state)
@@ -254,9 +299,9 @@ static const unsigned char int_kinds[] = {
  * forced_precision when that is >= 0) at *s, noting '*' arguments in p. */
 static void plan_field(planned *p, char **s, int max_precision, int forced_precision)
 {
-    static const char flags[] = "-+ #0";
+    static const char flags[] = "-+ #0'";
     for (int n = (int)rand_below(4); n > 0; n--)
-        *(*s)++ = flags[rand_below(5)];
+        *(*s)++ = flags[rand_below(6)];
     switch (rand_below(5)) {
     case 0: case 1: break;
     case 2: case 3: *s += sprintf(*s, "%d", rand_between(1, 30)); break;
@@ -282,18 +327,25 @@ static void plan_field(planned *p, char **s, int max_precision, int forced_preci
     }
 }
 
+/* errno values for %m: known ones, 0, and numbers without a message or name */
+static const int errno_values[] = {
+    0, EPERM, ENOENT, EINTR, EAGAIN, EINVAL, ENOSPC, EPIPE, ETIMEDOUT, EHWPOISON,
+    134, 200, 4096, 1234567, -1, -5, INT_MAX, INT_MIN,
+};
+#define ERRNO_VALUE_COUNT (sizeof errno_values / sizeof errno_values[0])
+
 static void plan_conversion(planned *p, int utf8)
 {
-    static const char int_convs[] = "diouxX";
+    static const char int_convs[] = "diouxXbB";
     static const char float_convs[] = "fFeEgGaA";
     char *s = p->spec;
     *s++ = '%';
     p->nstars = 0;
-    switch (rand_below(9)) {
+    switch (rand_below(10)) {
     case 0: case 1: { /* integers */
         plan_field(p, &s, 25, -1);
         unsigned length = rand_below(8);
-        s += sprintf(s, "%s%c", int_lengths[length], int_convs[rand_below(6)]);
+        s += sprintf(s, "%s%c", int_lengths[length], int_convs[rand_below(8)]);
         p->kind = int_kinds[length];
         int64_t v = random_integer();
         switch (p->kind) {
@@ -315,7 +367,15 @@ static void plan_conversion(planned *p, int utf8)
             p->value.d = random_double();
         break;
     }
-    case 4: { /* strings, sometimes without a NUL within reach */
+    case 4: { /* strings, sometimes without a NUL within reach, or NULL */
+        if (one_in(6)) {
+            plan_field(p, &s, 8, -1);
+            *s++ = 's';
+            p->kind = XLOG_ARG_STR;
+            p->value.s.ptr = NULL;
+            p->value.s.len = 0;
+            break;
+        }
         size_t len = rand_below(12);
         /* Unterminated ones get a precision of at least 1: ASan's snprintf
          * interceptor takes ".0" for "no precision" and would report a false
@@ -357,7 +417,21 @@ static void plan_conversion(planned *p, int utf8)
         *s++ = '%';
         p->kind = XLOG_ARG_NONE;
         break;
-    default: { /* wide strings, NUL-terminated for snprintf's sake */
+    case 8: /* %m, with the length modifiers glibc ignores */
+        plan_field(p, &s, 30, -1);
+        s += sprintf(s, "%sm", one_in(4) ? int_lengths[rand_below(8)] : "");
+        p->kind = XLOG_ARG_ERRNO;
+        p->value.i = errno_values[rand_below(ERRNO_VALUE_COUNT)];
+        break;
+    default: { /* wide strings, NUL-terminated for snprintf's sake, or NULL */
+        if (one_in(6)) {
+            plan_field(p, &s, 8, -1);
+            s += sprintf(s, "ls");
+            p->kind = XLOG_ARG_WSTR;
+            p->value.ws.ptr = NULL;
+            p->value.ws.len = 0;
+            break;
+        }
         size_t len = rand_below(8);
         wchar_t *ws = case_alloc((len + 1) * sizeof *ws);
         for (size_t i = 0; i < len; i++)
@@ -467,6 +541,20 @@ static void test_differential_utf8_locale(void **state)
     setlocale(LC_ALL, "C");
 }
 
+/* The same in locales that group digits and have other decimal points. */
+static void test_differential_grouping_locales(void **state)
+{
+    (void)state;
+    for (size_t l = 0; l < TEST_LOCALE_COUNT; l++) {
+        rng_state = seed ^ (0x6666 + l);
+        if (!use_numbered_locale(l))
+            continue;
+        for (int i = 0; i < 3000; i++)
+            differential_case(1);
+    }
+    setlocale(LC_ALL, "C");
+}
+
 /* Whole formats with several conversions in one snprintf call. */
 static void test_whole_formats(void **state)
 {
@@ -474,15 +562,15 @@ static void test_whole_formats(void **state)
     rng_state = seed ^ 0xaaaa;
     static const char int_convs[] = "diouxXc";
     static const char float_convs[] = "fFeEgGaA";
-    static const char flags[] = "-+ #0";
+    static const char flags[] = "-+ #0'";
     for (int i = 0; i < 5000; i++) {
         char fmt[128], *s = fmt;
         s += sprintf(s, "user %%");
         for (int f = (int)rand_below(3); f > 0; f--)
-            *s++ = flags[rand_below(5)];
+            *s++ = flags[rand_below(6)];
         s += sprintf(s, "s logged in, id %%");
         for (int f = (int)rand_below(3); f > 0; f--)
-            *s++ = flags[rand_below(5)];
+            *s++ = flags[rand_below(6)];
         if (one_in(2))
             s += sprintf(s, "%d", rand_between(1, 12));
         s += sprintf(s, "%c, took %%", int_convs[rand_below(7)]);
@@ -682,7 +770,7 @@ static void test_unknown_conversions(void **state)
     expect_text("100%5 done %d", args, 1, 0, "100%5 done 42");
     expect_text("%*y %d", args, 1, 0, "%*y 42");
     expect_text("%Ld %hs %lp %hf %zc %d", args, 1, 0, "%Ld %hs %lp %hf %zc 42");
-    expect_text("%m %'d %qd %Zd %C %S %I5d|%d", args, 1, 0, "%m %'d %qd %Zd %C %S %I5d|42");
+    expect_text("%qd %Zd %C %S %I5d %Lb %qm|%d", args, 1, 0, "%qd %Zd %C %S %I5d %Lb %qm|42");
     expect_text("%d%h%d", args, 2, 0, "42%h%d"); /* "%h%" is refused, 'd' is text */
     expect_text("%99999999999d|%d", args, 1, 0, "%99999999999d|42");
     expect_text("%.99999999999d|%d", args, 1, 0, "%.99999999999d|42");
@@ -738,25 +826,10 @@ static void test_missing_arguments(void **state)
     expect_text("%d %n %d", args, 2, 0, "5 %n %d");
 }
 
-static void test_null_strings(void **state)
+/* A NULL %p is glibc's "(nil)", padded with spaces even with '0'. */
+static void test_null_pointer(void **state)
 {
     (void)state;
-    xlog_arg args[2];
-    args[0].s.ptr = NULL;
-    args[0].s.len = 0;
-    expect_text("[%s]", args, 1, 0, "[(null)]");
-    expect_text("[%.0s]", args, 1, 0, "[(null)]");
-    expect_text("[%.3s]", args, 1, 0, "[(null)]");
-    expect_text("[%8s]", args, 1, 0, "[  (null)]");
-    expect_text("[%-8.2s]", args, 1, 0, "[(null)  ]");
-    args[0].i = 2;
-    args[1].s.ptr = NULL;
-    expect_text("[%.*s]", args, 2, 0, "[(null)]");
-    args[0].ws.ptr = NULL;
-    args[0].ws.len = 0;
-    expect_text("[%ls|%.1ls|%7ls]", (xlog_arg[]){ args[0], args[0], args[0] }, 3, 0,
-                "[(null)|(null)| (null)]");
-    /* a NULL %p is glibc's "(nil)", padded with spaces even with '0' */
     xlog_arg nil = { .p = NULL };
     expect_text("[%p|%08p|%-7p|%.9p]", (xlog_arg[]){ nil, nil, nil, nil }, 4, 0,
                 "[(nil)|   (nil)|(nil)  |(nil)]");
@@ -865,6 +938,216 @@ static void test_wide_in_c_locale(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* What glibc prints that xlog once printed literally or differently        */
+/* ------------------------------------------------------------------------ */
+
+/* Renders a one-conversion format (its '*' values first, then value) and
+ * compares it with glibc's snprintf. */
+static void expect_like_glibc(const char *fmt, const int *stars, int nstars, unsigned char kind,
+                              const xlog_arg *value)
+{
+    int n = reference_snprintf(expected, sizeof expected, fmt, stars, nstars, kind, value,
+                               kind == XLOG_ARG_STR ? value->s.ptr : NULL);
+    assert_true(n >= 0);
+    xlog_arg args[3];
+    size_t nargs = 0;
+    for (int i = 0; i < nstars; i++)
+        args[nargs++].i = stars[i];
+    args[nargs++] = *value;
+    expect_render(fmt, strlen(fmt), args, nargs, 0, expected, (size_t)n);
+}
+
+/* Every field a conversion can have: each subset of the flags "-+ #0'", each
+ * width and each precision (0 to 7, and 9), given or taken from '*'. */
+static const char *const field_widths[] = { "", "1", "6", "13", "*" };
+static const char *const field_precisions[] = {
+    "", ".", ".0", ".1", ".2", ".3", ".4", ".5", ".6", ".7", ".9", ".*",
+};
+#define FIELD_FLAG_SETS 64
+#define FIELD_WIDTHS (sizeof field_widths / sizeof field_widths[0])
+#define FIELD_PRECISIONS (sizeof field_precisions / sizeof field_precisions[0])
+#define FIELD_COUNT (FIELD_FLAG_SETS * FIELD_WIDTHS * FIELD_PRECISIONS)
+#define FIELD_QUOTE 32 /* the flag set bit of ' */
+
+/* Writes field i (0 <= i < FIELD_COUNT) after the '%' at spec, with the '*'
+ * values it takes (derived from i) in stars; returns the end of the text. */
+static char *write_field(char *spec, size_t i, int *stars, int *nstars)
+{
+    static const char flag_chars[] = "-+ #0'";
+    size_t flags = i % FIELD_FLAG_SETS, width = i / FIELD_FLAG_SETS % FIELD_WIDTHS;
+    size_t precision = i / (FIELD_FLAG_SETS * FIELD_WIDTHS);
+    char *s = spec;
+    *s++ = '%';
+    for (int b = 0; b < 6; b++)
+        if (flags >> b & 1)
+            *s++ = flag_chars[b];
+    s += sprintf(s, "%s%s", field_widths[width], field_precisions[precision]);
+    *nstars = 0;
+    if (field_widths[width][0] == '*')
+        stars[(*nstars)++] = (int)(i % 7) * 3 - 9; /* -9 to 9: a negative one is '-' */
+    if (strcmp(field_precisions[precision], ".*") == 0)
+        stars[(*nstars)++] = (int)(i % 9) - 1;     /* -1 (none) to 7 */
+    return s;
+}
+
+static const uint64_t combination_values[] = {
+    0, 1, 6, 7, 12, 999, 1000, 1234, 65535, 1234567, 0x80000000u, 0xfffffffeu,
+    (uint64_t)INT64_MIN, UINT64_MAX, (uint64_t)-1234567, 123456789012345u,
+};
+#define COMBINATION_VALUE_COUNT (sizeof combination_values / sizeof combination_values[0])
+
+/* Every field with every length on each integer conversion in convs, with
+ * values_per_format values each; with quote_only, only the fields with the
+ * ' flag. */
+static void integer_combinations(const char *convs, bool quote_only, size_t values_per_format)
+{
+    for (const char *conv = convs; *conv; conv++) {
+        for (size_t length = 0; length < 8; length++) {
+            for (size_t i = 0; i < FIELD_COUNT; i++) {
+                if (quote_only && !(i % FIELD_FLAG_SETS & FIELD_QUOTE))
+                    continue;
+                char fmt[64];
+                int stars[2], nstars;
+                sprintf(write_field(fmt, i, stars, &nstars), "%s%c", int_lengths[length], *conv);
+                for (size_t k = 0; k < values_per_format; k++) {
+                    size_t pick = (i * values_per_format + k + length) % COMBINATION_VALUE_COUNT;
+                    xlog_arg v = { .u = combination_values[pick] };
+                    if (int_kinds[length] == XLOG_ARG_INT)
+                        v.i = (int)v.u;
+                    expect_like_glibc(fmt, stars, nstars, int_kinds[length], &v);
+                }
+            }
+        }
+    }
+}
+
+static void test_binary_conversions_print_like_glibc(void **state)
+{
+    (void)state;
+    xlog_arg six = { .i = 6 };
+    expect_text("%b|%B|%#b|%#B|%#010b|%-#7b|%.5b|%#.0b", (xlog_arg[]){ six, six, six, six, six,
+                six, six, { .i = 0 } }, 8, 0, "110|110|0b110|0B110|0b00000110|0b110  |00110|");
+    xlog_arg big = { .u = UINT64_MAX };
+    expect_text("%lb", &big, 1, 0,
+                "1111111111111111111111111111111111111111111111111111111111111111");
+    unsigned char kinds[4];
+    assert_int_equal(xlog_fmt_kinds("%hhb%llB%*b", 11, kinds, 4), 4);
+    assert_memory_equal(kinds, ((unsigned char[]){ XLOG_ARG_INT, XLOG_ARG_LLONG, XLOG_ARG_INT,
+                                                   XLOG_ARG_INT }), 4);
+    integer_combinations("bB", false, 3);
+}
+
+static void test_quote_flag_groups_digits_like_glibc(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C");
+    xlog_arg n = { .i = 1234567 };
+    xlog_arg x = { .d = 1234567.5 };
+    /* the C locale has no thousands separator: the flag changes nothing */
+    expect_text("%'d|%'.2f", (xlog_arg[]){ n, x }, 2, 0, "1234567|1234567.50");
+    integer_combinations("diuoxXbB", true, 3);
+    for (size_t l = 0; l < TEST_LOCALE_COUNT; l++) {
+        if (!use_numbered_locale(l))
+            continue;
+        if (strcmp(test_locales[l].name, "de_DE.UTF-8") == 0)
+            expect_text("%'d|%'.2f|%'010d", (xlog_arg[]){ n, x, n }, 3, 0,
+                        "1.234.567|1.234.567,50|01.234.567");
+        integer_combinations("diuoxXbB", true, 1);
+        /* the floating conversions, with and without ', long double too */
+        static const double doubles[] = { 0.0, -0.5, 999.5, 1234.5, 1234567.891, -98765432.1,
+                                          1e20, 123456789012.0, 1e-5, 1e300 };
+        static const char float_convs[] = "fFgGeEaA";
+        for (size_t c = 0; c < 8; c++) {
+            for (size_t i = 0; i < FIELD_COUNT; i++) {
+                char fmt[64];
+                int stars[2], nstars;
+                bool is_long = i % 5 == 0;
+                sprintf(write_field(fmt, i, stars, &nstars), "%s%c", is_long ? "L" : "",
+                        float_convs[c]);
+                xlog_arg v;
+                double d = doubles[(i + c) % (sizeof doubles / sizeof doubles[0])];
+                if (is_long)
+                    v.ld = d;
+                else
+                    v.d = d;
+                expect_like_glibc(fmt, stars, nstars, is_long ? XLOG_ARG_LDOUBLE : XLOG_ARG_DOUBLE,
+                                  &v);
+            }
+        }
+    }
+    setlocale(LC_ALL, "C");
+}
+
+/* glibc pads %f %e %g to a width counted in characters; a decimal point of
+ * two bytes (ps_AF's U+066B) counts as one. */
+static void test_float_width_counts_a_multibyte_decimal_point_once(void **state)
+{
+    (void)state;
+    if (!use_test_locale(LC_ALL, "ps_AF.UTF-8")) {
+        setlocale(LC_ALL, "C");
+        skip();
+    }
+    xlog_arg x = { .d = 1234567.5 };
+    expect_text("[%20f|%-14e|%012g]", (xlog_arg[]){ x, x, x }, 3, 0,
+                "[      1234567\xd9\xab" "500000|1\xd9\xab" "234568e+06  |01\xd9\xab" "23457e+06]");
+    /* and %a counts bytes, as glibc does */
+    xlog_arg half = { .d = 1.5 };
+    expect_text("[%12a]", &half, 1, 0, "[   0x1\xd9\xab" "8p+0]");
+    setlocale(LC_ALL, "C");
+}
+
+static void test_percent_m_prints_the_saved_errno_like_glibc(void **state)
+{
+    (void)state;
+    unsigned char kinds[4];
+    assert_int_equal(xlog_fmt_kinds("%m %*lm %d", 10, kinds, 4), 4);
+    assert_memory_equal(kinds, ((unsigned char[]){ XLOG_ARG_ERRNO, XLOG_ARG_INT, XLOG_ARG_ERRNO,
+                                                   XLOG_ARG_INT }), 4);
+    xlog_arg einval = { .i = EINVAL }, unknown = { .i = 134 }, seven = { .i = 7 };
+    setlocale(LC_ALL, "C");
+    errno = 0; /* the renderer uses the saved value, never its own errno */
+    expect_text("%m|%#m|%.3m|%#m|%d", (xlog_arg[]){ einval, einval, einval, unknown, seven }, 5, 0,
+                "Invalid argument|EINVAL|Inv|134|7");
+    for (int pass = 0; pass < 2; pass++) {
+        /* every field, every length modifier, every kind of value; the second
+         * pass in de_DE, where messages are translated and %#'m groups */
+        if (pass == 1 && !use_test_locale(LC_ALL, "de_DE.UTF-8"))
+            break;
+        for (size_t i = 0; i < FIELD_COUNT; i++) {
+            char fmt[64];
+            int stars[2], nstars;
+            sprintf(write_field(fmt, i, stars, &nstars), "%sm", int_lengths[i % 8]);
+            for (size_t k = 0; k < 3; k++) {
+                xlog_arg e = { .i = errno_values[(i * 3 + k) % ERRNO_VALUE_COUNT] };
+                expect_like_glibc(fmt, stars, nstars, XLOG_ARG_ERRNO, &e);
+            }
+        }
+    }
+    setlocale(LC_ALL, "C");
+}
+
+static void test_null_string_under_short_precision_prints_like_glibc(void **state)
+{
+    (void)state;
+    xlog_arg null = { .s = { NULL, 0 } };
+    expect_text("[%s|%.3s|%.5s|%.6s|%10.3s|%-8.2s|%.0s|%8s]",
+                (xlog_arg[]){ null, null, null, null, null, null, null, null }, 8, 0,
+                "[(null)|||(null)|          |        ||  (null)]");
+    xlog_arg wnull = { .ws = { NULL, 0 } };
+    expect_text("[%ls|%.5ls|%.6ls|%7.1ls]", (xlog_arg[]){ wnull, wnull, wnull, wnull }, 4, 0,
+                "[(null)||(null)|       ]");
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        char fmt[64];
+        int stars[2], nstars;
+        char *end = write_field(fmt, i, stars, &nstars);
+        strcpy(end, "s");
+        expect_like_glibc(fmt, stars, nstars, XLOG_ARG_STR, &null);
+        strcpy(end, "ls");
+        expect_like_glibc(fmt, stars, nstars, XLOG_ARG_WSTR, &wnull);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Escaping                                                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -902,6 +1185,31 @@ static void test_escape(void **state)
     xlog_arg wc = { .u = L'\t' };
     expect_text("[%3lc]", &wc, 1, XLOG_FMT_ESCAPE, "[ \\t]");
     setlocale(LC_ALL, "C");
+}
+
+/* The option applies escape.h's whole rule, not only to C0 controls. */
+static void test_escape_option_escapes_c1_separators_and_invalid_utf8(void **state)
+{
+    (void)state;
+    expect_text("\xc2\x9b[31m|\xc2\x85|a\xe2\x80\xa8" "b\xe2\x80\xa9|\xff\xc3(|\xed\xa0\x80|\xc3\xa9",
+                NULL, 0, XLOG_FMT_ESCAPE,
+                "\\u009b[31m|\\u0085|a\\u2028b\\u2029|\\xff\\xc3(|\\xed\\xa0\\x80|\xc3\xa9");
+    xlog_arg csi = { .s = { "\x9b" "2J\xe2\x80\xa8", 6 } };
+    expect_text("[%s|%9s|%-12.4s]", (xlog_arg[]){ csi, csi, csi }, 3, XLOG_FMT_ESCAPE,
+                "[\\x9b2J\\u2028|\\x9b2J\\u2028|\\x9b2J\\xe2  ]");
+    xlog_arg c1 = { .i = 0x85 }; /* one byte: not UTF-8 */
+    expect_text("[%c]", &c1, 1, XLOG_FMT_ESCAPE, "[\\x85]");
+    /* a character split between two conversions is escaped piece by piece */
+    xlog_arg lead = { .i = 0xc3 }, trail = { .i = 0xa9 };
+    expect_text("%c%c", (xlog_arg[]){ lead, trail }, 2, XLOG_FMT_ESCAPE, "\\xc3\\xa9");
+    assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+    xlog_arg ws = { .ws = { L"\x85|\x2028|\x1f600", 5 } };
+    expect_text("%ls", &ws, 1, XLOG_FMT_ESCAPE, "\\u0085|\\u2028|\xf0\x9f\x98\x80");
+    setlocale(LC_ALL, "C");
+    /* a capacity that cuts an escape keeps exactly its first bytes */
+    char out[9];
+    assert_int_equal(xlog_fmt_render("ab\xe2\x80\xa8", 5, NULL, 0, XLOG_FMT_ESCAPE, out, 5), 8);
+    assert_memory_equal(out, "ab\\u2", 5);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -949,12 +1257,19 @@ int main(void)
         cmocka_unit_test(test_trailing_and_cut_formats),
         cmocka_unit_test(test_positional_is_literal),
         cmocka_unit_test(test_missing_arguments),
-        cmocka_unit_test(test_null_strings),
+        cmocka_unit_test(test_null_pointer),
         cmocka_unit_test(test_strings_with_length),
         cmocka_unit_test(test_negative_star),
         cmocka_unit_test(test_huge_fields),
         cmocka_unit_test(test_wide_in_c_locale),
+        cmocka_unit_test(test_differential_grouping_locales),
+        cmocka_unit_test(test_binary_conversions_print_like_glibc),
+        cmocka_unit_test(test_quote_flag_groups_digits_like_glibc),
+        cmocka_unit_test(test_float_width_counts_a_multibyte_decimal_point_once),
+        cmocka_unit_test(test_percent_m_prints_the_saved_errno_like_glibc),
+        cmocka_unit_test(test_null_string_under_short_precision_prints_like_glibc),
         cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_escape_option_escapes_c1_separators_and_invalid_utf8),
         cmocka_unit_test(test_truncation),
     };
     return cmocka_run_group_tests(tests, setup_seed, NULL);

@@ -17,6 +17,7 @@
  * is bounded by the '*' precision just before it also carries this flag. */
 #define XLOG_KIND_MASK 0x0fu
 #define XLOG_KIND_STAR_PRECISION 0x80u
+_Static_assert(XLOG_ARG_KIND_COUNT <= XLOG_KIND_MASK + 1, "a kind must fit XLOG_KIND_MASK");
 
 /* The length written for a NULL string. */
 #define XLOG_NULL_STRING UINT32_MAX
@@ -78,6 +79,7 @@ static inline const char *xlog_record_decode_args(const char *in, const unsigned
             in += out[i].ws.len * sizeof(wchar_t);
             break;
         }
+        case XLOG_ARG_ERRNO: /* the caller's errno, stored as the other ints are */
         default:
             memcpy(&out[i].u, in, 8);
             in += 8;

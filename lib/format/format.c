@@ -10,13 +10,19 @@
  * consumes.  The renderer writes through a "sink" that counts every byte of the
  * complete output but stores only what fits, so the returned length is exact
  * whatever the capacity.  Integers, strings, characters and "%%" are written
- * by hand.  Floating conversions are given to libc snprintf, which guarantees
- * exact digits, but without the width and with the precision cut to what a
- * value can use: we add the padding and the zeros, so a huge width or
- * precision never needs a huge buffer.  "%f" with a small precision and a
- * moderate value has an exact fast path of its own (render_fixed_fast).  Wide
- * characters are converted with wcrtomb, as glibc's printf does.
+ * by hand, the ' flag's digit grouping included (from the locale's
+ * LC_NUMERIC, as glibc does it).  Floating conversions are given to libc
+ * snprintf, which guarantees exact digits, but without the width and with
+ * the precision cut to what a value can use: we add the padding and the
+ * zeros, so a huge width or precision never needs a huge buffer.  "%f" with a
+ * small precision and a moderate value has an exact fast path of its own
+ * (render_fixed_fast).  Wide characters are converted with wcrtomb, as
+ * glibc's printf does.  "%m" prints the caller's saved errno through
+ * strerror_r (or strerrorname_np for "%#m"), glibc's own sources of that text.
+ * With XLOG_FMT_ESCAPE, text goes through escape.c, the one definition of
+ * what a line may contain.
  */
+#define _GNU_SOURCE /* strerror_r returning the text, strerrorname_np, GROUPING */
 #include "format.h"
 
 #include <fenv.h>
@@ -29,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 #ifdef __FAST_MATH__
 #error "format.c relies on exact IEEE arithmetic (nan, rounding): build it without -ffast-math"
 #endif
@@ -40,12 +48,13 @@
 /* Conversion characters grouped by the argument kinds they accept. */
 enum conv_class {
     CLASS_NONE = 0, /* not a conversion character */
-    CLASS_INTEGER,  /* d i o u x X */
+    CLASS_INTEGER,  /* d i o u x X b B */
     CLASS_COUNT,    /* n */
     CLASS_FLOATING, /* f F e E g G a A */
     CLASS_CHAR,     /* c */
     CLASS_STRING,   /* s */
     CLASS_POINTER,  /* p */
+    CLASS_ERRNO,    /* m */
     CLASS_PERCENT,  /* % */
     CLASS_COUNT_OF
 };
@@ -53,12 +62,13 @@ enum conv_class {
 static const unsigned char conv_class[256] = {
     ['d'] = CLASS_INTEGER,  ['i'] = CLASS_INTEGER,  ['o'] = CLASS_INTEGER,
     ['u'] = CLASS_INTEGER,  ['x'] = CLASS_INTEGER,  ['X'] = CLASS_INTEGER,
+    ['b'] = CLASS_INTEGER,  ['B'] = CLASS_INTEGER,
     ['n'] = CLASS_COUNT,
     ['f'] = CLASS_FLOATING, ['F'] = CLASS_FLOATING, ['e'] = CLASS_FLOATING,
     ['E'] = CLASS_FLOATING, ['g'] = CLASS_FLOATING, ['G'] = CLASS_FLOATING,
     ['a'] = CLASS_FLOATING, ['A'] = CLASS_FLOATING,
     ['c'] = CLASS_CHAR,     ['s'] = CLASS_STRING,   ['p'] = CLASS_POINTER,
-    ['%'] = CLASS_PERCENT,
+    ['m'] = CLASS_ERRNO,    ['%'] = CLASS_PERCENT,
 };
 
 #define NO_KIND 0xff /* a length modifier C99 does not define for the conversion */
@@ -86,13 +96,17 @@ static const unsigned char kind_by_length[CLASS_COUNT_OF][XLOG_LEN_BIG_L + 1] = 
                        NO_KIND, NO_KIND, NO_KIND, NO_KIND },
     [CLASS_POINTER] = { XLOG_ARG_PTR, NO_KIND, NO_KIND, NO_KIND, NO_KIND,
                         NO_KIND, NO_KIND, NO_KIND, NO_KIND },
+    /* glibc ignores a length modifier on %m; no argument is read */
+    [CLASS_ERRNO] = { XLOG_ARG_ERRNO, XLOG_ARG_ERRNO, XLOG_ARG_ERRNO, XLOG_ARG_ERRNO,
+                      XLOG_ARG_ERRNO, XLOG_ARG_ERRNO, XLOG_ARG_ERRNO, XLOG_ARG_ERRNO,
+                      XLOG_ARG_ERRNO },
     [CLASS_PERCENT] = { XLOG_ARG_NONE, NO_KIND, NO_KIND, NO_KIND, NO_KIND,
                         NO_KIND, NO_KIND, NO_KIND, NO_KIND },
 };
 
 static const unsigned char flag_bits[256] = {
     ['-'] = XLOG_FMT_FLAG_MINUS, ['+'] = XLOG_FMT_FLAG_PLUS, [' '] = XLOG_FMT_FLAG_SPACE,
-    ['#'] = XLOG_FMT_FLAG_HASH,  ['0'] = XLOG_FMT_FLAG_ZERO,
+    ['#'] = XLOG_FMT_FLAG_HASH,  ['0'] = XLOG_FMT_FLAG_ZERO,  ['\''] = XLOG_FMT_FLAG_GROUP,
 };
 
 /* Reads a decimal count at *p into *value (left alone when there are no
@@ -283,49 +297,52 @@ static inline void pad(sink *o, char ch, size_t n)
     o->len += n;
 }
 
-static bool is_control(unsigned char b)
-{
-    return b < 0x20 || b == 0x7f;
-}
-
-/* Length of b once escaped: "\n", "\r", "\t" or "\xHH". */
-static size_t escaped_size(unsigned char b)
-{
-    return (b == '\n' || b == '\r' || b == '\t') ? 2 : 4;
-}
-
 /* How many bytes p[0..n) occupies in the output. */
 static size_t shown_size(const sink *o, const char *p, size_t n)
 {
-    if (!o->escape)
+    if (!o->escape || xlog_printable_ascii_span(p, n) == n)
         return n;
-    size_t size = n;
-    for (size_t i = 0; i < n; i++)
-        if (is_control((unsigned char)p[i]))
-            size += escaped_size((unsigned char)p[i]) - 1;
-    return size;
+    return xlog_escape_text(NULL, 0, p, n, NULL);
 }
 
-/* Writes p[0..n) with its control bytes escaped. */
+/*
+ * Writes p[0..n) escaped.  The sink keeps exactly the first cap bytes of the
+ * output, so when the escaped text does not fit, the escape or character
+ * that straddles the end is cut, which xlog_escape_text never does: that one
+ * is escaped into a small buffer first.  Escaping pieces that end between two
+ * characters (xlog_utf8_cut) gives the same bytes as escaping the whole.
+ */
 static void put_escaped(sink *o, const char *p, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t run = 0; /* start of the bytes not yet written */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = (unsigned char)p[i];
-        if (!is_control(b))
-            continue;
-        put(o, p + run, i - run);
-        run = i + 1;
-        char esc[4] = { '\\', 'x', hex[b >> 4], hex[b & 15] };
-        if (b == '\n' || b == '\r' || b == '\t')
-            esc[1] = b == '\n' ? 'n' : b == '\r' ? 'r' : 't';
-        put(o, esc, escaped_size(b));
+    if (xlog_printable_ascii_span(p, n) == n) { /* the usual text: nothing to escape */
+        put(o, p, n);
+        return;
     }
-    put(o, p + run, n - run);
+    size_t room = o->len < o->cap ? o->cap - o->len : 0;
+    if (n * XLOG_ESCAPE_GROWTH <= room) { /* it all fits */
+        o->len += xlog_escape_text(o->buf + o->len, room, p, n, NULL);
+        return;
+    }
+    while (n > 0 && room > 0) {
+        size_t limit = room / XLOG_ESCAPE_GROWTH;
+        size_t piece = xlog_utf8_cut(p, n, limit > 4 ? limit : 4); /* 4: a whole character */
+        size_t shown;
+        if (piece * XLOG_ESCAPE_GROWTH <= room) {
+            shown = xlog_escape_text(o->buf + o->len, room, p, piece, NULL);
+        } else {
+            char last[4 * XLOG_ESCAPE_GROWTH];
+            shown = xlog_escape_text(last, sizeof last, p, piece, NULL);
+            memcpy(o->buf + o->len, last, shown < room ? shown : room);
+        }
+        o->len += shown;
+        room -= shown < room ? shown : room;
+        p += piece;
+        n -= piece;
+    }
+    o->len += shown_size(o, p, n);
 }
 
-/* Writes text that may hold control bytes (format text, %s, %c, %ls, %lc). */
+/* Writes text that may need escaping (format text, %s, %c, %ls, %lc, %m). */
 static inline void put_text(sink *o, const char *p, size_t n)
 {
     if (o->escape)
@@ -361,6 +378,7 @@ typedef struct number_text {
     size_t ndigits;
     size_t inner_at;      /* inner_zeros zeros go before digits[inner_at] */
     size_t inner_zeros;   /* (the tail of a huge floating precision) */
+    size_t uncounted;     /* bytes the width does not count (see render_float) */
 } number_text;
 
 static void put_digits(sink *o, const number_text *n)
@@ -380,7 +398,7 @@ static void put_digits(sink *o, const number_text *n)
  * for inf and nan). */
 static void put_number(sink *o, const field *f, const number_text *n, bool zero_fill)
 {
-    size_t size = n->prefix_len + n->leading_zeros + n->ndigits + n->inner_zeros;
+    size_t size = n->prefix_len + n->leading_zeros + n->ndigits + n->inner_zeros - n->uncounted;
     size_t fill = f->width > size ? f->width - size : 0;
     if (f->flags & XLOG_FMT_FLAG_MINUS) {
         put(o, n->prefix, n->prefix_len);
@@ -469,8 +487,74 @@ static uint64_t narrow_unsigned(uint64_t v, unsigned char length)
     }
 }
 
-/* %d %i %o %u %x %X, and %p (as glibc: "0x" then hex digits, where the '+'
- * and ' ' flags and a precision still apply). */
+/* Writes an integer's digits with its prefix (sign, "0x"), zeros from the
+ * precision, and padding.  Inlined: a call here costs the common "%d" a
+ * tenth of its time. */
+static inline __attribute__((always_inline)) void put_integer(sink *o, const field *f, char conv,
+                                                              const char *prefix, size_t prefix_len,
+                                                              const char *digits, size_t ndigits)
+{
+    size_t zeros = f->precision > 0 && (size_t)f->precision > ndigits
+                       ? (size_t)f->precision - ndigits : 0;
+    /* '#' on octal makes the first digit a 0, adding one if needed. */
+    if (conv == 'o' && (f->flags & XLOG_FMT_FLAG_HASH) && zeros == 0 &&
+        (ndigits == 0 || *digits != '0'))
+        zeros = 1;
+    if (f->width == 0 && zeros == 0) { /* the usual "%d": no padding to lay out */
+        put(o, prefix, prefix_len);
+        put(o, digits, ndigits);
+        return;
+    }
+    number_text text = { .prefix = prefix, .prefix_len = prefix_len, .leading_zeros = zeros,
+                         .digits = digits, .ndigits = ndigits, .inner_at = ndigits };
+    put_number(o, f, &text, f->precision < 0);
+}
+
+/* The longest separator grouped digits can hold (a locale's multibyte
+ * character); a longer one is not used. */
+#define MAX_SEPARATOR MB_LEN_MAX
+
+/*
+ * put_integer for the ' flag: the locale's thousands separator goes between
+ * groups of digits, as glibc 2.36 does it for every integer conversion but
+ * %p.  GROUPING's first byte is the size of the rightmost group, each next
+ * byte the size of the next group to the left, and the last one repeats.
+ * CHAR_MAX ("-1" in a locale's source) means no further grouping, which a
+ * size above 64 gives anyway: no integer has that many digits.  The
+ * precision's zeros and the '0' flag's padding are not grouped, and the
+ * precision and width count the separator's bytes.
+ */
+static __attribute__((cold, noinline)) void put_grouped(sink *o, const field *f, char conv,
+                                                        const char *prefix, size_t prefix_len,
+                                                        const char *digits, size_t ndigits)
+{
+    const char *sep = nl_langinfo(THOUSANDS_SEP);
+    const char *sizes = nl_langinfo(GROUPING);
+    size_t sep_len = strlen(sep);
+    size_t size = (unsigned char)sizes[0];
+    if (sep_len == 0 || sep_len > MAX_SEPARATOR || size == 0) {
+        put_integer(o, f, conv, prefix, prefix_len, digits, ndigits);
+        return;
+    }
+    char grouped[64 + 63 * MAX_SEPARATOR];
+    char *start = grouped + sizeof grouped;
+    size_t left = ndigits;
+    while (left > size) {
+        start -= size;
+        left -= size;
+        memcpy(start, digits + left, size);
+        start -= sep_len;
+        memcpy(start, sep, sep_len);
+        if (sizes[1] != '\0')
+            size = (unsigned char)*++sizes;
+    }
+    start -= left;
+    memcpy(start, digits, left);
+    put_integer(o, f, conv, prefix, prefix_len, start, (size_t)(grouped + sizeof grouped - start));
+}
+
+/* %d %i %o %u %x %X %b %B, and %p (as glibc: "0x" then hex digits, where the
+ * '+' and ' ' flags and a precision still apply). */
 static void render_integer(sink *o, const field *f, char conv, unsigned char length, uint64_t bits)
 {
     char prefix[3];
@@ -492,42 +576,31 @@ static void render_integer(sink *o, const field *f, char conv, unsigned char len
             prefix[prefix_len++] = ' ';
     }
 
-    char buf[24];
+    char buf[64];
     char *end = buf + sizeof buf, *digits = end;
-    if (magnitude != 0 || f->precision != 0) {
-        switch (conv) {
-        case 'o':
+    if (magnitude != 0 || f->precision != 0) { /* "%.0d" of 0 has no digits */
+        if (conv == 'd' || conv == 'i' || conv == 'u') { /* first: the commonest */
+            digits = write_decimal(end, magnitude);
+        } else if (conv == 'o') {
             do *--digits = (char)('0' + (magnitude & 7)); while (magnitude >>= 3);
-            break;
-        case 'x': case 'X': case 'p': {
-            const char *hex = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+        } else {
+            /* "0x", "0X", "0b", "0B": always for %p, with '#' for a value not 0 */
             if (conv == 'p' || ((f->flags & XLOG_FMT_FLAG_HASH) && magnitude != 0)) {
                 prefix[prefix_len++] = '0';
-                prefix[prefix_len++] = conv == 'X' ? 'X' : 'x';
+                prefix[prefix_len++] = conv == 'p' ? 'x' : conv;
             }
-            do *--digits = hex[magnitude & 15]; while (magnitude >>= 4);
-            break;
-        }
-        default:
-            digits = write_decimal(end, magnitude);
-            break;
+            if (conv == 'b' || conv == 'B') {
+                do *--digits = (char)('0' + (magnitude & 1)); while (magnitude >>= 1);
+            } else {
+                const char *hex = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+                do *--digits = hex[magnitude & 15]; while (magnitude >>= 4);
+            }
         }
     }
-    size_t ndigits = (size_t)(end - digits);
-    size_t zeros = f->precision > 0 && (size_t)f->precision > ndigits
-                       ? (size_t)f->precision - ndigits : 0;
-    /* '#' on octal makes the first digit a 0, adding one if needed. */
-    if (conv == 'o' && (f->flags & XLOG_FMT_FLAG_HASH) && zeros == 0 &&
-        (ndigits == 0 || *digits != '0'))
-        zeros = 1;
-    if (f->width == 0 && zeros == 0) { /* the usual "%d": no padding to lay out */
-        put(o, prefix, prefix_len);
-        put(o, digits, ndigits);
-        return;
-    }
-    number_text text = { .prefix = prefix, .prefix_len = prefix_len, .leading_zeros = zeros,
-                         .digits = digits, .ndigits = ndigits, .inner_at = ndigits };
-    put_number(o, f, &text, f->precision < 0);
+    if ((f->flags & XLOG_FMT_FLAG_GROUP) && conv != 'p')
+        put_grouped(o, f, conv, prefix, prefix_len, digits, (size_t)(end - digits));
+    else
+        put_integer(o, f, conv, prefix, prefix_len, digits, (size_t)(end - digits));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -688,12 +761,34 @@ static size_t tail_zeros_at(const char *text, size_t len, char conv)
     return len;
 }
 
+/* glibc pads %f %e %g (not %a) to a width counted in characters, so a
+ * decimal point or thousands separator of several bytes (U+066B, U+202F)
+ * counts as one: these are the bytes it does not count.  Only those two can
+ * be multibyte in a floating conversion's text. */
+static size_t multibyte_extra(const char *text, size_t len)
+{
+    size_t extra = 0;
+    mbstate_t state;
+    memset(&state, 0, sizeof state);
+    for (size_t i = 0; i < len;) {
+        size_t n = (unsigned char)text[i] < 0x80 ? 1 : mbrlen(text + i, len - i, &state);
+        if (n == 0 || n > len - i) { /* not a character of this locale: a byte each */
+            memset(&state, 0, sizeof state);
+            n = 1;
+        }
+        extra += n - 1;
+        i += n;
+    }
+    return extra;
+}
+
 /* %f %F %e %E %g %G %a %A.  Returns false when the conversion could not be
  * done (snprintf failed: out of memory). */
 static bool render_float(sink *o, const field *f, const xlog_conv *c, const xlog_arg *value)
 {
     bool is_long = c->kind == XLOG_ARG_LDOUBLE;
-    if (!is_long && (c->conv == 'f' || c->conv == 'F') && render_fixed_fast(o, f, value->d))
+    if (!is_long && (c->conv == 'f' || c->conv == 'F') && !(f->flags & XLOG_FMT_FLAG_GROUP) &&
+        render_fixed_fast(o, f, value->d))
         return true;
 
     int precision = f->precision, limit = precision_limit(c->conv, is_long);
@@ -713,6 +808,8 @@ static bool render_float(sink *o, const field *f, const xlog_conv *c, const xlog
         *s++ = ' ';
     if (f->flags & XLOG_FMT_FLAG_HASH)
         *s++ = '#';
+    if (f->flags & XLOG_FMT_FLAG_GROUP)
+        *s++ = '\'';
     *s++ = '.';
     *s++ = '*'; /* a negative precision argument means "not given" */
     if (is_long)
@@ -742,6 +839,8 @@ static bool render_float(sink *o, const field *f, const xlog_conv *c, const xlog
         .ndigits = len - prefix_len,
         .inner_at = tail_zeros_at(text + prefix_len, len - prefix_len, c->conv),
         .inner_zeros = keeps_zeros ? cut_zeros : 0,
+        .uncounted = f->width > 0 && c->conv != 'a' && c->conv != 'A' ? multibyte_extra(text, len)
+                                                                         : 0,
     };
     put_number(o, f, &number, finite);
     free(heap);
@@ -752,10 +851,17 @@ static bool render_float(sink *o, const field *f, const xlog_conv *c, const xlog
 /* Characters and strings                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A NULL %s or %ls: glibc prints "(null)" when the precision leaves room for
+ * all of it, and nothing otherwise. */
+static void put_null(sink *o, const field *f)
+{
+    put_padded_text(o, f, "(null)", f->precision < 0 || f->precision >= 6 ? 6 : 0);
+}
+
 static void render_string(sink *o, const field *f, const xlog_arg *value)
 {
     if (!value->s.ptr) {
-        put_padded_text(o, f, "(null)", 6);
+        put_null(o, f);
         return;
     }
     size_t n = value->s.len;
@@ -800,7 +906,7 @@ static bool convert_wide(sink *o, const wchar_t *ws, size_t len, size_t limit,
 static bool render_wide_string(sink *o, const field *f, const xlog_arg *value)
 {
     if (!value->ws.ptr) {
-        put_padded_text(o, f, "(null)", 6);
+        put_null(o, f);
         return true;
     }
     size_t limit = f->precision >= 0 ? (size_t)f->precision : SIZE_MAX;
@@ -827,6 +933,25 @@ static bool render_wide_char(sink *o, const field *f, const xlog_arg *value)
         return false;
     put_padded_text(o, f, mb, n);
     return true;
+}
+
+/* %m: what glibc's %m prints for the errno the caller saw.  That is
+ * strerror_r's message, a string to which width, precision and '-' apply;
+ * with '#', the error's name ("EINVAL"), or for a number without one, the
+ * number as %d prints it (with the flags, width and precision). */
+static void render_errno(sink *o, const field *f, int errnum)
+{
+    char buf[1024];
+    const char *text = (f->flags & XLOG_FMT_FLAG_HASH) ? strerrorname_np(errnum)
+                                                        : strerror_r(errnum, buf, sizeof buf);
+    if (!text) {
+        render_integer(o, f, 'd', XLOG_LEN_NONE, (uint64_t)(int64_t)errnum);
+        return;
+    }
+    size_t n = strlen(text);
+    if (f->precision >= 0 && (size_t)f->precision < n)
+        n = (size_t)f->precision;
+    put_padded_text(o, f, text, n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -869,8 +994,11 @@ static void render_conversion(sink *o, const xlog_conv *c, const xlog_arg *args,
 
     bool done = true;
     switch (c->conv) {
-    case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
+    case 'd': case 'i': case 'o': case 'u': case 'x': case 'X': case 'b': case 'B':
         render_integer(o, &f, c->conv, c->length, value->u);
+        break;
+    case 'm':
+        render_errno(o, &f, (int)value->i);
         break;
     case 'p':
         if (value->p)

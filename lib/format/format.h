@@ -19,25 +19,44 @@
  *   - "%n" consumes its pointer argument (so later arguments stay aligned),
  *     writes nothing to memory, and is shown literally as "%n" (its whole
  *     text: "%hhn", "%*n" - a '*' consumes its int too);
- *   - a NULL "%s" (or "%ls") argument prints "(null)", whatever the precision;
+ *   - a NULL "%s" (or "%ls") argument prints what glibc prints: "(null)",
+ *     or nothing when a precision below 6 leaves no room for all of it
+ *     ("%.3s"), padded to the width;
  *   - an unknown or incomplete conversion ("%y", "%5", a trailing "%", or a
  *     POSIX positional "%1$d") is shown literally and consumes no argument;
  *     so is a length modifier C99 does not define for its conversion ("%Ld",
- *     "%hs", "%lp", "%hf", "%l%"), a glibc extension ("%m", "%'d", "%qd",
- *     "%Zd"), and a width or precision that does not fit an int;
+ *     "%Lb", "%hs", "%lp", "%hf", "%l%"), a glibc extension other than those
+ *     below ("%qd", "%Zd", "%Id", "%C", "%S"), and a width or precision that
+ *     does not fit an int;
  *   - a conversion whose argument is missing (nargs too small) is shown
  *     literally, and so is every later conversion that takes an argument;
  *   - a %lc or %ls character with no multibyte form in the current locale
  *     makes that conversion shown literally (glibc's snprintf fails whole);
- *   - with XLOG_FMT_ESCAPE, control bytes (< 0x20 and 0x7f) coming from the
- *     format text or from %s / %c / %ls / %lc arguments are written as \n \r
- *     \t or \xHH, so that one message is always one line.
+ *   - with XLOG_FMT_ESCAPE, the text coming from the format or from a %s,
+ *     %c, %ls, %lc or %m conversion follows escape.h's rule (no control
+ *     character, no line separator, valid UTF-8), each piece escaped on its
+ *     own: a character split across two pieces (two "%c") is shown as \xNN
+ *     escapes.  A width counts the escaped bytes.
  *
- * Like glibc: "%%" ignores flags, width and precision ("%5%" prints "%"), but
- * a '*' in it still consumes its int; "%p" of NULL prints "(nil)"; a %s
- * string ends at its first NUL byte if one comes before len.  Output depends
- * on the calling thread's locale as snprintf's does (LC_NUMERIC for the
- * decimal point, LC_CTYPE for %lc and %ls).
+ * Like glibc (2.35 and later): "%%" ignores flags, width and precision ("%5%"
+ * prints "%"), but a '*' in it still consumes its int; "%p" of NULL prints
+ * "(nil)"; a %s string ends at its first NUL byte if one comes before len;
+ * %f %e %g count their width in characters (a decimal point or separator of
+ * several bytes counts once), %a and the integers in bytes.
+ * glibc extensions that are rendered as glibc does:
+ *   - "%m" prints strerror(errno) for the errno saved when the message was
+ *     logged (XLOG_ARG_ERRNO: no va_arg is read); width, precision and '-'
+ *     apply as to a string; "%#m" prints the error's name ("EINVAL"), or the
+ *     number when it has none; a length modifier is ignored;
+ *   - the ' flag groups digits with LC_NUMERIC's thousands separator: on
+ *     %d %i %u, and as glibc 2.36 does, also on %o %x %X %b %B (not %p), and
+ *     on the integer part of %f %F %g %G (not %e %a); other conversions
+ *     ignore it;
+ *   - C23's "%b" / "%B": binary, "0b" / "0B" with '#' for a value that is
+ *     not 0, with every length modifier of the other integer conversions.
+ * Output depends on the calling thread's locale as snprintf's does
+ * (LC_NUMERIC for the decimal point and grouping, LC_CTYPE for %lc and %ls,
+ * LC_MESSAGES for %m).
  */
 #ifndef XLOG_FORMAT_H
 #define XLOG_FORMAT_H
@@ -49,7 +68,7 @@
 /* The C type an argument is read with (va_arg type), in the order consumed. */
 typedef enum xlog_arg_kind {
     XLOG_ARG_NONE = 0,
-    XLOG_ARG_INT,     /* int: %d %i %c %o %u %x %X with no, hh or h length; '*' */
+    XLOG_ARG_INT,     /* int: %d %i %c %o %u %x %X %b %B with no, hh or h length; '*' */
     XLOG_ARG_LONG,    /* long / unsigned long: 'l' integers */
     XLOG_ARG_LLONG,   /* long long: 'll' integers */
     XLOG_ARG_INTMAX,  /* intmax_t / uintmax_t: 'j' */
@@ -61,6 +80,7 @@ typedef enum xlog_arg_kind {
     XLOG_ARG_PTR,     /* void *: %p, and the pointer of a refused %n */
     XLOG_ARG_STR,     /* const char *: %s */
     XLOG_ARG_WSTR,    /* const wchar_t *: %ls */
+    XLOG_ARG_ERRNO,   /* no va_arg: errno as it was at the call, held as an int; %m */
     XLOG_ARG_KIND_COUNT
 } xlog_arg_kind;
 
@@ -69,7 +89,7 @@ typedef enum xlog_arg_kind {
  * it again according to the conversion and length modifier, as printf does. */
 typedef union xlog_arg {
     uint64_t u;
-    int64_t i;
+    int64_t i;          /* also the errno of XLOG_ARG_ERRNO */
     double d;
     long double ld;
     const void *p;
@@ -90,6 +110,7 @@ typedef union xlog_arg {
 #define XLOG_FMT_FLAG_SPACE 0x04u
 #define XLOG_FMT_FLAG_HASH  0x08u
 #define XLOG_FMT_FLAG_ZERO  0x10u
+#define XLOG_FMT_FLAG_GROUP 0x20u /* ' */
 
 #define XLOG_FMT_NONE (-1) /* width or precision not given */
 #define XLOG_FMT_STAR (-2) /* width or precision taken from an int argument */
@@ -111,7 +132,7 @@ enum {
 typedef struct xlog_conv {
     const char *lit;     /* literal text before the conversion, shown as is */
     size_t lit_len;
-    char conv;           /* one of "diouxXfFeEgGaAcsp%", 'n' for a refused %n,
+    char conv;           /* one of "diouxXbBfFeEgGaAcspm%", 'n' for a refused %n,
                             '?' for a conversion shown literally, or 0 when
                             there is no conversion (the end of the format) */
     const char *spec;    /* the whole conversion text, from '%' on */
@@ -128,13 +149,14 @@ typedef struct xlog_conv {
  * are consumed in this order: a '*' width, a '*' precision, then the value. */
 int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c);
 
-/* Lists the argument kinds of a format in the order va_arg must read them.
+/* Lists the argument kinds of a format in the order va_arg must read them; an
+ * XLOG_ARG_ERRNO ("%m") is listed where the caller stores its errno instead.
  * Returns the count, or -1 if there are more than max (kinds[0..max) may then
  * have been written). */
 int xlog_fmt_kinds(const char *fmt, size_t fmt_len, unsigned char *kinds, int max);
 
 /* Render options. */
-#define XLOG_FMT_ESCAPE 0x1u /* escape control bytes, see the top of this file */
+#define XLOG_FMT_ESCAPE 0x1u /* escape as escape.h says, see the top of this file */
 
 /* Renders fmt with args into out (at most cap bytes, no NUL terminator added).
  * Returns the length the complete output has, which may exceed cap (as

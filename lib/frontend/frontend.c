@@ -42,6 +42,7 @@
  *   wide strings as a u32 count and the wchar_t values.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -456,14 +457,18 @@ static uint64_t measure_strings(const unsigned char *kinds, int nargs, const int
             (void)va_arg(ap, void *);
             bytes += 8;
             break;
+        case XLOG_ARG_ERRNO: /* %m: the caller's errno, no va_arg */
+            bytes += 8;
+            break;
         }
     }
     return bytes;
 }
 
-/* Second pass: copies the arguments into the record. */
+/* Second pass: copies the arguments into the record; caller_errno is errno
+ * as it was when the log call was made, for %m. */
 static inline __attribute__((always_inline)) char *write_args(char *out, const unsigned char *kinds, int nargs, const uint32_t *lens,
-                        va_list ap)
+                        int caller_errno, va_list ap)
 {
     int s = 0;
     for (int i = 0; i < nargs; i++) {
@@ -554,6 +559,12 @@ static inline __attribute__((always_inline)) char *write_args(char *out, const u
             }
             break;
         }
+        case XLOG_ARG_ERRNO: {
+            int64_t v = caller_errno;
+            memcpy(out, &v, 8);
+            out += 8;
+            break;
+        }
         }
     }
     return out;
@@ -564,7 +575,8 @@ static inline __attribute__((always_inline)) char *write_args(char *out, const u
 /* The argument kinds of a format, in va_arg order, with each string's fixed
  * precision (-1 for none) and the '*' precision flag.  Returns how many
  * arguments the format takes (which may be more than max: only max are
- * stored); *strings tells whether a %s or %ls is among them. */
+ * stored); *strings tells whether a %s or %ls is among them, or a %m (whose
+ * errno only the general path saves: the shortest one must not pay for it). */
 static int parse_kinds(const char *fmt, size_t len, unsigned char *kinds, int *precision, int max,
                        int *strings)
 {
@@ -581,7 +593,8 @@ static int parse_kinds(const char *fmt, size_t len, unsigned char *kinds, int *p
         if (conv.precision == XLOG_FMT_STAR)
             step[k++] = XLOG_ARG_INT;
         if (conv.kind != XLOG_ARG_NONE) {
-            *strings |= conv.kind == XLOG_ARG_STR || conv.kind == XLOG_ARG_WSTR;
+            *strings |= conv.kind == XLOG_ARG_STR || conv.kind == XLOG_ARG_WSTR ||
+                        conv.kind == XLOG_ARG_ERRNO;
             fixed[k] = conv.precision;
             step[k++] = (unsigned char)(conv.kind | (conv.precision == XLOG_FMT_STAR
                                                          ? XLOG_KIND_STAR_PRECISION
@@ -605,7 +618,7 @@ static uint32_t bounded_len(const char *s, size_t limit)
 /* Logs a message whose format is parsed now and copied into the record.
  * site gives file, line and function, or is NULL and they are copied too. */
 static void log_dynamic(xlog_ring *r, const xlog_impl_site *site, int level, const char *file, int line,
-                        const char *func, const char *fmt, va_list ap)
+                        const char *func, const char *fmt, int caller_errno, va_list ap)
 {
     if (!fmt)
         fmt = "(null format)";
@@ -660,7 +673,7 @@ static void log_dynamic(xlog_ring *r, const xlog_impl_site *site, int level, con
         memcpy(out, func, func_len);
     out += func_len;
     xlog_tsan_acquire(&r->tail);
-    write_args(out, kinds, nargs, lens, ap);
+    write_args(out, kinds, nargs, lens, caller_errno, ap);
     xlog_tsan_release(&r->head);
     publish_record(r, pos, size);
 }
@@ -702,7 +715,7 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
  * first use, string arguments, the end of a lap, a full ring, a closed
  * logger. */
 static __attribute__((noinline)) void log_general(xlog_impl_site *site, int level, const char *fmt,
-                                                  va_list ap)
+                                                  int caller_errno, va_list ap)
 {
     xlog_ring *r = ring_for_call();
     if (!r)
@@ -710,7 +723,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
     if (!((state == SITE_SCALAR || state == SITE_READY) && site->format == fmt) &&
         !site_prepare(site, fmt)) {
-        log_dynamic(r, site, level, NULL, 0, NULL, fmt, ap);
+        log_dynamic(r, site, level, NULL, 0, NULL, fmt, caller_errno, ap);
         return;
     }
     unsigned flags = 0;
@@ -737,7 +750,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     rec->nargs = site->nargs;
     rec->site = site;
     xlog_tsan_acquire(&r->tail);
-    write_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, ap);
+    write_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, caller_errno, ap);
     xlog_tsan_release(&r->head);
     publish_record(r, pos, size);
 }
@@ -769,20 +782,22 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
             rec->flags = 0;
             rec->nargs = site->nargs;
             rec->site = site;
-            write_args((char *)(rec + 1), site->kinds, site->nargs, NULL, ap);
+            write_args((char *)(rec + 1), site->kinds, site->nargs, NULL, 0, ap); /* no %m here */
             publish_record(r, pos, size);
             va_end(ap);
             leave_call();
             return;
         }
     }
-    log_general(site, level, fmt, ap);
+    /* Nothing above calls anything, so errno is still the caller's. */
+    log_general(site, level, fmt, errno, ap);
     va_end(ap);
     leave_call();
 }
 
 XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *fmt, ...)
 {
+    int caller_errno = errno; /* for %m, before a first call's allocations change it */
     if (UNLIKELY(in_call)) {
         drop_nested();
         return;
@@ -792,7 +807,7 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
     if (r) {
         va_list ap;
         va_start(ap, fmt);
-        log_dynamic(r, site, level, NULL, 0, NULL, fmt, ap);
+        log_dynamic(r, site, level, NULL, 0, NULL, fmt, caller_errno, ap);
         va_end(ap);
     }
     leave_call();
@@ -800,6 +815,7 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
 
 void xlog_notice(const char *format, ...)
 {
+    int caller_errno = errno;
     if (UNLIKELY(in_call)) {
         drop_nested();
         return;
@@ -809,7 +825,7 @@ void xlog_notice(const char *format, ...)
     if (r) {
         va_list ap;
         va_start(ap, format);
-        log_dynamic(r, NULL, XLOG_WARN, "xlog", 0, "xlog", format, ap);
+        log_dynamic(r, NULL, XLOG_WARN, "xlog", 0, "xlog", format, caller_errno, ap);
         va_end(ap);
     }
     leave_call();
@@ -818,6 +834,7 @@ void xlog_notice(const char *format, ...)
 XLOG_API void xlogout(unsigned int type, const char *file, int line, const char *func,
                       const char *format, ...)
 {
+    int caller_errno = errno; /* for %m, before a first call's allocations change it */
     /* A level outside TRACE..FATAL is carried to the back end, which refuses
      * and counts it (see xlog.h). */
     int level = type > XLOG_FATAL ? XLOG_IMPL_LEVEL_INVALID : (int)type;
@@ -832,7 +849,8 @@ XLOG_API void xlogout(unsigned int type, const char *file, int line, const char 
     if (r) {
         va_list ap;
         va_start(ap, format);
-        log_dynamic(r, NULL, level, file ? file : "?", line, func ? func : "?", format, ap);
+        log_dynamic(r, NULL, level, file ? file : "?", line, func ? func : "?", format, caller_errno,
+                    ap);
         va_end(ap);
     }
     leave_call();

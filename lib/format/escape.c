@@ -1,0 +1,162 @@
+/*
+ * escape.c - the escaping rule of escape.h.
+ *
+ * Why it is written this way: the back end escapes every line it writes
+ * (millions per second), and nearly all of them are printable ASCII.  So the
+ * scan checks sixteen bytes at a time for anything that is not printable ASCII
+ * (xlog_printable_ascii_span, in escape.h so that callers can inline it) and
+ * copies each run of bytes that pass unchanged with one memcpy; valid
+ * UTF-8 characters join the run, so text in other scripts is copied in bulk
+ * too.  Only a byte that must be escaped ends a run.
+ *
+ * Output goes through a small writer that counts every byte of the escaped
+ * text but stores only whole characters and escapes while they fit, which
+ * gives the snprintf-like length and the clean prefix that escape.h promises.
+ */
+#include "escape.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s (avail bytes readable), or 0 when
+ * none starts there.  The ranges are Unicode's well-formed byte sequences:
+ * they exclude overlong forms, surrogates and values above U+10FFFF. */
+static size_t utf8_sequence(const unsigned char *s, size_t avail)
+{
+    unsigned b = s[0];
+    if (b < 0x80)
+        return 1;
+    if (b < 0xc2 || b > 0xf4)
+        return 0;
+    unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (b == 0xe0)
+        lo = 0xa0;
+    else if (b == 0xed)
+        hi = 0x9f;
+    else if (b == 0xf0)
+        lo = 0x90;
+    else if (b == 0xf4)
+        hi = 0x8f;
+    size_t n = b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+    if (avail < n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* Whether a valid sequence is a character lines may not hold: C1 controls
+ * (U+0080-U+009F: c2 80 to c2 9f) and U+2028, U+2029 (e2 80 a8, e2 80 a9). */
+static bool forbidden(const unsigned char *s, size_t n)
+{
+    if (n == 2)
+        return s[0] == 0xc2 && s[1] < 0xa0;
+    return n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9);
+}
+
+typedef struct writer {
+    char *out;
+    size_t cap;
+    size_t len;    /* of the whole escaped text so far */
+    size_t stored; /* bytes written to out: len until a unit did not fit */
+    bool full;     /* a unit did not fit: nothing more is stored */
+} writer;
+
+/* Text that passes unchanged: printable ASCII and whole valid characters. */
+static void pass(writer *w, const unsigned char *p, size_t n)
+{
+    w->len += n;
+    if (w->full || n == 0)
+        return;
+    size_t room = w->cap - w->stored;
+    if (n > room) {
+        n = room;
+        while (n > 0 && (p[n] & 0xc0) == 0x80) /* p[n] continues a character */
+            n--;
+        w->full = true;
+        if (n == 0)
+            return; /* out may be NULL */
+    }
+    memcpy(w->out + w->stored, p, n);
+    w->stored += n;
+}
+
+/* The escape of the unit at s (a byte, or a forbidden character of n bytes). */
+static void put_escape(writer *w, const unsigned char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    char esc[6] = { '\\', 'x', hex[s[0] >> 4], hex[s[0] & 15] };
+    size_t esc_len = 4;
+    if (s[0] == '\n' || s[0] == '\r' || s[0] == '\t') {
+        esc[1] = s[0] == '\n' ? 'n' : s[0] == '\r' ? 'r' : 't';
+        esc_len = 2;
+    } else if (n == 2) { /* C1: U+0080 + (s[1] - 0x80), i.e. s[1] */
+        memcpy(esc, "\\u00", 4);
+        esc[4] = hex[s[1] >> 4];
+        esc[5] = hex[s[1] & 15];
+        esc_len = 6;
+    } else if (n == 3) {
+        memcpy(esc, s[2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
+        esc_len = 6;
+    }
+    w->len += esc_len;
+    if (w->full)
+        return;
+    if (esc_len > w->cap - w->stored) {
+        w->full = true;
+        return;
+    }
+    memcpy(w->out + w->stored, esc, esc_len);
+    w->stored += esc_len;
+}
+
+size_t xlog_escape_text(char *out, size_t cap, const char *in, size_t len, size_t *written)
+{
+    const unsigned char *s = (const unsigned char *)in, *end = s + len;
+    s += xlog_printable_ascii_span(in, len);
+    if (s == end) { /* the usual text: all of it passes, each byte a unit */
+        size_t n = len < cap ? len : cap;
+        if (n > 0) /* out may be NULL */
+            memcpy(out, in, n);
+        if (written)
+            *written = n;
+        return len;
+    }
+    writer w = { .out = out, .cap = cap };
+    const unsigned char *run = (const unsigned char *)in; /* start of the bytes passing unchanged */
+    while (s < end) {
+        s += xlog_printable_ascii_span((const char *)s, (size_t)(end - s));
+        if (s == end)
+            break;
+        size_t n = *s >= 0x80 ? utf8_sequence(s, (size_t)(end - s)) : 0;
+        if (n > 0 && !forbidden(s, n)) {
+            s += n;
+            continue;
+        }
+        pass(&w, run, (size_t)(s - run));
+        n += n == 0; /* an invalid byte, a control or DEL is one byte */
+        put_escape(&w, s, n);
+        s += n;
+        run = s;
+    }
+    pass(&w, run, (size_t)(end - run));
+    if (written)
+        *written = w.stored;
+    return w.len;
+}
+
+size_t xlog_utf8_cut(const char *text, size_t len, size_t limit)
+{
+    if (limit >= len)
+        return len;
+    const unsigned char *s = (const unsigned char *)text;
+    /* Only a sequence starting at most 3 bytes back can reach past limit,
+     * and its start is the nearest byte that is not a continuation byte. */
+    for (size_t back = 1; back <= 3 && back <= limit; back++) {
+        size_t start = limit - back;
+        if ((s[start] & 0xc0) != 0x80)
+            return start + utf8_sequence(s + start, len - start) > limit ? start : limit;
+    }
+    return limit;
+}

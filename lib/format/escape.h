@@ -1,0 +1,85 @@
+/*
+ * escape.h - what a log line may contain, and how any text is made to fit.
+ *
+ * Why it exists: a message, a file name or a function name can hold any
+ * bytes, and a reader of the log (a terminal, a viewer, a collector) must
+ * still see one call as one line that nobody could have forged.  So the text
+ * that goes into a line is valid UTF-8 with no C0 control (0x00-0x1f), no DEL
+ * (0x7f), no C1 control (U+0080-U+009f, NEL U+0085 among them) and no Unicode
+ * line or paragraph separator (U+2028, U+2029).  Every other byte is escaped:
+ *   - printable ASCII and every other valid UTF-8 character pass unchanged;
+ *   - "\n", "\r" and "\t" become the two characters \n \r \t;
+ *   - any other C0 control, DEL, and every byte that is not part of a valid
+ *     UTF-8 sequence (an overlong form, a surrogate encoded in UTF-8, a value
+ *     above U+10FFFF, a cut sequence, a stray continuation byte, 0xc0, 0xc1,
+ *     0xf5-0xff) becomes \xNN, two lowercase hex digits;
+ *   - a valid but forbidden character (C1, U+2028, U+2029) becomes \uNNNN,
+ *     four lowercase hex digits: \u009b, \u2028.
+ * A backslash is not escaped, so that printf output stays readable; escapes
+ * are therefore not reversible (a message may itself contain "\x41"), but no
+ * line can be split or forged.  Invalid UTF-8 is read left to right: where a
+ * valid sequence starts it is taken whole, else one byte is escaped and the
+ * next byte is looked at afresh.
+ *
+ * How it works: escape.c copies runs of bytes that pass unchanged in bulk
+ * (sixteen ASCII bytes are checked at a time, xlog_printable_ascii_span) and
+ * decodes only what is not printable ASCII.  This one rule is used by the renderer's XLOG_FMT_ESCAPE
+ * option (format.c) and by the back end for messages, files and functions.
+ */
+#ifndef XLOG_ESCAPE_H
+#define XLOG_ESCAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The escaped text is at most this many times as long as its input ("\xNN"
+ * for one byte), so a buffer of XLOG_ESCAPE_GROWTH * len bytes always fits. */
+#define XLOG_ESCAPE_GROWTH 4
+
+/* Escapes in[0..len) into out (at most cap bytes, no NUL added).  Returns the
+ * length of the whole escaped text, as snprintf does, whatever cap is.  When
+ * that is more than cap, out holds the longest prefix of it that fits and
+ * ends between two characters or escapes, never inside one.  *written (if
+ * written is not NULL) receives how many bytes were written.  out may be NULL
+ * when cap is 0. */
+size_t xlog_escape_text(char *out, size_t cap, const char *in, size_t len, size_t *written);
+
+/* The longest prefix length of text[0..len), at most limit, that does not
+ * end inside a valid UTF-8 sequence of text.  Cutting there and escaping the
+ * two parts separately gives exactly the escaped whole; a cut sequence would
+ * instead show as \xNN escapes.  The result is limit, or less by at most 3. */
+size_t xlog_utf8_cut(const char *text, size_t len, size_t limit);
+
+/* Sixteen bytes checked at once: GCC's and Clang's vector extension
+ * compiles to a few SSE2 (or NEON) instructions.  As signed bytes, 0x80-0xff
+ * are negative, so "below 0x20" also finds every byte that is not ASCII. */
+typedef signed char xlog_bytes16 __attribute__((vector_size(16)));
+
+static inline int xlog_printable16(const char *p)
+{
+    xlog_bytes16 v;
+    memcpy(&v, p, sizeof v);
+    xlog_bytes16 bad = (v < 0x20) | (v == 0x7f);
+    uint64_t half[2];
+    memcpy(half, &bad, sizeof half);
+    return (half[0] | half[1]) == 0;
+}
+
+/* How many bytes at the start of p[0..n) are printable ASCII (0x20-0x7e),
+ * which pass unchanged.  Inline, so that a caller can skip the call for text
+ * that needs no escaping, the usual case. */
+static inline size_t xlog_printable_ascii_span(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (n - i >= 16 && xlog_printable16(p + i))
+        i += 16;
+    /* fewer than 16 left: the last 16 bytes, read again, cover them */
+    if (i < n && n - i < 16 && n >= 16 && xlog_printable16(p + n - 16))
+        return n;
+    while (i < n && (unsigned char)(p[i] - 0x20) < 0x5f)
+        i++;
+    return i;
+}
+
+#endif
