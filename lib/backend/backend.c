@@ -42,11 +42,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "backend/line.h"
 #include "common/clock.h"
 #include "common/internal.h"
 #include "common/record_args.h"
 #include "format/format.h"
+#include "layouts/fields.h"
 #include "sinks/console_sink.h"
 #include "sinks/file_sink.h"
 
@@ -84,7 +84,7 @@ static struct backend {
     uint64_t flush_interval_ticks;
     uint64_t notice_interval_ticks;
     uint64_t next_resync;
-    xlog_time_cache time_cache;
+    xlog_time_text time_text;
     xlog_file shared;        /* shared and per-process modes */
 
     xlog_ring **rings;       /* snapshot of the registry */
@@ -283,13 +283,15 @@ static void write_line(xlog_ring *r, int64_t utc, int level, const char *where, 
         f->pending_since = xlog_ticks();
 
     char *p = out;
-    xlog_line_time(&be.time_cache, utc, p);
-    p += XLOG_TIME_TEXT_LEN;
-    *p++ = ' ';
-    size_t tag_len;
-    const char *tag = xlog_level_tag(level, &tag_len);
-    memcpy(p, tag, tag_len);
-    p += tag_len;
+    p += xlog_time_text_write(&be.time_text, utc, p);
+    memcpy(p, " [", 2);
+    p += 2;
+    size_t name_len;
+    const char *name = xlog_level_name(level, &name_len);
+    memcpy(p, name, name_len);
+    p += name_len;
+    memcpy(p, "] ", 2);
+    p += 2;
     memcpy(p, where, where_len);
     p += where_len;
     if (!r->tid_text_len)
@@ -745,7 +747,7 @@ int xlog_backend_start(const xlog_config *cfg)
     be.notice_interval_ticks = (uint64_t)(NOTICE_INTERVAL_NS / be.clock.ns_per_tick);
     be.next_resync = xlog_ticks() + be.resync_ticks;
     be.last_utc = INT64_MIN;
-    xlog_time_cache_init(&be.time_cache);
+    xlog_time_text_init(&be.time_text, false, false, 9);
 
     rc = xlog_file_init(&be.shared, be.dir, cfg->file_mode, (int)getpid(), cfg->write_buffer);
     if (rc != 0)

@@ -52,7 +52,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/line.h"
+#include "common/date.h"
 #include <time.h>
 #include "common/internal.h"
 #include "sinks/compress.h"
