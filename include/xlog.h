@@ -162,7 +162,9 @@ typedef enum xlog_color {
  *
  * or, when a pattern is given, the pattern with its fields filled in.  A
  * pattern is text with fields in braces; every other character is copied as
- * it is ("{{" and "}}" give a brace).  The fields:
+ * it is ("{{" and "}}" give a brace), but for what a line may not hold,
+ * which is escaped as in a field (see "One call, one line" below).  The
+ * fields:
  *
  *     {time}           the time: 2026-11-22 14:45:25.123456789 (UTC)
  *     {time:OPTIONS}   the same, with OPTIONS separated by commas:
@@ -183,8 +185,9 @@ typedef enum xlog_color {
  *
  * The default line is the pattern
  * "{time} [{level}] {file}:{line} {function} {tid} {message}".  An unknown
- * field, an unknown option or a lone brace makes xlog_open fail with -EINVAL
- * (xlog_last_error() says where).
+ * field, an unknown option, an option given twice (or two precisions) or a
+ * lone brace makes xlog_open fail with -EINVAL (xlog_last_error() says
+ * what, and at which column).
  *
  * One call, one line: whatever a line is made of, it is valid UTF-8 with no
  * C0 or C1 control character and no Unicode line or paragraph separator.
@@ -205,9 +208,10 @@ typedef enum xlog_color {
  *
  * (on one line).  severity_number is OpenTelemetry's: TRACE 1, DEBUG 5,
  * INFO 9, WARN 13, ERROR 17, FATAL 21.  xlog.module is present only for a
- * message with a module.  Strings are escaped as JSON requires, and also
- * U+2028 and U+2029; a byte that is not part of valid UTF-8 is replaced by
- * U+FFFD.  The pattern is not used. */
+ * message with a module.  Strings are escaped as JSON requires (\" \\ \n
+ * \r \t \b \f, \u00XX for another control character), and also DEL, the
+ * C1 controls, U+2028 and U+2029 as \uXXXX; each byte that is not part of
+ * valid UTF-8 is replaced by U+FFFD.  The pattern is not used. */
 typedef enum xlog_layout_kind {
     XLOG_LAYOUT_TEXT = 0,
     XLOG_LAYOUT_JSON = 1

@@ -49,6 +49,7 @@
 #include "common/record_args.h"
 #include "format/escape.h"
 #include "format/format.h"
+#include "layouts/fields.h"
 #include "sinks/sink.h"
 #include "survival/survival.h"
 
@@ -58,8 +59,6 @@
 #define NOTICE_INTERVAL_NS 1000000000.0
 /* Consumed bytes given back to a producer at least this often. */
 #define RELEASE_EVERY 65536u
-/* Room for "file:line function ": escaped names of XLOG_MAX_NAME bytes. */
-#define MAX_WHERE (2 * XLOG_ESCAPE_GROWTH * XLOG_MAX_NAME + 16)
 
 xlog_backend_counters xlog_counts;
 
@@ -104,7 +103,7 @@ static struct backend {
     /* A dynamic record's format, file and function, NUL-terminated. */
     char *format;
     char names[2][XLOG_MAX_NAME + 1];
-    char where[MAX_WHERE];   /* a dynamic record's "file:line function " */
+    char where[XLOG_WHERE_TEXT_MAX]; /* a dynamic record's "file:line function " */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;     /* to the back end: a request is waiting */
@@ -121,13 +120,6 @@ static struct backend {
 
 /* ---- call sites ---------------------------------------------------------- */
 
-/* The last component of a path of len bytes (no NUL needed). */
-static const char *base_name(const char *path, size_t len)
-{
-    const char *slash = memrchr(path, '/', len);
-    return slash ? slash + 1 : path;
-}
-
 /* The format length a line uses: a single newline at the very end of a format
  * is dropped, since every message is a line anyway. */
 static size_t line_format_len(const char *format, size_t len)
@@ -140,20 +132,6 @@ static size_t line_format_len(const char *format, size_t len)
 static size_t name_length(const char *name, size_t len)
 {
     return len <= XLOG_MAX_NAME ? len : xlog_utf8_cut(name, len, XLOG_MAX_NAME);
-}
-
-/* Writes "file:line function " (file reduced to its base name, both names
- * escaped: they can come from xlogout's caller and hold anything) into out,
- * which has room for MAX_WHERE bytes; returns its length. */
-static size_t format_where(char *out, const char *file, size_t file_len, int line,
-                           const char *func, size_t func_len)
-{
-    const char *base = base_name(file, file_len);
-    size_t n = xlog_escape_text(out, MAX_WHERE, base, file_len - (size_t)(base - file), NULL);
-    n += (size_t)snprintf(out + n, MAX_WHERE - n, ":%d ", line);
-    n += xlog_escape_text(out + n, MAX_WHERE - n, func, func_len, NULL);
-    out[n++] = ' ';
-    return n;
 }
 
 static int sites_grow(void)
@@ -196,9 +174,9 @@ static site_entry *site_lookup(const xlog_impl_site *site)
     site_entry entry = {site, FORMAT_LEN_UNKNOWN, 0, 0, NULL, 0};
     entry.file_len = name_length(site->file, strlen(site->file));
     entry.func_len = name_length(site->func, strlen(site->func));
-    char where[MAX_WHERE];
+    char where[XLOG_WHERE_TEXT_MAX];
     entry.where_len =
-        format_where(where, site->file, entry.file_len, site->line, site->func, entry.func_len);
+        xlog_where_text(where, site->file, entry.file_len, site->line, site->func, entry.func_len);
     entry.where = malloc(entry.where_len);
     if (!entry.where)
         return NULL;
@@ -236,7 +214,7 @@ static int64_t line_time(uint64_t tsc)
 static void event_of_ring(xlog_line_event *ev, xlog_ring *r)
 {
     if (!r->tid_text_len)
-        r->tid_text_len = (size_t)snprintf(r->tid_text, sizeof r->tid_text, "%d ", r->tid);
+        r->tid_text_len = xlog_tid_text(r->tid_text, r->tid);
     ev->pub.pid = be.pid;
     ev->pub.tid = r->tid;
     ev->tid_text = r->tid_text;
@@ -409,7 +387,7 @@ static void consume(xlog_ring *r, const xlog_record *rec)
             ev.pub.function = be.names[1];
             ev.pub.line = (int)head[1];
             ev.where = be.where;
-            ev.where_length = format_where(be.where, ev.pub.file, ev.file_length, ev.pub.line,
+            ev.where_length = xlog_where_text(be.where, ev.pub.file, ev.file_length, ev.pub.line,
                                            ev.pub.function, ev.function_length);
         }
     }
@@ -430,7 +408,7 @@ static void consume(xlog_ring *r, const xlog_record *rec)
             ev.file_length = name_length(site->file, strlen(site->file));
             ev.function_length = name_length(site->func, strlen(site->func));
             ev.where = be.where;
-            ev.where_length = format_where(be.where, site->file, ev.file_length, site->line,
+            ev.where_length = xlog_where_text(be.where, site->file, ev.file_length, site->line,
                                            site->func, ev.function_length);
         }
     }

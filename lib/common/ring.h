@@ -95,7 +95,7 @@ typedef struct xlog_ring {
     uint64_t idle_since;                     /* ... and since when (ticks) */
     int idle_stage;                          /* rings.c, "Idle rings" */
     struct xlog_backtrace *backtrace;        /* the thread's kept messages, or NULL */
-    char tid_text[24];                       /* "<tid> " ready to copy */
+    char tid_text[16];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
 
     /* Set when the ring is given to a thread, read by both. */

@@ -57,7 +57,7 @@
 
 #include <time.h>
 
-#include "backend/line.h"
+#include "common/date.h"
 #include "common/internal.h"
 #include "sinks/compress.h"
 #include "sinks/rotation.h"

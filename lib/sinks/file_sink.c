@@ -188,12 +188,16 @@ static void file_write(xlog_sink *s, const xlog_line_event *event)
         xlog_file_lose_line(f, -rc);
         return;
     }
+    /* Room first: making it may write the buffer, or give up what a
+     * failing disk held back, which the notice must then report. */
+    char *out = xlog_file_room(f, fs->max_line);
     if (f->length == 0) {
         f->pending_since = coarse_ms();
-        if (!f->notice_in_buffer && (f->lost_lines || f->lost_bytes))
+        if (!f->notice_in_buffer && (f->lost_lines || f->lost_bytes)) {
             report_loss(s, f, event);
+            out = xlog_file_room(f, fs->max_line);
+        }
     }
-    char *out = xlog_file_room(f, fs->max_line);
     xlog_file_add_line(f, xlog_layout_write(s->layout, event, out), event->ring_slot,
                        event->record_end);
     xlog_add(&xlog_counts.messages, 1);
