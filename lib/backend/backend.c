@@ -44,6 +44,7 @@
 
 #include "backend/backtrace.h"
 #include "backend/event.h"
+#include "backend/message.h"
 #include "common/clock.h"
 #include "common/internal.h"
 #include "common/record_args.h"
@@ -119,13 +120,6 @@ static struct backend {
 } be = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- call sites ---------------------------------------------------------- */
-
-/* The format length a line uses: a single newline at the very end of a format
- * is dropped, since every message is a line anyway. */
-static size_t line_format_len(const char *format, size_t len)
-{
-    return len && format[len - 1] == '\n' ? len - 1 : len;
-}
 
 /* A name as events carry it: at most XLOG_MAX_NAME bytes, cut between two
  * UTF-8 characters. */
@@ -230,44 +224,6 @@ static void write_notice(xlog_ring *r, int64_t utc, const char *text)
     xlog_sinks_write(&notice);
 }
 
-/* Renders the message of fmt and args into be.message, raw, cut at
- * max_message (between two UTF-8 characters) and marked when it is longer
- * or a string argument was cut on the caller; returns its length. */
-static size_t render_message(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
-                             int truncated)
-{
-    size_t max_message = be.cfg.max_message;
-    size_t full = xlog_fmt_render(fmt, fmt_len, args, nargs, 0, be.message, max_message);
-    size_t length = full;
-    if (full > max_message || truncated) {
-        size_t shown = full < max_message ? full : max_message;
-        length = xlog_utf8_cut(be.message, shown, max_message - XLOG_TRUNCATED_MARK_LENGTH);
-        memcpy(be.message + length, XLOG_TRUNCATED_MARK, XLOG_TRUNCATED_MARK_LENGTH);
-        length += XLOG_TRUNCATED_MARK_LENGTH;
-        xlog_add(&xlog_counts.truncated, 1);
-    }
-    be.message[length] = '\0';
-    return length;
-}
-
-/* A rate-limited record ends with how many calls of its site were
- * suppressed before it; the message says so.  Returns its new length. */
-static size_t add_suppressed(const xlog_record *rec, size_t length)
-{
-    uint64_t suppressed;
-    memcpy(&suppressed, (const char *)rec + rec->size - 8, 8);
-    if (suppressed == 0)
-        return length;
-    char text[48];
-    size_t n = (size_t)snprintf(text, sizeof text, " (%llu more suppressed)",
-                                (unsigned long long)suppressed);
-    /* Within max_message: the end of a long message gives way. */
-    if (length + n > be.cfg.max_message)
-        length = xlog_utf8_cut(be.message, length, be.cfg.max_message - n);
-    memcpy(be.message + length, text, n + 1);
-    return length + n;
-}
-
 /* A message below the level written, kept for the thread's next error. */
 static void keep_for_backtrace(xlog_ring *r, const xlog_line_event *ev)
 {
@@ -347,10 +303,15 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     }
     const xlog_impl_site *site = rec->site;
     site_entry *entry = site ? site_lookup(site) : NULL;
-    const char *body = (const char *)(rec + 1);
-    const unsigned char *kinds;
-    const char *args, *fmt;
-    size_t fmt_len;
+    size_t format_len = 0;
+    if (rec->type == XLOG_REC_SITE) {
+        if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
+            entry->format_len = strlen(site->format);
+        format_len = entry ? entry->format_len : strlen(site->format);
+    }
+    xlog_record_view view;
+    xlog_record_view_of(rec, site ? site->format : NULL, format_len, site ? site->kinds : NULL,
+                        &view);
     xlog_line_event ev;
     event_of_ring(&ev, r);
     ev.ring_slot = r->slot;
@@ -359,37 +320,12 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     ev.pub.level = rec->level;
     ev.pub.module = "";
     ev.module_length = 0;
-
     if (rec->type == XLOG_REC_SITE) {
-        kinds = site->kinds;
-        args = body;
-        fmt = site->format;
-        if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
-            entry->format_len = line_format_len(fmt, strlen(fmt));
-        fmt_len = entry ? entry->format_len : line_format_len(fmt, strlen(fmt));
-        ev.pub.format = fmt;
+        ev.pub.format = site->format;
     } else {
-        uint32_t head[4]; /* format length, line, file length, function length */
-        memcpy(head, body, sizeof head);
-        kinds = (const unsigned char *)body + sizeof head;
-        fmt = (const char *)kinds + rec->nargs;
-        fmt_len = line_format_len(fmt, head[0]);
-        memcpy(be.format, fmt, head[0]);
-        be.format[head[0]] = '\0';
+        memcpy(be.format, view.format, view.format_length);
+        be.format[view.format_length] = '\0';
         ev.pub.format = be.format;
-        const char *file = fmt + head[0];
-        const char *func = file + head[2];
-        args = func + head[3];
-        if (!site) {
-            ev.file_length = copy_name(be.names[0], file, head[2]);
-            ev.function_length = copy_name(be.names[1], func, head[3]);
-            ev.pub.file = be.names[0];
-            ev.pub.function = be.names[1];
-            ev.pub.line = (int)head[1];
-            ev.where = be.where;
-            ev.where_length = xlog_where_text(be.where, ev.pub.file, ev.file_length, ev.pub.line,
-                                           ev.pub.function, ev.function_length);
-        }
     }
     if (site) {
         ev.pub.file = site->file;
@@ -409,14 +345,23 @@ static void consume(xlog_ring *r, const xlog_record *rec)
             ev.function_length = name_length(site->func, strlen(site->func));
             ev.where = be.where;
             ev.where_length = xlog_where_text(be.where, site->file, ev.file_length, site->line,
-                                           site->func, ev.function_length);
+                                              site->func, ev.function_length);
         }
+    } else {
+        ev.file_length = copy_name(be.names[0], view.file, view.file_length);
+        ev.function_length = copy_name(be.names[1], view.function, view.function_length);
+        ev.pub.file = be.names[0];
+        ev.pub.function = be.names[1];
+        ev.pub.line = view.line;
+        ev.where = be.where;
+        ev.where_length = xlog_where_text(be.where, ev.pub.file, ev.file_length, ev.pub.line,
+                                          ev.pub.function, ev.function_length);
     }
-    xlog_record_decode_args(args, kinds, rec->nargs, be.args);
-    ev.pub.message_length = render_message(fmt, fmt_len, be.args, rec->nargs,
-                                           rec->flags & XLOG_REC_TRUNCATED);
-    if (rec->flags & XLOG_REC_RATED)
-        ev.pub.message_length = add_suppressed(rec, ev.pub.message_length);
+    int truncated;
+    ev.pub.message_length =
+        xlog_message_render(be.message, be.cfg.max_message, rec, &view, be.args, &truncated);
+    if (truncated)
+        xlog_add(&xlog_counts.truncated, 1);
     ev.pub.message = be.message;
     if (rec->flags & XLOG_REC_KEEP) {
         keep_for_backtrace(r, &ev);

@@ -110,19 +110,18 @@ void xlog_file_add_line(xlog_file *f, size_t n, uint32_t ring, uint64_t record_e
     set_length(f, length);
 }
 
-/* Builds the name of f's file for a day into out. */
-static int file_name(const xlog_file *f, int64_t day, char *out, size_t size)
+int xlog_file_path(const xlog_file_rules *rules, int id, int64_t day, char *out, size_t size)
 {
     int year, month, mday;
     xlog_date_of_day(day, &year, &month, &mday);
-    const char *dir = f->rules->dir;
+    const char *dir = rules->dir;
     int n;
-    switch (f->rules->mode) {
+    switch (rules->mode) {
     case XLOG_FILE_PER_THREAD:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.log", dir, year, month, mday, f->id);
+        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.log", dir, year, month, mday, id);
         break;
     case XLOG_FILE_PER_PROCESS:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.log", dir, year, month, mday, f->id);
+        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.log", dir, year, month, mday, id);
         break;
     default:
         n = snprintf(out, size, "%s/%04d-%02d-%02d.log", dir, year, month, mday);
@@ -302,7 +301,7 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc)
     if (f->open_failed_at && coarse_seconds() <= f->open_failed_at)
         return -EAGAIN;
     char path[PATH_MAX];
-    int rc = file_name(f, day, path, sizeof path);
+    int rc = xlog_file_path(f->rules, f->id, day, path, sizeof path);
     if (rc != 0)
         return rc;
     char *copy = strdup(path);

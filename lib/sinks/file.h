@@ -119,6 +119,10 @@ void xlog_file_destroy(xlog_file *f);
  * writing or freeing anything (its lines and memory are the parent's). */
 void xlog_file_abandon(xlog_file *f);
 
+/* The name of the file of a day (as xlog_name_day counts days) for id (a
+ * tid or pid, by rules->mode) into out; 0 or -ENAMETOOLONG. */
+int xlog_file_path(const xlog_file_rules *rules, int id, int64_t day, char *out, size_t size);
+
 /* Creates dir and its parents (mode 0750); 0 or -errno. */
 int xlog_make_dir(const char *dir);
 
