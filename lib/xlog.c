@@ -26,6 +26,7 @@
 
 #include "common/internal.h"
 #include "sinks/console_sink.h"
+#include "survival/survival.h"
 
 /* Serialises xlog_open and xlog_close with each other (and with fork). */
 static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -38,6 +39,9 @@ static char open_dir[PATH_MAX];
 
 /* Messages dropped while xlog was closed that the log has announced. */
 static uint64_t closed_drops_announced;
+/* Why the rings of this xlog_open are not persistent (0: they are, or
+ * cfg.persistent is 0), for the first line after it. */
+static int survival_error;
 
 /* Why the calling thread's last xlog_open failed (xlog_last_error). */
 static XLOG_IMPL_TLS char last_error[512];
@@ -259,6 +263,7 @@ static void after_fork_in_parent(void)
 static void after_fork_in_child(void)
 {
     xlog_backend_unlock();
+    xlog_survival_after_fork();
     if (is_open)
         xlog_backend_after_fork();
     xlog_front_after_fork(); /* reads the thread's ring: before it is unmapped */
@@ -277,10 +282,13 @@ void xlog_resume_after_fork(void)
     pthread_mutex_lock(&lifecycle_lock);
     if (xlog_load(&xlog_front.forked) && is_open) {
         xlog_store(&xlog_front.forked, 0);
-        if (xlog_backend_start(&open_cfg) == 0)
+        survival_error = open_cfg.persistent ? -xlog_survival_start(&open_cfg) : 0;
+        if (xlog_backend_start(&open_cfg) == 0) {
             xlog_store_release(&xlog_front.epoch, ++last_epoch);
-        else
+        } else {
+            xlog_survival_stop();
             is_open = 0;
+        }
     }
     pthread_mutex_unlock(&lifecycle_lock);
 }
@@ -291,6 +299,14 @@ void xlog_resume_after_fork(void)
 static void flush_at_exit(void)
 {
     xlog_flush();
+}
+
+/* quick_exit() runs no destructor: the process ends with every line
+ * written, so what it keeps in shared memory can go now. */
+static void flush_at_quick_exit(void)
+{
+    if (xlog_flush() == 0)
+        xlog_survival_remove();
 }
 
 __attribute__((destructor(101))) static void close_at_the_end(void)
@@ -326,9 +342,19 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         xlog_store(&xlog_front.full_policy, (int)cfg.full_policy);
         xlog_store(&xlog_front.alt_stacks, cfg.crash_handlers);
         xlog_store(&xlog_front.wall_clock_ns, cfg.wall_clock_ns);
+        survival_error = 0;
+        if (cfg.persistent) {
+            /* The lines of processes that used this directory and died first,
+             * then this process's own directory (survival.h). */
+            xlog_survival_recover(cfg.dir, cfg.persistent_dir);
+            survival_error = -xlog_survival_start(&cfg);
+        }
         rc = xlog_backend_start(&cfg);
-        if (rc != 0 && !last_error[0])
-            xlog_set_error("%s", strerror(-rc));
+        if (rc != 0) {
+            xlog_survival_stop();
+            if (!last_error[0])
+                xlog_set_error("%s", strerror(-rc));
+        }
     }
     if (rc == 0) {
         is_open = 1;
@@ -345,15 +371,20 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         static int hooks_installed;
         if (!hooks_installed) {
             atexit(flush_at_exit);
-            at_quick_exit(flush_at_exit);
+            at_quick_exit(flush_at_quick_exit);
             pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
             hooks_installed = 1;
         }
     }
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
-    if (rc == 0)
+    if (rc == 0) {
+        if (survival_error)
+            xlog_notice("the lines still in memory will not survive a kill of this process: its "
+                        "persistent directory cannot be used: %s",
+                        strerror(survival_error));
         announce_closed_drops();
+    }
     return rc;
 }
 
@@ -382,6 +413,7 @@ XLOG_API int xlog_close(void)
             xlog_store_release(&xlog_front.epoch, 0);
             xlog_backend_stop();
             xlog_rings_close_epoch();
+            xlog_survival_stop();
         }
         is_open = 0;
         rc = 0;
@@ -389,6 +421,42 @@ XLOG_API int xlog_close(void)
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
     return rc;
+}
+
+XLOG_API long xlog_recover(const char *dir, const char *persistent_dir)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    last_error[0] = '\0';
+    if (!dir || !*dir) {
+        xlog_set_error("xlog_recover: dir is %s", dir ? "empty" : "NULL");
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&lifecycle_lock);
+    /* The same absolute name xlog_open would give it (open_dir is free to
+     * use only while xlog is closed). */
+    char resolved[PATH_MAX];
+    int rc = 0;
+    if (dir[0] == '/') {
+        snprintf(resolved, sizeof resolved, "%s", dir);
+    } else {
+        char saved[PATH_MAX];
+        memcpy(saved, open_dir, sizeof saved);
+        rc = resolve_dir(&cfg);
+        snprintf(resolved, sizeof resolved, "%s", open_dir);
+        memcpy(open_dir, saved, sizeof saved);
+    }
+    pthread_mutex_unlock(&lifecycle_lock);
+    if (rc != 0)
+        return rc;
+    size_t n = strlen(resolved);
+    while (n > 1 && resolved[n - 1] == '/')
+        resolved[--n] = '\0';
+    long lines = xlog_survival_recover(resolved, persistent_dir);
+    if (lines < 0)
+        xlog_set_error("xlog_recover: %s", strerror((int)-lines));
+    return lines;
 }
 
 XLOG_API void xlog_stats(xlog_counters *out)

@@ -570,10 +570,10 @@ static void crash_drain(int sig)
     xlog_sinks_flush(0);
 }
 
-void xlog_backend_crash_flush(int sig)
+int xlog_backend_crash_flush(int sig)
 {
     if (!xlog_load_acquire(&xlog_front.epoch))
-        return;
+        return 0;
     int self = (int)syscall(SYS_gettid);
     xlog_store(&be.crash_tid, self);
     xlog_store(&be.crash_done, 0);
@@ -581,7 +581,7 @@ void xlog_backend_crash_flush(int sig)
     if (self == xlog_load(&be.tid)) {
         crash_drain(sig); /* the back end itself crashed */
         xlog_store(&be.crash_signal, 0);
-        return;
+        return 1;
     }
     /* The back end notices within idle_sleep_us; if it has not answered
      * within five seconds it is stuck (in a write to a dead disk, say), and
@@ -590,6 +590,7 @@ void xlog_backend_crash_flush(int sig)
         struct timespec pause = {0, 1000000};
         nanosleep(&pause, NULL);
     }
+    return xlog_load_acquire(&be.crash_done);
 }
 
 void xlog_backend_crash_survived(void)

@@ -147,8 +147,10 @@ extern xlog_backend_counters xlog_counts;
 int xlog_backend_start(const xlog_config *cfg);
 int xlog_backend_flush(void);
 void xlog_backend_stop(void);
-/* From a crash handler: writes everything published, and a last line. */
-void xlog_backend_crash_flush(int sig);
+/* From a crash handler: writes everything published, and a last line;
+ * 1 once that is done, 0 if it could not be (xlog closed, or the back end
+ * did not answer). */
+int xlog_backend_crash_flush(int sig);
 /* The program's own handler returned from that signal: carry on. */
 void xlog_backend_crash_survived(void);
 /* fork(): the lock the back end shares with callers, and forgetting the

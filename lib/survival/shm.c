@@ -16,7 +16,6 @@
 #define _GNU_SOURCE
 #include "survival/survival.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -215,9 +214,17 @@ int xlog_survival_start(const xlog_config *cfg)
     else
         xlog_survival_default_dir(persistent, sizeof persistent);
     xlog_survival_key_dir(key, sizeof key, persistent, cfg->dir);
-    int rc = xlog_survival_private_dir(persistent);
-    if (rc == 0)
-        rc = xlog_survival_private_dir(key);
+    /* Twice: another process may remove the base directory between our
+     * making it and making the key directory in it (it removes both when it
+     * leaves them empty). */
+    int rc = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        rc = xlog_survival_private_dir(persistent);
+        if (rc == 0)
+            rc = xlog_survival_private_dir(key);
+        if (rc != -ENOENT)
+            break;
+    }
     if (rc != 0)
         return rc;
     uint64_t start = start_time();
@@ -273,18 +280,56 @@ int xlog_survival_start(const xlog_config *cfg)
     return 0;
 }
 
-/* Removes every file of the directory, then the directory. */
-static void remove_dir(const char *dir)
+/* dir/kind.n (or dir/kind when n < 0) into out, with no call that is not
+ * async-signal-safe: a crash handler removes the directory this way. */
+static void name_in_dir(char *out, size_t size, const char *kind, long n)
 {
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (e->d_name[0] != '.')
-                unlinkat(dirfd(d), e->d_name, 0);
-        closedir(d);
+    size_t at = 0;
+    for (const char *p = sv.dir; *p && at + 1 < size; p++)
+        out[at++] = *p;
+    if (at + 1 < size)
+        out[at++] = '/';
+    for (const char *p = kind; *p && at + 1 < size; p++)
+        out[at++] = *p;
+    if (n >= 0 && at + 1 < size) {
+        out[at++] = '.';
+        char digits[24];
+        int d = 0;
+        do
+            digits[d++] = (char)('0' + n % 10);
+        while ((n /= 10) > 0);
+        while (d > 0 && at + 1 < size)
+            out[at++] = digits[--d];
     }
-    rmdir(dir);
+    out[at] = '\0';
+}
+
+/* Removes the files of the directory (every name it gave out), then the
+ * directory and, when no other process uses them, the key directory and the
+ * persistent directory above. */
+static void remove_files(void)
+{
+    char path[PATH_MAX + 64];
+    uint32_t slots = __atomic_load_n(&sv.next_slot, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < slots; i++) {
+        name_in_dir(path, sizeof path, "ring", i);
+        unlink(path);
+        name_in_dir(path, sizeof path, "file", i);
+        unlink(path);
+    }
+    name_in_dir(path, sizeof path, "process", -1);
+    unlink(path);
+    rmdir(sv.dir);
+    memcpy(path, sv.dir, sizeof sv.dir);
+    for (int up = 0; up < 2; up++) {
+        size_t at = strlen(path);
+        while (at > 0 && path[at - 1] != '/')
+            at--;
+        if (at <= 1)
+            break;
+        path[at - 1] = '\0';
+        rmdir(path); /* fails, as it should, if another process uses it */
+    }
 }
 
 void xlog_survival_stop(void)
@@ -292,17 +337,17 @@ void xlog_survival_stop(void)
     if (!xlog_survival_active())
         return;
     __atomic_store_n(&sv.active, 0, __ATOMIC_SEQ_CST);
-    remove_dir(sv.dir);
+    remove_files();
     munmap(sv.process, sv.process_size);
     sv.process = NULL;
     close(sv.lock); /* the lock goes with it */
     sv.lock = -1;
-    /* The key directory goes too when no other process uses it. */
-    char *slash = strrchr(sv.dir, '/');
-    if (slash) {
-        *slash = '\0';
-        rmdir(sv.dir);
-    }
+}
+
+void xlog_survival_remove(void)
+{
+    if (__atomic_exchange_n(&sv.active, 0, __ATOMIC_SEQ_CST))
+        remove_files();
 }
 
 void xlog_survival_after_fork(void)

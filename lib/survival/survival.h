@@ -129,6 +129,11 @@ int xlog_survival_start(const xlog_config *cfg);
 /* Removes the process's directory (xlog_close: nothing is left behind). */
 void xlog_survival_stop(void);
 
+/* The same, for a process about to end with every line written (a crash
+ * whose lines the crash handler wrote, quick_exit): async-signal-safe,
+ * keeps the mappings. */
+void xlog_survival_remove(void);
+
 /* In the child of fork(): lets go of the parent's directory without
  * touching it; the child makes its own when xlog starts again there. */
 void xlog_survival_after_fork(void);
