@@ -29,8 +29,10 @@
  *     }
  *     ```
  *
- * Every line has the note-000 layout, in UTC with nanoseconds and the kernel
- * thread id (as ps, top and gdb show it):
+ * By default every line holds the time in UTC with nanoseconds, the level, the
+ * call site and the kernel thread id (as ps, top and gdb show it); other
+ * layouts (patterns, JSON lines) and other outputs (syslog, your own sink)
+ * are described below:
  *
  *     ```text expected-log
  *     2026-11-22 14:45:25.123456789 [INFO] main.c:14 main 12345 user alice logged in, id 42
@@ -360,8 +362,9 @@ typedef struct xlog_config {
     xlog_file_mode file_mode;
 
     /* Initial process-wide threshold (XLOG_TRACE ... XLOG_OFF).  Default
-     * XLOG_INFO.  XLOG_LEVEL=trace|debug|info|warn|error|fatal|off in the
-     * environment overrides it (see use_environment). */
+     * XLOG_INFO.  XLOG_LEVEL in the environment, a filter string such as
+     * "warn" or "info,net=debug" (see "Levels, modules and filters"),
+     * overrides it (see use_environment). */
     int level;
 
     /* Bytes in each thread's ring; rounded up to a power of two, at least
@@ -379,7 +382,11 @@ typedef struct xlog_config {
     size_t max_message;
 
     /* Bytes the back end gathers for one file before it writes them with one
-     * write(2).  At least 4 KiB.  Default 256 KiB. */
+     * write(2).  At least 4 KiB.  Default 256 KiB.  When a write fails (a
+     * full disk), its bytes stay in this buffer and are tried again at most
+     * every 100 ms; only when newer lines need the room are they given up
+     * (counted in xlog_counters.lost, and announced in the file once writing
+     * works again). */
     size_t write_buffer;
 
     /* Longest time, in milliseconds, that a formatted line may wait in the
@@ -746,16 +753,25 @@ void xlog_stats(xlog_counters *out);
  * compile time as a printf format (-Wformat).  When the level is disabled the
  * call costs a load and a compare, and the arguments are NOT evaluated.
  *
+ * Conversions are those of C and glibc's printf, including glibc's
+ * extensions: %b and %B (binary, as in C23), the ' flag (thousands grouping
+ * by the LC_NUMERIC locale in force when the back end formats the line),
+ * and %m (the text of errno as it was when the call was made; %#m its name,
+ * "EINVAL").
+ *
  * Arguments are copied when the call is made: strings by value (up to their
  * precision, for "%.*s", so they need not be NUL-terminated), pointers as
  * addresses.  Formatting happens later on the back end, byte-for-byte as
  * snprintf does, with these defined results for bad input:
  *   - "%n" is refused: nothing is written to memory, "%n" shows literally;
- *   - a NULL string prints "(null)";
+ *   - a NULL string prints "(null)", or nothing when a precision below 6
+ *     would cut it ("%.3s"), as glibc does;
  *   - an unknown conversion (or a positional one, "%1$d") shows literally;
- *   - control characters (CR, LF, ESC, ...) from the format or from string
- *     arguments are escaped as \r \n \x1b ..., so one call is one line; a
- *     single newline at the very end of the format is dropped;
+ *   - control characters (CR, LF, ESC, ...), invalid UTF-8 and the Unicode
+ *     line separators, from the format or from string arguments, are
+ *     escaped as \r \n \x1b ... ("One call, one line" above), so one call
+ *     is one line; a single newline at the very end of the format is
+ *     dropped;
  *   - a message longer than max_message is cut and ends with
  *     XLOG_TRUNCATED_MARK;
  *   - a NULL format logs "(null format)" instead of crashing.

@@ -14,7 +14,10 @@
  * mode 0640.  Lines are gathered in a buffer and written with one write(2)
  * when it is full, when it has waited flush_interval_ms, or on a flush;
  * short writes are resumed and EINTR retried.  A write that fails is counted
- * and its bytes are given up: the back end never loops on a broken disk.
+ * and its bytes stay in the buffer, tried again at most every 100 ms, until
+ * the buffer is needed for newer lines: then the old bytes are given up and
+ * counted as lost (the newer lines win), and a notice says how many once
+ * writing works again.  The back end never loops on a broken disk.
  *
  * Before each write(2) the back end checks that the file's name still leads
  * to the open file (fstat and stat; one pair per buffer, never per line) and
