@@ -36,11 +36,17 @@
  * sent once the collector is back, so a short outage loses nothing while
  * the queue holds; beyond that, the newest messages are dropped, counted
  * and announced with the reason ("sending failed: Connection refused").
- * Datagrams go out with sendmmsg, TCP frames with one sendmsg per batch;
- * both nonblocking, waiting in poll() so that xlog_close can give up on a
- * collector that never reads (after STOP_WAIT_MS, counting what it drops).
- * A message the transport refuses outright (EMSGSIZE) is dropped, counted
- * and announced.
+ * Local datagrams go out with sendmmsg, UDP ones one per send (a refusal
+ * is reported afterwards: see send_datagrams), TCP frames with one
+ * sendmsg per batch; all nonblocking, waiting in poll() so that xlog_close
+ * can give up on a collector that never reads (after STOP_WAIT_MS, counting
+ * what it drops).  A message the transport refuses outright (EMSGSIZE) is
+ * dropped, counted and announced.
+ *
+ * What no sender can count: messages already in the collector's socket
+ * when it dies (the TCP or local socket's queue, rsyslogd's own queue),
+ * and over UDP datagrams sent to a collector that has stopped reading but
+ * still holds its port, or refused with a report that never came.
  */
 #define _GNU_SOURCE
 #include "sinks/syslog_sink.h"
@@ -369,9 +375,10 @@ static void failed(syslog_sink *st, int err)
     st->backoff_ms = st->backoff_ms * 2 < BACKOFF_MAX_MS ? st->backoff_ms * 2 : BACKOFF_MAX_MS;
 }
 
-static void delivered(syslog_sink *st, xlog_aq *q, size_t n)
+/* The collector takes messages: the next failure starts the back-off
+ * afresh. */
+static void working(syslog_sink *st)
 {
-    xlog_aq_release(q, n);
     if (xlog_load(&st->down_errno))
         xlog_store(&st->down_errno, 0);
     st->backoff_ms = BACKOFF_FIRST_MS;
@@ -457,25 +464,63 @@ static int connect_collector(syslog_sink *st, xlog_aq *q)
     return 1;
 }
 
+/* The local socket refuses a datagram as it is sent, and sendmmsg says
+ * which one failed (its error comes back at the next call when it had
+ * sent some).  UDP learns that a datagram was refused (ICMP port
+ * unreachable: no one listens) only afterwards: poll() shows POLLERR and
+ * the next send fails instead of sending; sendmmsg would drop that report
+ * once it has sent a datagram, so UDP sends one per call.  On the local
+ * machine or network the report comes before the next send, so the
+ * refused datagram is the one sent last: it is released only once a later
+ * send, or a poll after the batch, shows no refusal, and is otherwise sent
+ * again after reconnecting.  A report that comes later than that is about
+ * a datagram already released: it is counted as lost. */
 static void send_datagrams(syslog_sink *st, xlog_aq *q, struct iovec *iov, size_t n)
 {
-    struct mmsghdr msgs[BATCH];
-    memset(msgs, 0, n * sizeof msgs[0]);
-    for (size_t i = 0; i < n; i++) {
-        msgs[i].msg_hdr.msg_iov = &iov[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
-    }
     int fd = xlog_load(&st->fd);
-    int sent = sendmmsg(fd, msgs, (unsigned)n, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (sent > 0) {
-        delivered(st, q, (size_t)sent);
-    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+    size_t sent = 0;
+    int err = 0;
+    if (st->transport == XLOG_SYSLOG_UNIX) {
+        struct mmsghdr msgs[BATCH];
+        memset(msgs, 0, n * sizeof msgs[0]);
+        for (size_t i = 0; i < n; i++) {
+            msgs[i].msg_hdr.msg_iov = &iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+        }
+        int rc = sendmmsg(fd, msgs, (unsigned)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        sent = rc > 0 ? (size_t)rc : 0;
+        err = rc < 0 ? errno : 0;
+    } else {
+        while (sent < n) {
+            if (send(fd, iov[sent].iov_base, iov[sent].iov_len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+                err = errno;
+                break;
+            }
+            sent++;
+        }
+        struct pollfd p = {.fd = fd};
+        if (!err && poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) {
+            socklen_t len = sizeof err;
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        }
+        if (err == ECONNREFUSED) {
+            if (sent)
+                sent--;
+            else
+                lose(st, err);
+        }
+    }
+    xlog_aq_release(q, sent);
+    if (err == EAGAIN || err == EWOULDBLOCK) {
+        working(st);
         xlog_aq_wait(q, 0, fd, POLLOUT, -1); /* the collector's queue is full */
-    } else if (errno == EMSGSIZE) {
+    } else if (err == EMSGSIZE) {
         xlog_aq_release(q, 1);
         lose(st, EMSGSIZE);
-    } else if (errno != EINTR) {
-        failed(st, errno);
+    } else if (err && err != EINTR) {
+        failed(st, err);
+    } else if (sent) {
+        working(st);
     }
 }
 
@@ -500,7 +545,8 @@ static void send_stream(syslog_sink *st, xlog_aq *q, struct iovec *iov, size_t n
         while (done < n && left >= iov[done].iov_len)
             left -= iov[done++].iov_len;
         st->sent_in_first = done ? left : st->sent_in_first + left;
-        delivered(st, q, done);
+        xlog_aq_release(q, done);
+        working(st);
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
         xlog_aq_wait(q, 0, fd, POLLOUT, -1);
     } else if (errno != EINTR) {
@@ -598,22 +644,22 @@ static int settle(syslog_sink *st, const xlog_config *cfg, const xlog_syslog_con
 {
     if (c->transport != XLOG_SYSLOG_UNIX && c->transport != XLOG_SYSLOG_UDP &&
         c->transport != XLOG_SYSLOG_TCP) {
-        xlog_set_error("syslog: transport %d is not XLOG_SYSLOG_UNIX, _UDP or _TCP",
+        xlog_set_error("transport %d is not XLOG_SYSLOG_UNIX, _UDP or _TCP",
                        (int)c->transport);
         return -EINVAL;
     }
     if (c->format != XLOG_SYSLOG_AUTO && c->format != XLOG_SYSLOG_RFC5424 &&
         c->format != XLOG_SYSLOG_RFC3164) {
-        xlog_set_error("syslog: format %d is not XLOG_SYSLOG_AUTO, _RFC5424 or _RFC3164",
+        xlog_set_error("format %d is not XLOG_SYSLOG_AUTO, _RFC5424 or _RFC3164",
                        (int)c->format);
         return -EINVAL;
     }
     if (c->facility < 0 || c->facility > 23) {
-        xlog_set_error("syslog: facility %d is not between 0 and 23", c->facility);
+        xlog_set_error("facility %d is not between 0 and 23", c->facility);
         return -EINVAL;
     }
     if (c->buffer < 65536) {
-        xlog_set_error("syslog: buffer %zu is below 64 KiB", c->buffer);
+        xlog_set_error("buffer %zu is below 64 KiB", c->buffer);
         return -EINVAL;
     }
     st->transport = (int)c->transport;
@@ -628,7 +674,7 @@ static int settle(syslog_sink *st, const xlog_config *cfg, const xlog_syslog_con
         address = st->transport == XLOG_SYSLOG_UNIX ? "/dev/log" : "127.0.0.1:514";
     if (st->transport == XLOG_SYSLOG_UNIX) {
         if (!*address || strlen(address) >= sizeof ((struct sockaddr_un *)0)->sun_path) {
-            xlog_set_error("syslog: address \"%s\" is not a socket path (1 to 107 bytes)",
+            xlog_set_error("address \"%s\" is not a socket path (1 to 107 bytes)",
                            address);
             return -EINVAL;
         }
@@ -638,7 +684,7 @@ static int settle(syslog_sink *st, const xlog_config *cfg, const xlog_syslog_con
     } else {
         int rc = split_address(st, address);
         if (rc == -EINVAL)
-            xlog_set_error("syslog: address \"%s\" is not host:port", address);
+            xlog_set_error("address \"%s\" is not host:port", address);
         if (rc != 0)
             return rc;
     }
@@ -674,7 +720,7 @@ static int syslog_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_co
     rc = xlog_aq_start(&st->queue, ((const xlog_syslog_config *)own)->buffer,
                        &xlog_syslog_dropped, writer_main, st);
     if (rc != 0) {
-        xlog_set_error("syslog: cannot start its writer (%s)", strerror(-rc));
+        xlog_set_error("cannot start its writer (%s)", strerror(-rc));
         free_state(st);
         return rc;
     }
