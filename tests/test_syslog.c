@@ -959,9 +959,12 @@ static long files_count(const char *dir, tally *y)
     memset(y->seen, 0, (size_t)y->threads * (size_t)y->per_thread * sizeof *y->seen);
     long count = 0;
     for (char *p = text; (p = strstr(p, "xlogtest t=")); p++) {
-        int t, n;
-        if (sscanf(p, "xlogtest t=%d n=%d", &t, &n) != 2)
+        /* Not sscanf: it measures the whole rest of the text each time. */
+        char *end;
+        int t = (int)strtol(p + strlen("xlogtest t="), &end, 10);
+        if (strncmp(end, " n=", 3) != 0)
             continue;
+        int n = (int)strtol(end + 3, &end, 10);
         t -= y->first;
         if (t >= 0 && t < y->threads && n >= 0 && n < y->per_thread &&
             y->seen[t * y->per_thread + n]++ == 0)
