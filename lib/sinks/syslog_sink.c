@@ -16,7 +16,7 @@
  *   RFC 3164:  <12>Nov 22 15:45:25 app[4242]: disk full
  *              (local time, as syslog(3) sends it to /dev/log; over UDP or
  *              TCP the HOSTNAME comes after the time, as RFC 3164 says)
- *   TCP adds RFC 6587 octet counting in front: "52 <12>1 2026-...".
+ *   TCP adds RFC 6587 octet counting in front: "61 <12>1 2026-...".
  * The MSG is the sink's layout applied to the event without its '\n' (the
  * layouts write one line, escaped, or one JSON object).  Severity follows
  * the level (xlog.h: TRACE and DEBUG 7, INFO 6, WARN 4, ERROR 3, FATAL 2).
@@ -73,7 +73,8 @@
 #define BACKOFF_MAX_MS 5000
 /* A TCP connection not established by then is a failure (then back-off). */
 #define CONNECT_TIMEOUT_MS 5000
-/* Messages per sendmmsg / sendmsg (at most UIO_MAXIOV, 1024). */
+/* Messages the writer takes from the queue at a time (sendmmsg and
+ * sendmsg take at most UIO_MAXIOV, 1024). */
 #define BATCH 256
 /* RFC 5424's limits, which RFC 3164's TAG and HOSTNAME keep to as well. */
 #define HOSTNAME_MAX 255
@@ -551,7 +552,8 @@ static void send_stream(syslog_sink *st, xlog_aq *q, struct iovec *iov, size_t n
         xlog_aq_wait(q, 0, fd, POLLOUT, -1);
     } else if (errno != EINTR) {
         /* The partly sent message goes again, whole, on the next
-         * connection: the collector drops a frame cut by a close. */
+         * connection: an octet-counted frame cut by a close is discarded
+         * (rsyslog says "Incomplete frame at end of stream"). */
         failed(st, errno);
     }
 }
