@@ -162,7 +162,9 @@ typedef enum xlog_color {
  *
  * or, when a pattern is given, the pattern with its fields filled in.  A
  * pattern is text with fields in braces; every other character is copied as
- * it is ("{{" and "}}" give a brace).  The fields:
+ * it is ("{{" and "}}" give a brace), but for what a line may not hold,
+ * which is escaped as in a field (see "One call, one line" below).  The
+ * fields:
  *
  *     {time}           the time: 2026-11-22 14:45:25.123456789 (UTC)
  *     {time:OPTIONS}   the same, with OPTIONS separated by commas:
@@ -183,8 +185,9 @@ typedef enum xlog_color {
  *
  * The default line is the pattern
  * "{time} [{level}] {file}:{line} {function} {tid} {message}".  An unknown
- * field, an unknown option or a lone brace makes xlog_open fail with -EINVAL
- * (xlog_last_error() says where).
+ * field, an unknown option, an option given twice (or two precisions) or a
+ * lone brace makes xlog_open fail with -EINVAL (xlog_last_error() says
+ * what, and at which column).
  *
  * One call, one line: whatever a line is made of, it is valid UTF-8 with no
  * C0 or C1 control character and no Unicode line or paragraph separator.
@@ -205,9 +208,10 @@ typedef enum xlog_color {
  *
  * (on one line).  severity_number is OpenTelemetry's: TRACE 1, DEBUG 5,
  * INFO 9, WARN 13, ERROR 17, FATAL 21.  xlog.module is present only for a
- * message with a module.  Strings are escaped as JSON requires, and also
- * U+2028 and U+2029; a byte that is not part of valid UTF-8 is replaced by
- * U+FFFD.  The pattern is not used. */
+ * message with a module.  Strings are escaped as JSON requires (\" \\ \n
+ * \r \t \b \f, \u00XX for another control character), and also DEL, the
+ * C1 controls, U+2028 and U+2029 as \uXXXX; each byte that is not part of
+ * valid UTF-8 is replaced by U+FFFD.  The pattern is not used. */
 typedef enum xlog_layout_kind {
     XLOG_LAYOUT_TEXT = 0,
     XLOG_LAYOUT_JSON = 1
@@ -388,9 +392,30 @@ typedef struct xlog_config {
      * never waits for it.  Default 500. */
     unsigned idle_sleep_us;
 
-    /* Non-zero: XLOG_LEVEL and XLOG_DIR in the environment override level and
-     * dir (for operators).  Default 1. */
+    /* Non-zero: XLOG_LEVEL (a filter string: "Levels, modules and
+     * filters" below) and XLOG_DIR in the environment override level (and
+     * set module rules) and dir, for operators.  Default 1. */
     int use_environment;
+
+    /* Backtrace on error: with backtrace_lines > 0, each thread keeps its
+     * last backtrace_lines messages that are below the level written but at
+     * or above backtrace_level, and writes them (oldest first, each marked
+     * "[backtrace] ", with their own times) just before its next ERROR or
+     * FATAL message, or on xlog_dump_backtrace().  A kept message costs the
+     * caller what a written one does; the back end keeps its text (memory:
+     * up to backtrace_lines messages per thread that has kept any).
+     * Default 0 (off); backtrace_level default XLOG_TRACE. */
+    unsigned backtrace_lines;
+    int backtrace_level;
+
+    /* Flush on level: a message at or above flush_level makes the back end
+     * write every buffer (files and the other sinks) as soon as it has
+     * written that message, so that the line before a crash or an alert is
+     * in the file; at or above sync_level, it also makes the files durable
+     * (fdatasync).  The caller never waits for either.  Default XLOG_OFF
+     * (neither). */
+    int flush_level;
+    int sync_level;
 
     /* The wall clock xlog calibrates its timestamps against, in nanoseconds
      * since the Unix epoch (UTC).  NULL (the default) means
@@ -407,6 +432,22 @@ typedef struct xlog_config {
      * too.  exit() without xlog_close() loses nothing either way (atexit).
      * Default 1. */
     int crash_handlers;
+
+    /* Non-zero: each thread's ring, and the files' buffers, are files in
+     * shared memory (persistent_dir), so that the lines of a process that
+     * ends without xlog_close -- kill -9, the OOM killer, a watchdog, exec,
+     * _exit -- survive it: the next xlog_open of the same dir (or
+     * xlog_recover(), or the xlog-recover program) writes them, exactly
+     * once, with a line saying from which process they come.  It costs the
+     * caller nothing more.  If the directory cannot be used, xlog works as
+     * with 0 and its first line says why.  A power loss takes shared memory
+     * with it.  xlog_close removes the process's files.  Default 1. */
+    int persistent;
+
+    /* Where those files live: a directory of this user only (mode 0700;
+     * made if missing; refused if it is a link, another user's, or open to
+     * others).  NULL (the default): /dev/shm/xlog-<uid>. */
+    const char *persistent_dir;
 
     /* Zero: refuse to write through a symbolic link: neither the log
      * directory itself (its last component as given, trailing slashes
@@ -570,6 +611,15 @@ int xlog_flush(void);
  * check_interval_ms; this is for those who want it at once. */
 void xlog_reopen(void);
 
+/* Writes the lines that processes which logged into dir left behind when
+ * they ended without xlog_close (see xlog_config.persistent), and removes
+ * what they left; persistent_dir as in xlog_config (NULL for the default).
+ * xlog_open does this by itself for its dir; this is for a program that
+ * will not run again, and for tools (the xlog-recover program).  Processes
+ * still alive are left alone.  Returns the number of lines recovered, or a
+ * negative errno (xlog_last_error() says more). */
+long xlog_recover(const char *dir, const char *persistent_dir);
+
 /* A readable explanation of a value returned by an xlog function. */
 const char *xlog_strerror(int rc);
 
@@ -582,18 +632,70 @@ const char *xlog_last_error(void);
 /* Levels at run time                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* Sets the process-wide threshold (XLOG_TRACE ... XLOG_OFF); takes effect for
- * every thread at its next call.  Out-of-range values are clamped. */
+/* Levels, modules and filters.
+ *
+ * A message is written when its level is at or above the threshold of its
+ * module: the level of the most specific module rule that covers it ("net"
+ * covers "net" and "net.tls"; a rule for "net.tls" wins over one for "net"),
+ * or the process-wide level when no rule does.  A translation unit names
+ * its module by defining XLOG_MODULE before it includes xlog.h:
+ *
+ *     #define XLOG_MODULE "net.tls"
+ *     #include <xlog.h>
+ *
+ * (none by default: such messages follow the process-wide level).  A
+ * thread's own threshold (xlog_thread_level) wins over every rule.  A
+ * disabled call costs a thread-local load, a global load and a compare; a
+ * call that passes those and is then turned down by a module rule also
+ * reads its call site's cached decision (computed again only after a rule
+ * changes).  Module names: letters, digits, '_', '-', and dots between
+ * them; at most 63 bytes; at most 64 module rules.
+ *
+ * Operators set all of it with one string, like RUST_LOG: XLOG_LEVEL in the
+ * environment (read at xlog_open), or xlog_set_filter() at run time:
+ *
+ *     warn,net=debug,net.tls=trace
+ *
+ * Items are separated by commas (spaces around them are ignored): a level
+ * alone sets the process-wide level; module=level sets a module's rule.
+ * Levels are trace, debug, info, warn (or warning), error, fatal and off,
+ * in any case.  A filter with a mistake is refused as a whole, and
+ * xlog_last_error() says where ("filter=\"warn,net=loud\": \"loud\" at
+ * column 10 is not a level ..."). */
+
+/* Sets the process-wide level (XLOG_TRACE ... XLOG_OFF); module rules stay.
+ * Takes effect for every thread at its next call.  Out-of-range values are
+ * clamped. */
 void xlog_set_level(int level);
 
-/* The process-wide threshold. */
+/* The process-wide level. */
 int xlog_get_level(void);
 
+/* Makes filter the rules in force: its level (if it names one) becomes the
+ * process-wide level, its module rules replace all others.  0, or -EINVAL
+ * (nothing changed; xlog_last_error() says where). */
+int xlog_set_filter(const char *filter);
+
+/* Sets the level of one module (and of the modules under it that have no
+ * rule of their own), keeping the other rules.  0, or -EINVAL for a bad
+ * module name or too many rules (xlog_last_error() says which). */
+int xlog_set_module_level(const char *module, int level);
+
+/* Whether a message of this level from this module ("" for none) would be
+ * written, by the rules in force (a thread's own threshold aside). */
+int xlog_module_enabled(const char *module, int level);
+
 /* Sets a threshold for the calling thread only, overriding the process-wide
- * one (in either direction): xlog_thread_level(XLOG_TRACE) at the start of a
- * request and xlog_thread_level(XLOG_LEVEL_PROCESS) at its end log exactly that
- * one request in full. */
+ * level and every module rule (in either direction):
+ * xlog_thread_level(XLOG_TRACE) at the start of a request and
+ * xlog_thread_level(XLOG_LEVEL_PROCESS) at its end log exactly that one
+ * request in full. */
 void xlog_thread_level(int level);
+
+/* Writes the calling thread's backtrace now (xlog_config.backtrace_lines):
+ * the messages below the level written that it has kept, oldest first,
+ * each marked "[backtrace] ". */
+void xlog_dump_backtrace(void);
 
 /* ------------------------------------------------------------------------ */
 /* Counters                                                                 */
@@ -661,19 +763,7 @@ void xlog_stats(xlog_counters *out);
  * too: it is parsed at every call instead of once per call site.  At most
  * XLOG_MAX_ARGS arguments are captured the fast way; a call with more still
  * gives the right line, through the slower path. */
-#define XLOG(level, ...)                                                                   \
-    do {                                                                                   \
-        int xlog_impl_level_var = XLOG_IMPL_CHECKED_LEVEL(level);                          \
-        if (XLOG_IMPL_UNLIKELY(xlog_impl_level_var >= xlog_impl_threshold())) {            \
-            static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
-                                                        XLOG_IMPL_NULL, 0, 0, {0}};        \
-            if (__builtin_constant_p(XLOG_IMPL_FIRST(__VA_ARGS__)))                        \
-                xlog_impl_log(&xlog_impl_site_var, xlog_impl_level_var, __VA_ARGS__);      \
-            else                                                                           \
-                xlog_impl_log_dynamic(&xlog_impl_site_var, xlog_impl_level_var,            \
-                                      __VA_ARGS__);                                        \
-        }                                                                                  \
-    } while (0)
+#define XLOG(level, ...) XLOG_IMPL_AT(level, 1, 0, xlog_impl_log, __VA_ARGS__)
 
 #define xlog_trace(...) XLOG(XLOG_TRACE, __VA_ARGS__)
 #define xlog_debug(...) XLOG(XLOG_DEBUG, __VA_ARGS__)
@@ -682,10 +772,39 @@ void xlog_stats(xlog_counters *out);
 #define xlog_error(...) XLOG(XLOG_ERROR, __VA_ARGS__)
 #define xlog_fatal(...) XLOG(XLOG_FATAL, __VA_ARGS__)
 
-/* Note 000's entry point, for existing callers: logs format at level "type"
- * (an XLOG_* level) as if from file:line in func.  Slower than XLOG (the
- * format is parsed and file and func are copied at every call) but formatted
- * the same way, on the back end. */
+/* Rate limits, per call site (across all threads): XLOG_EVERY_N(level, n,
+ * format, ...) writes the 1st, (n+1)th, (2n+1)th ... call that its level
+ * lets through; XLOG_EVERY_MS(level, ms, format, ...) writes a call when at
+ * least ms milliseconds have passed since the last one it wrote.  The line
+ * written says how many calls of the site were suppressed since the one
+ * before: "disk 93% full (41 more suppressed)".  A suppressed call costs an
+ * atomic add (EVERY_N), or a clock read and a compare (EVERY_MS); its
+ * arguments are not evaluated.  Time is read from cfg.wall_clock_ns when it
+ * is set, else from CLOCK_MONOTONIC_COARSE. */
+#define XLOG_EVERY_N(level, n, ...)                                                          \
+    XLOG_IMPL_AT(level, xlog_impl_every_n(&xlog_impl_site_var, (n)), XLOG_IMPL_RATED,         \
+                 xlog_impl_log_rated, __VA_ARGS__)
+#define XLOG_EVERY_MS(level, ms, ...)                                                        \
+    XLOG_IMPL_AT(level, xlog_impl_every_ms(&xlog_impl_site_var, (ms)), XLOG_IMPL_RATED,       \
+                 xlog_impl_log_rated, __VA_ARGS__)
+
+#define xlog_trace_every_n(n, ...) XLOG_EVERY_N(XLOG_TRACE, n, __VA_ARGS__)
+#define xlog_debug_every_n(n, ...) XLOG_EVERY_N(XLOG_DEBUG, n, __VA_ARGS__)
+#define xlog_info_every_n(n, ...) XLOG_EVERY_N(XLOG_INFO, n, __VA_ARGS__)
+#define xlog_warn_every_n(n, ...) XLOG_EVERY_N(XLOG_WARN, n, __VA_ARGS__)
+#define xlog_error_every_n(n, ...) XLOG_EVERY_N(XLOG_ERROR, n, __VA_ARGS__)
+#define xlog_fatal_every_n(n, ...) XLOG_EVERY_N(XLOG_FATAL, n, __VA_ARGS__)
+#define xlog_trace_every_ms(ms, ...) XLOG_EVERY_MS(XLOG_TRACE, ms, __VA_ARGS__)
+#define xlog_debug_every_ms(ms, ...) XLOG_EVERY_MS(XLOG_DEBUG, ms, __VA_ARGS__)
+#define xlog_info_every_ms(ms, ...) XLOG_EVERY_MS(XLOG_INFO, ms, __VA_ARGS__)
+#define xlog_warn_every_ms(ms, ...) XLOG_EVERY_MS(XLOG_WARN, ms, __VA_ARGS__)
+#define xlog_error_every_ms(ms, ...) XLOG_EVERY_MS(XLOG_ERROR, ms, __VA_ARGS__)
+#define xlog_fatal_every_ms(ms, ...) XLOG_EVERY_MS(XLOG_FATAL, ms, __VA_ARGS__)
+
+/* The entry point of the field notes' logger, for existing callers: logs
+ * format at level "type" (an XLOG_* level) as if from file:line in func,
+ * with no module.  Slower than XLOG (the format is parsed and file and func
+ * are copied at every call) but formatted the same way, on the back end. */
 void xlogout(unsigned int type, const char *file, int line, const char *func,
              const char *format, ...)
 #if defined(__GNUC__)
@@ -693,8 +812,9 @@ void xlogout(unsigned int type, const char *file, int line, const char *func,
 #endif
     ;
 
-/* Non-zero when a message of this level would be written by this thread.
- * Costs a thread-local load, maybe a global load, and a compare. */
+/* Non-zero when a message of this level with no module would be written by
+ * this thread (see xlog_module_enabled for a module).  Costs a thread-local
+ * load, maybe a global load, and a compare. */
 static inline int xlog_enabled(int level);
 
 /* Arguments captured by the fast path per call site. */
@@ -704,9 +824,10 @@ static inline int xlog_enabled(int level);
 /* Library internals needed by the macros above (not for direct use)        */
 /* ------------------------------------------------------------------------ */
 
-/* One per XLOG call site, static, in the caller's code.  The first three
- * fields are constants; the rest are filled by the library on the first call
- * (argument kinds parsed from the format) and then only read. */
+/* One per XLOG call site, static, in the caller's code.  file, func, line
+ * and module are constants; the library fills the rest: the argument kinds
+ * parsed from the format on the first call, the cached thresholds, the rate
+ * limit's state. */
 typedef struct xlog_impl_site {
     const char *file;
     const char *func;
@@ -714,6 +835,14 @@ typedef struct xlog_impl_site {
     int state;                 /* new, being parsed, parsed (with or without
                                   strings), or dynamic only: see frontend.c */
     const char *format;        /* the format the parse belongs to */
+    const char *module;        /* XLOG_MODULE, or "" */
+    uint64_t levels;           /* atomic: rules' generation << 32, the level
+                                  kept for backtraces << 8, the level written */
+    uint64_t rate_state;       /* atomic: calls counted (EVERY_N), or the time
+                                  of the last call written (EVERY_MS) */
+    uint64_t suppressed;       /* atomic: calls suppressed since the last written */
+    struct xlog_impl_site *next_noted; /* every prepared site, for the dictionary
+                                  of lib/survival/survival.h */
     unsigned short fixed_size; /* bytes of the record without its strings */
     unsigned char nargs;       /* arguments the format consumes */
     unsigned char kinds[XLOG_MAX_ARGS];
@@ -746,27 +875,96 @@ typedef struct xlog_impl_site {
 #define XLOG_IMPL_CHECKED_LEVEL(level)                                                     \
     ((unsigned)(level) <= (unsigned)XLOG_FATAL ? (int)(level) : XLOG_IMPL_LEVEL_INVALID)
 
-/* The process-wide threshold, and the calling thread's own (or
- * XLOG_LEVEL_PROCESS).  Written through xlog_set_level / xlog_thread_level. */
+#ifdef XLOG_MODULE
+#define XLOG_IMPL_MODULE XLOG_MODULE
+#else
+#define XLOG_IMPL_MODULE ""
+#endif
+
+/* What a call passes along with its level (bits above the level's). */
+#define XLOG_IMPL_KEEP 0x200  /* below the level written: kept for a backtrace */
+#define XLOG_IMPL_RATED 0x400 /* a rate-limited call */
+#define XLOG_IMPL_GO 0x1000   /* makes a decision for XLOG_TRACE non-zero */
+
+#define XLOG_IMPL_AT(level, limit, rated, literal_entry, ...)                                \
+    do {                                                                                   \
+        int xlog_impl_level_var = XLOG_IMPL_CHECKED_LEVEL(level);                          \
+        if (XLOG_IMPL_UNLIKELY(xlog_impl_level_var >= xlog_impl_threshold())) {            \
+            static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
+                                                        XLOG_IMPL_NULL, XLOG_IMPL_MODULE,  \
+                                                        0, 0, 0, XLOG_IMPL_NULL, 0, 0,     \
+                                                        {0}};                              \
+            int xlog_impl_call_var = xlog_impl_decide(&xlog_impl_site_var,                 \
+                                                      xlog_impl_level_var);                \
+            if (xlog_impl_call_var && (limit)) {                                           \
+                if (__builtin_constant_p(XLOG_IMPL_FIRST(__VA_ARGS__)))                    \
+                    literal_entry(&xlog_impl_site_var, xlog_impl_call_var | (rated),       \
+                                  __VA_ARGS__);                                            \
+                else                                                                       \
+                    xlog_impl_log_dynamic(&xlog_impl_site_var,                             \
+                                          xlog_impl_call_var | (rated), __VA_ARGS__);      \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* The process-wide level; the lowest level any rule lets through (or keeps
+ * for a backtrace); the rules' generation; the calling thread's own
+ * threshold (or XLOG_LEVEL_PROCESS).  Written by the library only. */
 extern int xlog_impl_process_threshold;
+extern int xlog_impl_floor;
+extern uint32_t xlog_impl_generation;
 extern XLOG_IMPL_TLS int xlog_impl_thread_threshold;
 
 void xlog_impl_log(xlog_impl_site *site, int level, const char *format, ...) XLOG_IMPL_PRINTF(3, 4);
 void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *format, ...)
     XLOG_IMPL_PRINTF(3, 4);
+void xlog_impl_log_rated(xlog_impl_site *site, int level, const char *format, ...)
+    XLOG_IMPL_PRINTF(3, 4);
+uint64_t xlog_impl_site_refresh(xlog_impl_site *site);
+int xlog_impl_every_ms(xlog_impl_site *site, unsigned long ms);
 
-/* The threshold in force for the calling thread. */
+/* The first test of every call: the thread's own threshold, or the lowest
+ * level of every rule. */
 static inline int xlog_impl_threshold(void)
 {
     int threshold = xlog_impl_thread_threshold;
     if (threshold < 0)
-        threshold = __atomic_load_n(&xlog_impl_process_threshold, __ATOMIC_RELAXED);
+        threshold = __atomic_load_n(&xlog_impl_floor, __ATOMIC_RELAXED);
     return threshold;
+}
+
+/* The second, for a call that passed the first: 0 to skip it, else the level
+ * and what to do with it, from the site's cached thresholds. */
+static inline int xlog_impl_decide(xlog_impl_site *site, int level)
+{
+    if (xlog_impl_thread_threshold >= 0)
+        return level | XLOG_IMPL_GO;
+    uint64_t levels = __atomic_load_n(&site->levels, __ATOMIC_RELAXED);
+    if (XLOG_IMPL_UNLIKELY((uint32_t)(levels >> 32) !=
+                           __atomic_load_n(&xlog_impl_generation, __ATOMIC_RELAXED)))
+        levels = xlog_impl_site_refresh(site);
+    if (level >= (int)(levels & 0xff))
+        return level | XLOG_IMPL_GO;
+    if (level >= (int)((levels >> 8) & 0xff))
+        return level | XLOG_IMPL_GO | XLOG_IMPL_KEEP;
+    return 0;
+}
+
+static inline int xlog_impl_every_n(xlog_impl_site *site, unsigned long n)
+{
+    uint64_t count = __atomic_fetch_add(&site->rate_state, 1, __ATOMIC_RELAXED);
+    if (n <= 1 || count % n == 0)
+        return 1;
+    __atomic_fetch_add(&site->suppressed, 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
 static inline int xlog_enabled(int level)
 {
-    return (unsigned)level <= (unsigned)XLOG_FATAL && level >= xlog_impl_threshold();
+    int threshold = xlog_impl_thread_threshold;
+    if (threshold < 0)
+        threshold = __atomic_load_n(&xlog_impl_process_threshold, __ATOMIC_RELAXED);
+    return (unsigned)level <= (unsigned)XLOG_FATAL && level >= threshold;
 }
 
 #ifdef __cplusplus

@@ -27,6 +27,7 @@
 #include "common/internal.h"
 #include "sinks/console_sink.h"
 #include "sinks/syslog_sink.h"
+#include "survival/survival.h"
 
 /* Serialises xlog_open and xlog_close with each other (and with fork). */
 static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -39,6 +40,9 @@ static char open_dir[PATH_MAX];
 
 /* Messages dropped while xlog was closed that the log has announced. */
 static uint64_t closed_drops_announced;
+/* Why the rings of this xlog_open are not persistent (0: they are, or
+ * cfg.persistent is 0), for the first line after it. */
+static int survival_error;
 
 /* Why the calling thread's last xlog_open failed (xlog_last_error). */
 static XLOG_IMPL_TLS char last_error[512];
@@ -83,6 +87,8 @@ XLOG_API xlog_config xlog_defaults(void)
     cfg.use_environment = 1;
     cfg.wall_clock_ns = NULL;
     cfg.crash_handlers = 1;
+    cfg.persistent = 1;
+    cfg.persistent_dir = NULL;
     cfg.follow_symlinks = 1;
     cfg.rotate_size = 0;
     cfg.rotate_keep = 10;
@@ -100,18 +106,11 @@ XLOG_API xlog_config xlog_defaults(void)
     cfg.file_pattern = NULL;
     cfg.file_level = XLOG_TRACE;
     cfg.sinks = NULL;
+    cfg.backtrace_lines = 0;
+    cfg.backtrace_level = XLOG_TRACE;
+    cfg.flush_level = XLOG_OFF;
+    cfg.sync_level = XLOG_OFF;
     return cfg;
-}
-
-static int parse_level(const char *text)
-{
-    static const char *const names[] = {"trace", "debug", "info", "warn", "error", "fatal", "off"};
-    for (int i = 0; i <= XLOG_OFF; i++)
-        if (strcasecmp(text, names[i]) == 0)
-            return i;
-    if (strcasecmp(text, "warning") == 0)
-        return XLOG_WARN;
-    return -1;
 }
 
 static size_t round_up_power_of_two(size_t n)
@@ -176,14 +175,9 @@ static int settle_config(xlog_config *cfg)
         const char *dir = getenv("XLOG_DIR");
         if (dir && *dir)
             cfg->dir = dir;
-        const char *level = getenv("XLOG_LEVEL");
-        if (level && *level) {
-            int parsed = parse_level(level);
-            if (parsed < 0)
-                return invalid("XLOG_LEVEL=\"%s\" is not trace, debug, info, warn, error, fatal "
-                               "or off", level);
-            cfg->level = parsed;
-        }
+        const char *filter = getenv("XLOG_LEVEL");
+        if (filter && *filter && xlog_apply_filter(filter, "XLOG_LEVEL", 0, 1) != 0)
+            return -EINVAL;
     }
     if (!cfg->dir || !*cfg->dir)
         return invalid("cfg.dir is %s", cfg->dir ? "empty" : "NULL");
@@ -191,9 +185,20 @@ static int settle_config(xlog_config *cfg)
         cfg->file_mode != XLOG_FILE_PER_PROCESS)
         return invalid("cfg.file_mode: %d is not XLOG_FILE_SHARED, XLOG_FILE_PER_THREAD or "
                        "XLOG_FILE_PER_PROCESS", (int)cfg->file_mode);
-    if (cfg->level < XLOG_TRACE || cfg->level > XLOG_OFF)
-        return invalid("cfg.level: %d is not a level from XLOG_TRACE (0) to XLOG_OFF (6)",
-                       cfg->level);
+    const struct {
+        const char *name;
+        int value;
+    } levels[] = {{"cfg.level", cfg->level},
+                  {"cfg.file_level", cfg->file_level},
+                  {"cfg.backtrace_level", cfg->backtrace_level},
+                  {"cfg.flush_level", cfg->flush_level},
+                  {"cfg.sync_level", cfg->sync_level}};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (levels[i].value < XLOG_TRACE || levels[i].value > XLOG_OFF)
+            return invalid("%s: %d is not a level from XLOG_TRACE (0) to XLOG_OFF (6)",
+                           levels[i].name, levels[i].value);
+    if (cfg->backtrace_lines > 100000)
+        return invalid("cfg.backtrace_lines: %u is above 100000", cfg->backtrace_lines);
     if (cfg->full_policy != XLOG_FULL_BLOCK && cfg->full_policy != XLOG_FULL_DROP)
         return invalid("cfg.full_policy: %d is not XLOG_FULL_BLOCK or XLOG_FULL_DROP",
                        (int)cfg->full_policy);
@@ -259,6 +264,7 @@ static void after_fork_in_parent(void)
 static void after_fork_in_child(void)
 {
     xlog_backend_unlock();
+    xlog_survival_after_fork();
     if (is_open)
         xlog_backend_after_fork();
     xlog_front_after_fork(); /* reads the thread's ring: before it is unmapped */
@@ -277,10 +283,13 @@ void xlog_resume_after_fork(void)
     pthread_mutex_lock(&lifecycle_lock);
     if (xlog_load(&xlog_front.forked) && is_open) {
         xlog_store(&xlog_front.forked, 0);
-        if (xlog_backend_start(&open_cfg) == 0)
+        survival_error = open_cfg.persistent ? -xlog_survival_start(&open_cfg) : 0;
+        if (xlog_backend_start(&open_cfg) == 0) {
             xlog_store_release(&xlog_front.epoch, ++last_epoch);
-        else
+        } else {
+            xlog_survival_stop();
             is_open = 0;
+        }
     }
     pthread_mutex_unlock(&lifecycle_lock);
 }
@@ -291,6 +300,14 @@ void xlog_resume_after_fork(void)
 static void flush_at_exit(void)
 {
     xlog_flush();
+}
+
+/* quick_exit() runs no destructor: the process ends with every line
+ * written, so what it keeps in shared memory can go now. */
+static void flush_at_quick_exit(void)
+{
+    if (xlog_flush() == 0)
+        xlog_survival_remove();
 }
 
 __attribute__((destructor(101))) static void close_at_the_end(void)
@@ -325,29 +342,50 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         xlog_store(&xlog_front.max_message, cfg.max_message);
         xlog_store(&xlog_front.full_policy, (int)cfg.full_policy);
         xlog_store(&xlog_front.alt_stacks, cfg.crash_handlers);
+        xlog_store(&xlog_front.wall_clock_ns, cfg.wall_clock_ns);
+        survival_error = 0;
+        if (cfg.persistent) {
+            /* The lines of processes that used this directory and died first,
+             * then this process's own directory (survival.h). */
+            xlog_survival_recover(cfg.dir, cfg.persistent_dir);
+            survival_error = -xlog_survival_start(&cfg);
+        }
         rc = xlog_backend_start(&cfg);
-        if (rc != 0 && !last_error[0])
-            xlog_set_error("%s", strerror(-rc));
+        if (rc != 0) {
+            xlog_survival_stop();
+            if (!last_error[0])
+                xlog_set_error("%s", strerror(-rc));
+        }
     }
     if (rc == 0) {
         is_open = 1;
         open_cfg = cfg;
         xlog_store_release(&xlog_front.epoch, ++last_epoch);
-        xlog_set_level(cfg.level);
+        const char *filter = cfg.use_environment ? getenv("XLOG_LEVEL") : NULL;
+        if (filter && *filter)
+            xlog_apply_filter(filter, "XLOG_LEVEL", cfg.level, 0); /* checked above */
+        else
+            xlog_set_level(cfg.level);
+        xlog_set_backtrace_level(cfg.backtrace_lines ? cfg.backtrace_level : XLOG_OFF);
         if (cfg.crash_handlers)
             xlog_crash_install();
         static int hooks_installed;
         if (!hooks_installed) {
             atexit(flush_at_exit);
-            at_quick_exit(flush_at_exit);
+            at_quick_exit(flush_at_quick_exit);
             pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
             hooks_installed = 1;
         }
     }
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
-    if (rc == 0)
+    if (rc == 0) {
+        if (survival_error)
+            xlog_notice("the lines still in memory will not survive a kill of this process: its "
+                        "persistent directory cannot be used: %s",
+                        strerror(survival_error));
         announce_closed_drops();
+    }
     return rc;
 }
 
@@ -376,6 +414,7 @@ XLOG_API int xlog_close(void)
             xlog_store_release(&xlog_front.epoch, 0);
             xlog_backend_stop();
             xlog_rings_close_epoch();
+            xlog_survival_stop();
         }
         is_open = 0;
         rc = 0;
@@ -383,6 +422,42 @@ XLOG_API int xlog_close(void)
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
     return rc;
+}
+
+XLOG_API long xlog_recover(const char *dir, const char *persistent_dir)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    last_error[0] = '\0';
+    if (!dir || !*dir) {
+        xlog_set_error("xlog_recover: dir is %s", dir ? "empty" : "NULL");
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&lifecycle_lock);
+    /* The same absolute name xlog_open would give it (open_dir is free to
+     * use only while xlog is closed). */
+    char resolved[PATH_MAX];
+    int rc = 0;
+    if (dir[0] == '/') {
+        snprintf(resolved, sizeof resolved, "%s", dir);
+    } else {
+        char saved[PATH_MAX];
+        memcpy(saved, open_dir, sizeof saved);
+        rc = resolve_dir(&cfg);
+        snprintf(resolved, sizeof resolved, "%s", open_dir);
+        memcpy(open_dir, saved, sizeof saved);
+    }
+    pthread_mutex_unlock(&lifecycle_lock);
+    if (rc != 0)
+        return rc;
+    size_t n = strlen(resolved);
+    while (n > 1 && resolved[n - 1] == '/')
+        resolved[--n] = '\0';
+    long lines = xlog_survival_recover(resolved, persistent_dir);
+    if (lines < 0)
+        xlog_set_error("xlog_recover: %s", strerror((int)-lines));
+    return lines;
 }
 
 XLOG_API void xlog_stats(xlog_counters *out)

@@ -402,14 +402,25 @@ static void fork_while_threads_log(void **state)
 
 /* ---- failing writes ----------------------------------------------------------- */
 
+/* A file that cannot grow: what it cannot take stays in the buffer for a
+ * later try, and is given up (counted, and announced once writing works
+ * again) only when the buffer is needed for newer lines.  A small buffer
+ * makes that happen here. */
 static void full_disk_loses_only_what_it_must_and_says_so(void **state)
 {
     (void)state;
     char *dir = test_make_dir("full");
+    const int while_full = 2000;
     pid_t child = fork();
     if (child == 0) {
         signal(SIGXFSZ, SIG_IGN);
-        open_or_die(dir);
+        xlog_config cfg = xlog_defaults();
+        cfg.dir = dir;
+        cfg.use_environment = 0;
+        cfg.max_message = 256; /* a small buffer: a few of the longest lines */
+        cfg.write_buffer = 4096;
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
         for (int i = 0; i < 1000; i++)
             xlog_info("before %d", i);
         xlog_flush();
@@ -425,7 +436,7 @@ static void full_disk_loses_only_what_it_must_and_says_so(void **state)
         small = limit;
         small.rlim_cur = (rlim_t)st.st_size + 100;
         setrlimit(RLIMIT_FSIZE, &small);
-        for (int i = 0; i < 500; i++)
+        for (int i = 0; i < while_full; i++)
             xlog_info("while full %d", i);
         xlog_flush();
         setrlimit(RLIMIT_FSIZE, &limit);
@@ -442,20 +453,20 @@ static void full_disk_loses_only_what_it_must_and_says_so(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 
     char *text = test_read_dir(dir, NULL);
-    int before = 0, full_whole = 0, cut = 0, after = 0;
+    int before = 0, full_whole = 0, last_full = -1, cut = 0, after = 0;
     unsigned long long noticed_lines = 0, noticed_bytes = 0;
     int notice_at = -1, line_no = 0, first_after = -1;
     for (const char *p = text; *p; line_no++) {
         const char *nl = strchr(p, '\n');
         test_line l;
         if (!test_parse_line(p, (size_t)(nl - p), &l)) {
-            cut++; /* the line the file limit cut short */
-            assert_int_equal(notice_at, -1);
+            cut++; /* the line the file limit cut short, whose rest was given up */
         } else if (strncmp(l.message, "before ", 7) == 0) {
             assert_int_equal(atoi(l.message + 7), before);
             before++;
         } else if (strncmp(l.message, "while full ", 11) == 0) {
-            assert_int_equal(atoi(l.message + 11), full_whole);
+            assert_true(atoi(l.message + 11) > last_full); /* in order, each once */
+            last_full = atoi(l.message + 11);
             full_whole++;
         } else if (strncmp(l.message, "after ", 6) == 0) {
             if (first_after < 0)
@@ -464,9 +475,13 @@ static void full_disk_loses_only_what_it_must_and_says_so(void **state)
             after++;
         } else {
             char msg[256];
-            assert_int_equal(sscanf(test_message(&l, msg, sizeof msg), "%llu lines (%llu bytes) were lost",
-                                    &noticed_lines, &noticed_bytes), 2);
+            unsigned long long lines, bytes;
+            assert_int_equal(sscanf(test_message(&l, msg, sizeof msg),
+                                    "%llu lines (%llu bytes) were lost", &lines, &bytes),
+                             2);
             assert_non_null(strstr(l.message, "File too large"));
+            noticed_lines += lines;
+            noticed_bytes += bytes;
             notice_at = line_no;
         }
         p = nl + 1;
@@ -475,8 +490,8 @@ static void full_disk_loses_only_what_it_must_and_says_so(void **state)
     assert_int_equal(after, 200);
     assert_true(cut <= 1);
     assert_true(notice_at >= 0 && notice_at < first_after); /* reported before what follows */
-    assert_int_equal(full_whole + (long)noticed_lines, 500); /* each line written once or counted */
-    assert_true(noticed_bytes > 0);
+    assert_int_equal(full_whole + (long)noticed_lines, while_full); /* written once or counted */
+    assert_true(full_whole > 0 && noticed_bytes > 0);
     free(text);
     test_remove_dir(dir);
     free(dir);

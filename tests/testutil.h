@@ -40,8 +40,13 @@ static inline char *test_make_dir(const char *tag)
     return path;
 }
 
+/* Removes a test's directory, and what processes that logged there and
+ * did not close xlog (a child that crashed or was killed on purpose) left
+ * in shared memory, so that a run leaves nothing behind. */
+long xlog_recover(const char *dir, const char *persistent_dir);
 static inline void test_remove_dir(const char *dir)
 {
+    xlog_recover(dir, NULL);
     DIR *d = opendir(dir);
     if (!d)
         return;

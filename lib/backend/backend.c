@@ -42,13 +42,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "backend/backtrace.h"
 #include "backend/event.h"
+#include "backend/message.h"
 #include "common/clock.h"
 #include "common/internal.h"
 #include "common/record_args.h"
 #include "format/escape.h"
 #include "format/format.h"
+#include "layouts/fields.h"
 #include "sinks/sink.h"
+#include "survival/survival.h"
 
 #define WATERMARK_MARGIN_NS 50000.0
 #define RESYNC_INTERVAL_NS 1000000000.0
@@ -56,8 +60,6 @@
 #define NOTICE_INTERVAL_NS 1000000000.0
 /* Consumed bytes given back to a producer at least this often. */
 #define RELEASE_EVERY 65536u
-/* Room for "file:line function ": escaped names of XLOG_MAX_NAME bytes. */
-#define MAX_WHERE (2 * XLOG_ESCAPE_GROWTH * XLOG_MAX_NAME + 16)
 
 xlog_backend_counters xlog_counts;
 
@@ -97,11 +99,12 @@ static struct backend {
     size_t site_count;
 
     xlog_arg args[64];       /* the record being written, decoded */
-    char *message;           /* its message, rendered: max_message + the mark + NUL */
+    char *message;           /* its message, rendered: max_message + a mark + NUL */
+    size_t message_size;
     /* A dynamic record's format, file and function, NUL-terminated. */
     char *format;
     char names[2][XLOG_MAX_NAME + 1];
-    char where[MAX_WHERE];   /* a dynamic record's "file:line function " */
+    char where[XLOG_WHERE_TEXT_MAX]; /* a dynamic record's "file:line function " */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;     /* to the back end: a request is waiting */
@@ -118,39 +121,11 @@ static struct backend {
 
 /* ---- call sites ---------------------------------------------------------- */
 
-/* The last component of a path of len bytes (no NUL needed). */
-static const char *base_name(const char *path, size_t len)
-{
-    const char *slash = memrchr(path, '/', len);
-    return slash ? slash + 1 : path;
-}
-
-/* The format length a line uses: a single newline at the very end of a format
- * is dropped, since every message is a line anyway. */
-static size_t line_format_len(const char *format, size_t len)
-{
-    return len && format[len - 1] == '\n' ? len - 1 : len;
-}
-
 /* A name as events carry it: at most XLOG_MAX_NAME bytes, cut between two
  * UTF-8 characters. */
 static size_t name_length(const char *name, size_t len)
 {
     return len <= XLOG_MAX_NAME ? len : xlog_utf8_cut(name, len, XLOG_MAX_NAME);
-}
-
-/* Writes "file:line function " (file reduced to its base name, both names
- * escaped: they can come from xlogout's caller and hold anything) into out,
- * which has room for MAX_WHERE bytes; returns its length. */
-static size_t format_where(char *out, const char *file, size_t file_len, int line,
-                           const char *func, size_t func_len)
-{
-    const char *base = base_name(file, file_len);
-    size_t n = xlog_escape_text(out, MAX_WHERE, base, file_len - (size_t)(base - file), NULL);
-    n += (size_t)snprintf(out + n, MAX_WHERE - n, ":%d ", line);
-    n += xlog_escape_text(out + n, MAX_WHERE - n, func, func_len, NULL);
-    out[n++] = ' ';
-    return n;
 }
 
 static int sites_grow(void)
@@ -193,9 +168,9 @@ static site_entry *site_lookup(const xlog_impl_site *site)
     site_entry entry = {site, FORMAT_LEN_UNKNOWN, 0, 0, NULL, 0};
     entry.file_len = name_length(site->file, strlen(site->file));
     entry.func_len = name_length(site->func, strlen(site->func));
-    char where[MAX_WHERE];
+    char where[XLOG_WHERE_TEXT_MAX];
     entry.where_len =
-        format_where(where, site->file, entry.file_len, site->line, site->func, entry.func_len);
+        xlog_where_text(where, site->file, entry.file_len, site->line, site->func, entry.func_len);
     entry.where = malloc(entry.where_len);
     if (!entry.where)
         return NULL;
@@ -233,7 +208,7 @@ static int64_t line_time(uint64_t tsc)
 static void event_of_ring(xlog_line_event *ev, xlog_ring *r)
 {
     if (!r->tid_text_len)
-        r->tid_text_len = (size_t)snprintf(r->tid_text, sizeof r->tid_text, "%d ", r->tid);
+        r->tid_text_len = xlog_tid_text(r->tid_text, r->tid);
     ev->pub.pid = be.pid;
     ev->pub.tid = r->tid;
     ev->tid_text = r->tid_text;
@@ -249,24 +224,19 @@ static void write_notice(xlog_ring *r, int64_t utc, const char *text)
     xlog_sinks_write(&notice);
 }
 
-/* Renders the message of fmt and args into be.message, raw, cut at
- * max_message (between two UTF-8 characters) and marked when it is longer
- * or a string argument was cut on the caller; returns its length. */
-static size_t render_message(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
-                             int truncated)
+/* A message below the level written, kept for the thread's next error. */
+static void keep_for_backtrace(xlog_ring *r, const xlog_line_event *ev)
 {
-    size_t max_message = be.cfg.max_message;
-    size_t full = xlog_fmt_render(fmt, fmt_len, args, nargs, 0, be.message, max_message);
-    size_t length = full;
-    if (full > max_message || truncated) {
-        size_t shown = full < max_message ? full : max_message;
-        length = xlog_utf8_cut(be.message, shown, max_message - XLOG_TRUNCATED_MARK_LENGTH);
-        memcpy(be.message + length, XLOG_TRUNCATED_MARK, XLOG_TRUNCATED_MARK_LENGTH);
-        length += XLOG_TRUNCATED_MARK_LENGTH;
-        xlog_add(&xlog_counts.truncated, 1);
-    }
-    be.message[length] = '\0';
-    return length;
+    if (!r->backtrace)
+        r->backtrace = xlog_backtrace_new(be.cfg.backtrace_lines);
+    if (r->backtrace)
+        xlog_backtrace_keep(r->backtrace, ev);
+}
+
+static void replay_backtrace(xlog_ring *r)
+{
+    if (r->backtrace)
+        xlog_backtrace_replay(r->backtrace, be.message, be.message_size, xlog_sinks_write);
 }
 
 /* Copies a dynamic record's name into buffer, NUL-terminated, cut as events
@@ -322,6 +292,10 @@ static void report_drops(xlog_ring *r, uint64_t now, int force)
  * sinks. */
 static void consume(xlog_ring *r, const xlog_record *rec)
 {
+    if (rec->type == XLOG_REC_DUMP) {
+        replay_backtrace(r);
+        return;
+    }
     if (rec->level > XLOG_FATAL) {
         r->refused++;
         xlog_add(&xlog_counts.refused, 1);
@@ -329,52 +303,38 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     }
     const xlog_impl_site *site = rec->site;
     site_entry *entry = site ? site_lookup(site) : NULL;
-    const char *body = (const char *)(rec + 1);
-    const unsigned char *kinds;
-    const char *args, *fmt;
-    size_t fmt_len;
+    size_t format_len = 0;
+    if (rec->type == XLOG_REC_SITE) {
+        if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
+            entry->format_len = strlen(site->format);
+        format_len = entry ? entry->format_len : strlen(site->format);
+    }
+    xlog_record_view view;
+    xlog_record_view_of(rec, site ? site->format : NULL, format_len, site ? site->kinds : NULL,
+                        &view);
     xlog_line_event ev;
     event_of_ring(&ev, r);
+    ev.ring_slot = r->slot;
+    ev.record_end = r->read_pos + rec->size;
     ev.pub.time_ns = line_time(rec->tsc);
     ev.pub.level = rec->level;
     ev.pub.module = "";
     ev.module_length = 0;
-
     if (rec->type == XLOG_REC_SITE) {
-        kinds = site->kinds;
-        args = body;
-        fmt = site->format;
-        if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
-            entry->format_len = line_format_len(fmt, strlen(fmt));
-        fmt_len = entry ? entry->format_len : line_format_len(fmt, strlen(fmt));
-        ev.pub.format = fmt;
+        ev.pub.format = site->format;
     } else {
-        uint32_t head[4]; /* format length, line, file length, function length */
-        memcpy(head, body, sizeof head);
-        kinds = (const unsigned char *)body + sizeof head;
-        fmt = (const char *)kinds + rec->nargs;
-        fmt_len = line_format_len(fmt, head[0]);
-        memcpy(be.format, fmt, head[0]);
-        be.format[head[0]] = '\0';
+        memcpy(be.format, view.format, view.format_length);
+        be.format[view.format_length] = '\0';
         ev.pub.format = be.format;
-        const char *file = fmt + head[0];
-        const char *func = file + head[2];
-        args = func + head[3];
-        if (!site) {
-            ev.file_length = copy_name(be.names[0], file, head[2]);
-            ev.function_length = copy_name(be.names[1], func, head[3]);
-            ev.pub.file = be.names[0];
-            ev.pub.function = be.names[1];
-            ev.pub.line = (int)head[1];
-            ev.where = be.where;
-            ev.where_length = format_where(be.where, ev.pub.file, ev.file_length, ev.pub.line,
-                                           ev.pub.function, ev.function_length);
-        }
     }
     if (site) {
         ev.pub.file = site->file;
         ev.pub.function = site->func;
         ev.pub.line = site->line;
+        if (site->module && site->module[0]) {
+            ev.pub.module = site->module;
+            ev.module_length = name_length(site->module, strlen(site->module));
+        }
         if (entry) {
             ev.file_length = entry->file_len;
             ev.function_length = entry->func_len;
@@ -384,15 +344,34 @@ static void consume(xlog_ring *r, const xlog_record *rec)
             ev.file_length = name_length(site->file, strlen(site->file));
             ev.function_length = name_length(site->func, strlen(site->func));
             ev.where = be.where;
-            ev.where_length = format_where(be.where, site->file, ev.file_length, site->line,
-                                           site->func, ev.function_length);
+            ev.where_length = xlog_where_text(be.where, site->file, ev.file_length, site->line,
+                                              site->func, ev.function_length);
         }
+    } else {
+        ev.file_length = copy_name(be.names[0], view.file, view.file_length);
+        ev.function_length = copy_name(be.names[1], view.function, view.function_length);
+        ev.pub.file = be.names[0];
+        ev.pub.function = be.names[1];
+        ev.pub.line = view.line;
+        ev.where = be.where;
+        ev.where_length = xlog_where_text(be.where, ev.pub.file, ev.file_length, ev.pub.line,
+                                          ev.pub.function, ev.function_length);
     }
-    xlog_record_decode_args(args, kinds, rec->nargs, be.args);
-    ev.pub.message_length = render_message(fmt, fmt_len, be.args, rec->nargs,
-                                           rec->flags & XLOG_REC_TRUNCATED);
+    int truncated;
+    ev.pub.message_length =
+        xlog_message_render(be.message, be.cfg.max_message, rec, &view, be.args, &truncated);
+    if (truncated)
+        xlog_add(&xlog_counts.truncated, 1);
     ev.pub.message = be.message;
+    if (rec->flags & XLOG_REC_KEEP) {
+        keep_for_backtrace(r, &ev);
+        return;
+    }
+    if (ev.pub.level >= XLOG_ERROR && r->backtrace)
+        replay_backtrace(r);
     xlog_sinks_write(&ev);
+    if (ev.pub.level >= be.cfg.flush_level)
+        xlog_sinks_flush(ev.pub.level >= be.cfg.sync_level);
 }
 
 /* ---- reading the rings ----------------------------------------------------- */
@@ -505,6 +484,8 @@ static size_t merge(uint64_t watermark)
         while ((rec = front(best)) && rec->tsc <= limit) {
             consume(best, rec);
             best->read_pos += rec->size;
+            /* In a file buffer now, or making no line (survival.h). */
+            xlog_store_release(&best->buffered, best->read_pos);
             written++;
             if (best->read_pos - xlog_load(&best->tail) >= RELEASE_EVERY)
                 release_space(best);
@@ -531,6 +512,8 @@ static void tend_rings(uint64_t now)
             continue;
         report_drops(r, now, 1);
         xlog_sinks_thread_ended(r->tid);
+        xlog_backtrace_free(r->backtrace);
+        r->backtrace = NULL;
         xlog_ring_retire(r);
         be.rings[i--] = be.rings[--be.ring_count];
     }
@@ -539,6 +522,7 @@ static void tend_rings(uint64_t now)
 static void resync_clock(uint64_t now)
 {
     xlog_clock_resync(&be.clock);
+    xlog_survival_set_clock(&be.clock);
     be.next_resync = now + be.resync_ticks;
 }
 
@@ -583,13 +567,13 @@ static void crash_drain(int sig)
     xlog_notice_event(&last, line_time(xlog_ticks()), &thread, text, strlen(text));
     last.pub.level = XLOG_FATAL;
     xlog_sinks_write(&last);
-    xlog_sinks_flush();
+    xlog_sinks_flush(0);
 }
 
-void xlog_backend_crash_flush(int sig)
+int xlog_backend_crash_flush(int sig)
 {
     if (!xlog_load_acquire(&xlog_front.epoch))
-        return;
+        return 0;
     int self = (int)syscall(SYS_gettid);
     xlog_store(&be.crash_tid, self);
     xlog_store(&be.crash_done, 0);
@@ -597,7 +581,7 @@ void xlog_backend_crash_flush(int sig)
     if (self == xlog_load(&be.tid)) {
         crash_drain(sig); /* the back end itself crashed */
         xlog_store(&be.crash_signal, 0);
-        return;
+        return 1;
     }
     /* The back end notices within idle_sleep_us; if it has not answered
      * within five seconds it is stuck (in a write to a dead disk, say), and
@@ -606,6 +590,7 @@ void xlog_backend_crash_flush(int sig)
         struct timespec pause = {0, 1000000};
         nanosleep(&pause, NULL);
     }
+    return xlog_load_acquire(&be.crash_done);
 }
 
 void xlog_backend_crash_survived(void)
@@ -652,7 +637,7 @@ static void *backend_main(void *unused)
         if (flushing && watermark >= flush_target) {
             for (size_t i = 0; i < be.ring_count; i++)
                 report_drops(be.rings[i], now, 1);
-            xlog_sinks_flush();
+            xlog_sinks_flush(0);
             resync_clock(now);
             pthread_mutex_lock(&be.lock);
             /* The last flush answers every request: nothing comes after it. */
@@ -697,7 +682,8 @@ int xlog_backend_start(const xlog_config *cfg)
 {
     be.cfg = *cfg;
     be.dir = strdup(cfg->dir);
-    be.message = malloc(cfg->max_message + 1);
+    be.message_size = cfg->max_message + 64; /* room for a backtrace's mark too */
+    be.message = malloc(be.message_size);
     be.format = malloc(cfg->max_message + 1);
     int rc = -ENOMEM;
     if (!be.dir || !be.message || !be.format)
@@ -711,6 +697,7 @@ int xlog_backend_start(const xlog_config *cfg)
         goto fail;
 
     xlog_clock_start(&be.clock, cfg->wall_clock_ns);
+    xlog_survival_set_clock(&be.clock);
     be.margin_ticks = (uint64_t)(WATERMARK_MARGIN_NS / be.clock.ns_per_tick);
     be.resync_ticks = (uint64_t)(RESYNC_INTERVAL_NS / be.clock.ns_per_tick);
     be.stuck_ticks = (uint64_t)(STUCK_CALL_NS / be.clock.ns_per_tick);

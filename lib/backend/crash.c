@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "common/internal.h"
+#include "survival/survival.h"
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define CRASH_SIGNALS (sizeof crash_signals / sizeof crash_signals[0])
@@ -40,8 +41,9 @@ static int handling; /* atomic: a crash is being handled */
 
 static void on_crash(int sig, siginfo_t *info, void *context)
 {
+    int written = 0;
     if (!__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL)) {
-        xlog_backend_crash_flush(sig);
+        written = xlog_backend_crash_flush(sig);
     } else {
         /* Another thread crashed at the same time: let its flush finish
          * before this one ends the process. */
@@ -71,7 +73,11 @@ static void on_crash(int sig, siginfo_t *info, void *context)
         return;
     }
     /* Default action: the signal is blocked while we run, so it is delivered
-     * (and the process ends, with a core dump where enabled) as we return. */
+     * (and the process ends, with a core dump where enabled) as we return.
+     * Every line is in the files: the rings in shared memory can go (if the
+     * back end could not answer, they stay for recovery to write). */
+    if (written)
+        xlog_survival_remove();
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -13,6 +13,7 @@
 #define XLOG_EVENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "xlog.h"
 
@@ -34,6 +35,11 @@ typedef struct xlog_line_event {
     /* "12345 ": the tid and a space. */
     const char *tid_text;
     size_t tid_text_length;
+    /* The record this event comes from: its ring's file slot and the
+     * position just past it (record_end 0: a line of xlog's own), for the
+     * file sink's journal (lib/survival/survival.h, "Exactly once"). */
+    uint32_t ring_slot;
+    uint64_t record_end;
 } xlog_line_event;
 
 /* A line of xlog's own (a drop or loss notice): WARN, from "xlog:0 xlog",
@@ -61,6 +67,8 @@ static inline void xlog_notice_event(xlog_line_event *out, int64_t time_ns,
     out->where_length = sizeof where - 1;
     out->tid_text = like->tid_text;
     out->tid_text_length = like->tid_text_length;
+    out->ring_slot = 0;
+    out->record_end = 0;
 }
 
 #endif

@@ -46,6 +46,12 @@ static inline void xlog_tsan_release(void *addr)
         __tsan_release(addr);
 }
 
+/* The states of a call site (xlog_impl_site.state).  READY sites capture
+ * with the site's kinds; SCALAR ones (no string argument) take the shortest
+ * path of all; DYNAMIC ones parse their format at every call. */
+enum { XLOG_SITE_NEW = 0, XLOG_SITE_PARSING = 1, XLOG_SITE_SCALAR = 2, XLOG_SITE_READY = 3,
+       XLOG_SITE_DYNAMIC = 4 };
+
 /* Settings the front end reads on every call, copied from the configuration
  * by xlog_open. */
 typedef struct xlog_front_settings {
@@ -54,6 +60,7 @@ typedef struct xlog_front_settings {
     size_t ring_size;     /* power of two */
     size_t max_message;
     int alt_stacks;       /* give each logging thread an alternate signal stack */
+    int64_t (*wall_clock_ns)(void); /* cfg.wall_clock_ns, for rate limits */
     int forked;           /* atomic: this is a child of fork(); restart on first use */
 } xlog_front_settings;
 
@@ -110,6 +117,18 @@ void xlog_notice(const char *format, ...) __attribute__((format(printf, 1, 2)));
  * deadlocking (frontend.c). */
 void xlog_enter(void);
 void xlog_leave(void);
+/* Whether the calling thread is inside xlog (a log call, or xlog_enter). */
+int xlog_inside(void);
+
+/* filter.c: levels by module.  xlog_apply_filter parses a filter string
+ * ("warn,net=debug"): with check_only, only checks it; else makes it the
+ * rules in force, with process as the level where it names none.  0, or
+ * -EINVAL after xlog_set_error (what names the setting). */
+int xlog_apply_filter(const char *filter, const char *what, int process, int check_only);
+/* The lowest level kept for backtraces (cfg.backtrace_level), or XLOG_OFF. */
+void xlog_set_backtrace_level(int level);
+/* A level's name ("debug", "WARN", "warning"), or -1. */
+int xlog_parse_level(const char *text, size_t length);
 
 /* Says why xlog_open is failing, for xlog_last_error() (xlog.c); only
  * during xlog_open, on its thread. */
@@ -128,8 +147,10 @@ extern xlog_backend_counters xlog_counts;
 int xlog_backend_start(const xlog_config *cfg);
 int xlog_backend_flush(void);
 void xlog_backend_stop(void);
-/* From a crash handler: writes everything published, and a last line. */
-void xlog_backend_crash_flush(int sig);
+/* From a crash handler: writes everything published, and a last line;
+ * 1 once that is done, 0 if it could not be (xlog closed, or the back end
+ * did not answer). */
+int xlog_backend_crash_flush(int sig);
 /* The program's own handler returned from that signal: carry on. */
 void xlog_backend_crash_survived(void);
 /* fork(): the lock the back end shares with callers, and forgetting the

@@ -80,6 +80,8 @@ typedef struct xlog_ring {
     /* Written by the consumer only. */
     _Alignas(XLOG_CACHE_LINE) uint64_t tail; /* atomic */
     uint64_t read_pos;                       /* consumer's position, ahead of tail */
+    uint64_t buffered;                       /* records before it are in a file buffer
+                                                (lib/survival/survival.h) */
     uint64_t visible_end;                    /* published end seen by the last scan */
     uint64_t last_tsc;                       /* timestamp of the newest record seen */
     uint64_t odd_head;                       /* a head seen with bit 0 set ... */
@@ -92,7 +94,8 @@ typedef struct xlog_ring {
     uint64_t idle_head;                      /* head when the ring was last seen idle ... */
     uint64_t idle_since;                     /* ... and since when (ticks) */
     int idle_stage;                          /* rings.c, "Idle rings" */
-    char tid_text[24];                       /* "<tid> " ready to copy */
+    struct xlog_backtrace *backtrace;        /* the thread's kept messages, or NULL */
+    char tid_text[16];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
 
     /* Set when the ring is given to a thread, read by both. */
@@ -100,6 +103,9 @@ typedef struct xlog_ring {
     uint64_t mask;
     uint64_t capacity;
     size_t map_size;                         /* header page and buffer, as mapped */
+    uint32_t slot;                           /* its file, "ring.<slot>" ... */
+    uint32_t generation;                     /* ... of this survival directory, or 0:
+                                                anonymous memory */
     int tid;                                 /* kernel thread id */
     int exited;                              /* atomic: the owning thread has ended
                                                 or moved to another ring */
@@ -112,11 +118,14 @@ typedef struct xlog_ring {
 enum {
     XLOG_REC_SITE = 1,    /* format, file, line, function and kinds from a static site */
     XLOG_REC_DYNAMIC = 2, /* format (and maybe file/function) copied into the record */
-    XLOG_REC_PAD = 3      /* filler up to the end of the buffer: the next lap follows */
+    XLOG_REC_PAD = 3,     /* filler up to the end of the buffer: the next lap follows */
+    XLOG_REC_DUMP = 4     /* xlog_dump_backtrace(): write the thread's backtrace */
 };
 
 /* Record flags. */
 #define XLOG_REC_TRUNCATED 0x1u /* a string argument was cut at max_message */
+#define XLOG_REC_KEEP 0x2u      /* below the level written: kept for a backtrace */
+#define XLOG_REC_RATED 0x4u     /* rate-limited: ends with the count suppressed before it */
 
 /* Every record starts with this header; the arguments follow. */
 typedef struct xlog_record {

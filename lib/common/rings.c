@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "common/internal.h"
+#include "survival/survival.h"
 
 /* Rings kept for new threads; beyond this they are unmapped. */
 #define POOL_MAX 64
@@ -94,24 +95,46 @@ static void populate(xlog_ring *r, uint64_t from, uint64_t to)
     r->populated = to;
 }
 
+/* Gives back the pages of [from, from + size) of the buffer: a hole in a
+ * shared file, or fresh zero pages for anonymous memory. */
+static void give_back(xlog_ring *r, uint64_t from, uint64_t size)
+{
+    if (!size)
+        return;
+    if (r->generation)
+        xlog_survival_discard(r->buffer + from, size);
+    else
+        madvise(r->buffer + from, size, MADV_DONTNEED);
+}
+
 /* Gives back the pages of the buffer from offset from on; nobody may write
  * there (the ring has no thread). */
 static void discard(xlog_ring *r, uint64_t from)
 {
     if (r->capacity > from)
-        madvise(r->buffer + from, r->capacity - from, MADV_DONTNEED);
+        give_back(r, from, r->capacity - from);
     if (r->populated > from)
         r->populated = from;
 }
 
+/* A ring in a file of the survival directory (lib/survival), so that what
+ * the thread logged outlives the process; in anonymous memory when there is
+ * no such directory. */
 static xlog_ring *ring_map(size_t capacity)
 {
     size_t header = header_size();
-    void *p = mmap(NULL, header + capacity, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
+    uint32_t slot = 0, generation = 0;
+    void *p = xlog_survival_map("ring", header + capacity, &slot, &generation);
+    if (!p) {
+        generation = 0;
+        p = mmap(NULL, header + capacity, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+    }
     xlog_ring *r = p;
+    r->slot = slot;
+    r->generation = generation;
     r->buffer = (char *)p + header;
     r->capacity = capacity;
     r->mask = capacity - 1;
@@ -125,7 +148,10 @@ static xlog_ring *ring_map(size_t capacity)
 
 static void ring_unmap(xlog_ring *r)
 {
-    munmap(r, r->map_size);
+    if (r->generation)
+        xlog_survival_unmap(r, r->map_size, "ring", r->slot, r->generation);
+    else
+        munmap(r, r->map_size);
 }
 
 /* Makes r ready for the calling thread: empty, small laps, this epoch. */
@@ -183,7 +209,10 @@ static uint64_t count_unread(const xlog_ring *r)
  * or is unmapped.  The system calls are made outside the lock. */
 static void recycle(xlog_ring *r)
 {
-    int reusable = r->capacity == xlog_load(&xlog_front.ring_size);
+    /* A ring in a file of an earlier survival directory (xlog_close removed
+     * it) would not survive a kill: unmapped, never pooled. */
+    int reusable = r->capacity == xlog_load(&xlog_front.ring_size) &&
+                   (!r->generation || r->epoch == xlog_load(&xlog_front.epoch));
     uint64_t unread = count_unread(r);
     if (reusable)
         discard(r, wanted_in_memory(r, XLOG_RING_MIN_LAP));
@@ -281,10 +310,27 @@ void xlog_rings_close_epoch(void)
     }
     xlog_rings.rings = NULL;
     xlog_add(&xlog_rings.generation, 1);
+    /* Pooled rings in files of the survival directory, which goes now. */
+    xlog_ring *pooled = NULL;
+    for (xlog_ring **p = &xlog_rings.free; *p;) {
+        xlog_ring *r = *p;
+        if (r->generation) {
+            *p = r->next;
+            xlog_rings.free_count--;
+            r->next = pooled;
+            pooled = r;
+        } else {
+            p = &r->next;
+        }
+    }
     pthread_mutex_unlock(&xlog_rings.lock);
     for (xlog_ring *r = ended, *next; r; r = next) {
         next = r->next;
         recycle(r);
+    }
+    for (xlog_ring *r = pooled, *next; r; r = next) {
+        next = r->next;
+        ring_unmap(r);
     }
 }
 
@@ -328,9 +374,9 @@ static void trim(xlog_ring *r, uint64_t head)
     uint64_t at = (head & r->mask) / page_size() * page_size();
     uint64_t end = at + window < r->capacity ? at + window : r->capacity;
     if (at > window)
-        madvise(r->buffer + window, at - window, MADV_DONTNEED);
+        give_back(r, window, at - window);
     if (end < r->capacity && end > window)
-        madvise(r->buffer + end, r->capacity - end, MADV_DONTNEED);
+        give_back(r, end, r->capacity - end);
     r->populated = 0;
 }
 

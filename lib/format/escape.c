@@ -18,43 +18,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (avail bytes readable), or 0 when
- * none starts there.  The ranges are Unicode's well-formed byte sequences:
- * they exclude overlong forms, surrogates and values above U+10FFFF. */
-static size_t utf8_sequence(const unsigned char *s, size_t avail)
-{
-    unsigned b = s[0];
-    if (b < 0x80)
-        return 1;
-    if (b < 0xc2 || b > 0xf4)
-        return 0;
-    unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
-    if (b == 0xe0)
-        lo = 0xa0;
-    else if (b == 0xed)
-        hi = 0x9f;
-    else if (b == 0xf0)
-        lo = 0x90;
-    else if (b == 0xf4)
-        hi = 0x8f;
-    size_t n = b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
-    if (avail < n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
-
-/* Whether a valid sequence is a character lines may not hold: C1 controls
- * (U+0080-U+009F: c2 80 to c2 9f) and U+2028, U+2029 (e2 80 a8, e2 80 a9). */
-static bool forbidden(const unsigned char *s, size_t n)
-{
-    if (n == 2)
-        return s[0] == 0xc2 && s[1] < 0xa0;
-    return n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9);
-}
-
 typedef struct writer {
     char *out;
     size_t cap;
@@ -129,8 +92,8 @@ size_t xlog_escape_text(char *out, size_t cap, const char *in, size_t len, size_
         s += xlog_printable_ascii_span((const char *)s, (size_t)(end - s));
         if (s == end)
             break;
-        size_t n = *s >= 0x80 ? utf8_sequence(s, (size_t)(end - s)) : 0;
-        if (n > 0 && !forbidden(s, n)) {
+        size_t n = *s >= 0x80 ? xlog_utf8_sequence(s, (size_t)(end - s)) : 0;
+        if (n > 0 && !xlog_utf8_forbidden(s, n)) {
             s += n;
             continue;
         }
@@ -156,7 +119,7 @@ size_t xlog_utf8_cut(const char *text, size_t len, size_t limit)
     for (size_t back = 1; back <= 3 && back <= limit; back++) {
         size_t start = limit - back;
         if ((s[start] & 0xc0) != 0x80)
-            return start + utf8_sequence(s + start, len - start) > limit ? start : limit;
+            return start + xlog_utf8_sequence(s + start, len - start) > limit ? start : limit;
     }
     return limit;
 }

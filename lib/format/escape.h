@@ -24,7 +24,9 @@
  * How it works: escape.c copies runs of bytes that pass unchanged in bulk
  * (sixteen ASCII bytes are checked at a time, xlog_printable_ascii_span) and
  * decodes only what is not printable ASCII.  This one rule is used by the renderer's XLOG_FMT_ESCAPE
- * option (format.c) and by the back end for messages, files and functions.
+ * option (format.c) and by the text layouts (layouts/) for every field of a
+ * line; JSON lines (layouts/json.c) decode UTF-8 with the same
+ * xlog_utf8_sequence.
  */
 #ifndef XLOG_ESCAPE_H
 #define XLOG_ESCAPE_H
@@ -50,6 +52,45 @@ size_t xlog_escape_text(char *out, size_t cap, const char *in, size_t len, size_
  * two parts separately gives exactly the escaped whole; a cut sequence would
  * instead show as \xNN escapes.  The result is limit, or less by at most 3. */
 size_t xlog_utf8_cut(const char *text, size_t len, size_t limit);
+
+/* Length of the valid UTF-8 sequence at s (avail bytes readable), or 0 when
+ * none starts there.  The ranges are Unicode's well-formed byte sequences:
+ * they exclude overlong forms, surrogates and values above U+10FFFF.  Inline
+ * and shared, so that every escaping (this rule, JSON's) decodes alike. */
+static inline size_t xlog_utf8_sequence(const unsigned char *s, size_t avail)
+{
+    unsigned b = s[0];
+    if (b < 0x80)
+        return 1;
+    if (b < 0xc2 || b > 0xf4)
+        return 0;
+    unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (b == 0xe0)
+        lo = 0xa0;
+    else if (b == 0xed)
+        hi = 0x9f;
+    else if (b == 0xf0)
+        lo = 0x90;
+    else if (b == 0xf4)
+        hi = 0x8f;
+    size_t n = b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+    if (avail < n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* Whether a valid sequence of n bytes is a character lines may not hold: C1
+ * controls (U+0080-U+009F: c2 80 to c2 9f) and U+2028, U+2029 (e2 80 a8,
+ * e2 80 a9). */
+static inline int xlog_utf8_forbidden(const unsigned char *s, size_t n)
+{
+    if (n == 2)
+        return s[0] == 0xc2 && s[1] < 0xa0;
+    return n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9);
+}
 
 /* Sixteen bytes checked at once: GCC's and Clang's vector extension
  * compiles to a few SSE2 (or NEON) instructions.  As signed bytes, 0x80-0xff

@@ -58,11 +58,11 @@
 #include "common/internal.h"
 #include "common/record_args.h"
 #include "format/format.h"
+#include "survival/survival.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-XLOG_API int xlog_impl_process_threshold = XLOG_OFF;
 XLOG_API XLOG_IMPL_TLS int xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
 
 xlog_front_settings xlog_front = {
@@ -76,9 +76,6 @@ static XLOG_IMPL_TLS int in_call;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
-/* Site states.  READY sites capture with the site's kinds; SCALAR ones (no
- * string argument) take the shortest path of all. */
-enum { SITE_NEW = 0, SITE_PARSING = 1, SITE_SCALAR = 2, SITE_READY = 3, SITE_DYNAMIC = 4 };
 
 /* Longest file or function name a dynamic record carries. */
 #define MAX_NAME 1024
@@ -87,24 +84,9 @@ enum { SITE_NEW = 0, SITE_PARSING = 1, SITE_SCALAR = 2, SITE_READY = 3, SITE_DYN
 
 /* ---- levels ------------------------------------------------------------- */
 
-static int clamp_level(int level, int highest)
-{
-    return level < XLOG_TRACE ? XLOG_TRACE : level > highest ? highest : level;
-}
-
-XLOG_API void xlog_set_level(int level)
-{
-    xlog_store(&xlog_impl_process_threshold, clamp_level(level, XLOG_OFF));
-}
-
-XLOG_API int xlog_get_level(void)
-{
-    return xlog_load(&xlog_impl_process_threshold);
-}
-
 XLOG_API void xlog_thread_level(int level)
 {
-    xlog_impl_thread_threshold = level < 0 ? XLOG_LEVEL_PROCESS : clamp_level(level, XLOG_OFF);
+    xlog_impl_thread_threshold = level < 0 ? XLOG_LEVEL_PROCESS : level > XLOG_OFF ? XLOG_OFF : level;
 }
 
 /* ---- the call region ------------------------------------------------------ */
@@ -126,6 +108,11 @@ static inline void leave_call(void)
 void xlog_enter(void)
 {
     enter_call();
+}
+
+int xlog_inside(void)
+{
+    return in_call != 0;
 }
 
 void xlog_leave(void)
@@ -610,6 +597,27 @@ static int parse_kinds(const char *fmt, size_t len, unsigned char *kinds, int *p
     return n;
 }
 
+/* The record flags a call's level carries (xlog.h: XLOG_IMPL_KEEP ...). */
+static inline unsigned call_flags(int level)
+{
+    return (unsigned)(level >> 8) & (XLOG_REC_KEEP | XLOG_REC_RATED);
+}
+
+/* A rate-limited call's record ends with how many calls of its site were
+ * suppressed since the last one written. */
+static uint64_t suppressed_size(unsigned flags)
+{
+    return flags & XLOG_REC_RATED ? 8 : 0;
+}
+
+static void write_suppressed(xlog_record *rec, xlog_impl_site *site, unsigned flags)
+{
+    if (flags & XLOG_REC_RATED) {
+        uint64_t suppressed = __atomic_exchange_n(&site->suppressed, 0, __ATOMIC_RELAXED);
+        memcpy((char *)rec + rec->size - 8, &suppressed, 8);
+    }
+}
+
 static uint32_t bounded_len(const char *s, size_t limit)
 {
     return s ? (uint32_t)strnlen(s, limit) : 0;
@@ -617,12 +625,12 @@ static uint32_t bounded_len(const char *s, size_t limit)
 
 /* Logs a message whose format is parsed now and copied into the record.
  * site gives file, line and function, or is NULL and they are copied too. */
-static void log_dynamic(xlog_ring *r, const xlog_impl_site *site, int level, const char *file, int line,
+static void log_dynamic(xlog_ring *r, xlog_impl_site *site, int level, const char *file, int line,
                         const char *func, const char *fmt, int caller_errno, va_list ap)
 {
     if (!fmt)
         fmt = "(null format)";
-    unsigned flags = 0;
+    unsigned flags = call_flags(level);
     size_t budget = message_budget(r);
     size_t fmt_len = strnlen(fmt, budget + 1);
     if (fmt_len > budget) {
@@ -645,7 +653,7 @@ static void log_dynamic(xlog_ring *r, const xlog_impl_site *site, int level, con
     va_end(measure);
 
     uint64_t size = xlog_align8(sizeof(xlog_record) + 16 + (uint64_t)nargs + fmt_len + file_len +
-                                func_len + args_size);
+                                func_len + args_size + suppressed_size(flags));
     uint64_t pos;
     char *p = ring_reserve(r, size, &pos);
     if (!p)
@@ -653,6 +661,7 @@ static void log_dynamic(xlog_ring *r, const xlog_impl_site *site, int level, con
     xlog_record *rec = (xlog_record *)p;
     rec->tsc = begin_record(r);
     rec->size = (uint32_t)size;
+    write_suppressed(rec, site, flags);
     rec->type = XLOG_REC_DYNAMIC;
     rec->level = (uint8_t)level;
     rec->flags = (uint8_t)flags;
@@ -685,10 +694,10 @@ static void log_dynamic(xlog_ring *r, const xlog_impl_site *site, int level, con
  * string with a fixed precision (which must bound the copy: dynamic path). */
 static int site_prepare(xlog_impl_site *site, const char *fmt)
 {
-    int state = SITE_NEW;
-    if (!__atomic_compare_exchange_n(&site->state, &state, SITE_PARSING, 0, __ATOMIC_ACQUIRE,
+    int state = XLOG_SITE_NEW;
+    if (!__atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_PARSING, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_ACQUIRE))
-        return (state == SITE_SCALAR || state == SITE_READY) && site->format == fmt;
+        return (state == XLOG_SITE_SCALAR || state == XLOG_SITE_READY) && site->format == fmt;
 
     unsigned char kinds[XLOG_MAX_ARGS];
     int precision[XLOG_MAX_ARGS];
@@ -706,8 +715,9 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     site->format = fmt;
     site->nargs = (unsigned char)(ready ? nargs : 0);
     site->fixed_size = (unsigned short)xlog_align8(sizeof(xlog_record) + fixed);
-    int prepared = !ready ? SITE_DYNAMIC : strings ? SITE_READY : SITE_SCALAR;
+    int prepared = !ready ? XLOG_SITE_DYNAMIC : strings ? XLOG_SITE_READY : XLOG_SITE_SCALAR;
     __atomic_store_n(&site->state, prepared, __ATOMIC_RELEASE);
+    xlog_survival_add_site(site);
     return ready;
 }
 
@@ -721,22 +731,22 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     if (!r)
         return;
     int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
-    if (!((state == SITE_SCALAR || state == SITE_READY) && site->format == fmt) &&
+    if (!((state == XLOG_SITE_SCALAR || state == XLOG_SITE_READY) && site->format == fmt) &&
         !site_prepare(site, fmt)) {
         log_dynamic(r, site, level, NULL, 0, NULL, fmt, caller_errno, ap);
         return;
     }
-    unsigned flags = 0;
+    unsigned flags = call_flags(level);
     uint64_t size = site->fixed_size;
     uint32_t lens[XLOG_MAX_ARGS];
-    if (site->state == SITE_READY) { /* it has strings */
+    if (site->state == XLOG_SITE_READY) { /* it has strings */
         va_list measure;
         va_copy(measure, ap);
-        size = xlog_align8(sizeof(xlog_record) + measure_strings(site->kinds, site->nargs, NULL,
-                                                                 message_budget(r), measure,
-                                                                 lens, &flags));
+        size = sizeof(xlog_record) + measure_strings(site->kinds, site->nargs, NULL,
+                                                     message_budget(r), measure, lens, &flags);
         va_end(measure);
     }
+    size = xlog_align8(size + suppressed_size(flags));
     uint64_t pos;
     char *p = ring_reserve(r, size, &pos);
     if (!p)
@@ -744,6 +754,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     xlog_record *rec = (xlog_record *)p;
     rec->tsc = begin_record(r);
     rec->size = (uint32_t)size;
+    write_suppressed(rec, site, flags);
     rec->type = XLOG_REC_SITE;
     rec->level = (uint8_t)level;
     rec->flags = (uint8_t)flags;
@@ -768,7 +779,7 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
     va_list ap;
     va_start(ap, fmt);
     xlog_ring *r = my_ring;
-    if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == SITE_SCALAR) &&
+    if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == XLOG_SITE_SCALAR) &&
         LIKELY(site->format == fmt) && LIKELY(xlog_load(&r->epoch) == xlog_load(&xlog_front.epoch))) {
         uint64_t size = site->fixed_size;
         uint64_t pos = r->write_pos;
@@ -779,7 +790,7 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
             rec->size = (uint32_t)size;
             rec->type = XLOG_REC_SITE;
             rec->level = (uint8_t)level;
-            rec->flags = 0;
+            rec->flags = (uint8_t)call_flags(level);
             rec->nargs = site->nargs;
             rec->site = site;
             write_args((char *)(rec + 1), site->kinds, site->nargs, NULL, 0, ap); /* no %m here */
@@ -795,6 +806,70 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
     leave_call();
 }
 
+/* A call of a rate-limited site that passed its limit: its record carries
+ * the count of the calls suppressed before it (log_general). */
+XLOG_API void xlog_impl_log_rated(xlog_impl_site *site, int level, const char *fmt, ...)
+{
+    int caller_errno = errno;
+    if (UNLIKELY(in_call)) {
+        drop_nested();
+        return;
+    }
+    enter_call();
+    va_list ap;
+    va_start(ap, fmt);
+    log_general(site, level, fmt, caller_errno, ap);
+    va_end(ap);
+    leave_call();
+}
+
+/* Rate limits measure time with the configuration's wall clock when it has
+ * one (tests), else with the coarse monotonic clock (a few nanoseconds, a
+ * few milliseconds of resolution: enough for limits in milliseconds). */
+static uint64_t rate_clock_ns(void)
+{
+    int64_t (*wall)(void) = xlog_load(&xlog_front.wall_clock_ns);
+    if (wall)
+        return (uint64_t)wall();
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+XLOG_API int xlog_impl_every_ms(xlog_impl_site *site, unsigned long ms)
+{
+    uint64_t now = rate_clock_ns() | 1; /* 0 means "never written" */
+    uint64_t last = __atomic_load_n(&site->rate_state, __ATOMIC_RELAXED);
+    if ((last == 0 || now - last >= (uint64_t)ms * 1000000u) &&
+        __atomic_compare_exchange_n(&site->rate_state, &last, now, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+        return 1;
+    __atomic_fetch_add(&site->suppressed, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+XLOG_API void xlog_dump_backtrace(void)
+{
+    if (UNLIKELY(in_call))
+        return;
+    enter_call();
+    xlog_ring *r = ring_for_call();
+    uint64_t pos;
+    char *p = r ? ring_reserve(r, sizeof(xlog_record), &pos) : NULL;
+    if (p) {
+        xlog_record *rec = (xlog_record *)p;
+        rec->tsc = begin_record(r);
+        rec->size = sizeof(xlog_record);
+        rec->type = XLOG_REC_DUMP;
+        rec->level = XLOG_INFO;
+        rec->flags = 0;
+        rec->nargs = 0;
+        rec->site = NULL;
+        publish_record(r, pos, sizeof(xlog_record));
+    }
+    leave_call();
+}
+
 XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *fmt, ...)
 {
     int caller_errno = errno; /* for %m, before a first call's allocations change it */
@@ -803,6 +878,13 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
         return;
     }
     enter_call();
+    /* Its first call: the site's file, function and line go into the
+     * dictionary of survival.h (its format varies: the records carry it). */
+    int state = XLOG_SITE_NEW;
+    if (UNLIKELY(__atomic_load_n(&site->state, __ATOMIC_RELAXED) == XLOG_SITE_NEW) &&
+        __atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_DYNAMIC, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED))
+        xlog_survival_add_site(site);
     xlog_ring *r = ring_for_call();
     if (r) {
         va_list ap;

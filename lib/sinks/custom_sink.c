@@ -63,8 +63,9 @@ static void custom_write(xlog_sink *s, const xlog_line_event *event)
     state->user.write(state->user.context, &event->pub, state->line, length);
 }
 
-static void custom_flush(xlog_sink *s)
+static void custom_flush(xlog_sink *s, int durable)
 {
+    (void)durable;
     custom_state *state = s->state;
     if (state->user.flush)
         state->user.flush(state->user.context);
@@ -73,7 +74,7 @@ static void custom_flush(xlog_sink *s)
 static void custom_stop(xlog_sink *s)
 {
     custom_state *state = s->state;
-    custom_flush(s);
+    custom_flush(s, 0);
     if (state->user.close)
         state->user.close(state->user.context);
     free(state->line);

@@ -51,12 +51,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <time.h>
 
-#include "backend/line.h"
+#include "common/date.h"
 #include "common/internal.h"
 #include "sinks/compress.h"
 #include "sinks/rotation.h"
@@ -68,23 +69,59 @@ int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t ca
     f->fd = -1;
     f->id = id;
     f->capacity = capacity;
-    f->buffer = malloc(capacity);
-    return f->buffer ? 0 : -ENOMEM;
+    size_t size = sizeof(xlog_survival_file) + capacity;
+    f->header = xlog_survival_map("file", size, &f->slot, &f->generation);
+    if (!f->header) {
+        f->generation = 0;
+        f->header = calloc(1, size);
+        if (!f->header)
+            return -ENOMEM;
+    }
+    f->header->id = id;
+    f->header->capacity = capacity;
+    memcpy(f->header->magic, XLOG_SURVIVAL_MAGIC, sizeof f->header->magic);
+    f->buffer = (char *)(f->header + 1);
+    return 0;
 }
 
-/* Builds the name of f's file for a day into out. */
-static int file_name(const xlog_file *f, int64_t day, char *out, size_t size)
+static void give_up(xlog_file *f);
+
+/* length and written, mirrored in the header for recovery. */
+static void set_length(xlog_file *f, size_t length)
+{
+    f->length = length;
+    __atomic_store_n(&f->header->length, length, __ATOMIC_RELEASE);
+}
+
+static void set_written(xlog_file *f, size_t written)
+{
+    f->written = written;
+    __atomic_store_n(&f->header->written, written, __ATOMIC_RELEASE);
+}
+
+void xlog_file_add_line(xlog_file *f, size_t n, uint32_t ring, uint64_t record_end)
+{
+    size_t length = f->length + n;
+    if (record_end) {
+        f->header->last_ring = ring;
+        f->header->last_record_end = record_end;
+        __atomic_store_n(&f->header->last_length, length, __ATOMIC_RELEASE);
+    }
+    set_length(f, length);
+}
+
+int xlog_file_path(const xlog_file_rules *rules, int id, int64_t day, char *out, size_t size)
 {
     int year, month, mday;
     xlog_date_of_day(day, &year, &month, &mday);
-    const char *dir = f->rules->dir;
+    const char *dir = rules->dir;
     int n;
-    switch (f->rules->mode) {
+    switch (rules->mode) {
     case XLOG_FILE_PER_THREAD:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.log", dir, year, month, mday, f->id);
+        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.log", dir, year, month, mday, id);
         break;
     case XLOG_FILE_PER_PROCESS:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.log", dir, year, month, mday, f->id);
+        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.log", dir, year, month, mday, id);
         break;
     default:
         n = snprintf(out, size, "%s/%04d-%02d-%02d.log", dir, year, month, mday);
@@ -254,6 +291,8 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc)
     }
     if (f->fd >= 0) {
         xlog_file_write_out(f);
+        if (f->length > f->written)
+            give_up(f); /* an old day's lines must not go to the new day's file */
         queue_compression(f, f->path, 0); /* the old day's file is rotated away */
         close(f->fd);
         f->fd = -1;
@@ -262,7 +301,7 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc)
     if (f->open_failed_at && coarse_seconds() <= f->open_failed_at)
         return -EAGAIN;
     char path[PATH_MAX];
-    int rc = file_name(f, day, path, sizeof path);
+    int rc = xlog_file_path(f->rules, f->id, day, path, sizeof path);
     if (rc != 0)
         return rc;
     char *copy = strdup(path);
@@ -270,6 +309,7 @@ int xlog_file_switch_day(xlog_file *f, int64_t utc)
         return -ENOMEM;
     free(f->path);
     f->path = copy;
+    snprintf(f->header->path, sizeof f->header->path, "%s", copy);
     rc = open_path(f);
     if (rc != 0)
         return rc;
@@ -368,20 +408,34 @@ static size_t next_chunk(xlog_file *f, size_t done)
 
 /* Writes buffer[*done, end) with as many write(2) calls as that takes (a
  * short write is resumed, EINTR retried), advancing *done; 0 or the errno
- * that stopped it. */
+ * that stopped it.  Each write(2) is announced in the header first (the
+ * file, and its size), so that recovery can tell whether it happened if the
+ * process dies before `written` moves. */
 static int write_range(xlog_file *f, size_t *done, size_t end)
 {
     if (f->fd < 0)
         return EBADF;
+    xlog_survival_file *h = f->header;
     while (*done < end) {
+        struct stat st;
+        if (f->generation && fstat(f->fd, &st) == 0) {
+            h->chunk_dev = st.st_dev;
+            h->chunk_ino = st.st_ino;
+            h->chunk_size = (uint64_t)st.st_size;
+            snprintf(h->chunk_path, sizeof h->chunk_path, "%s", f->path);
+            __atomic_store_n(&h->chunk, end - *done, __ATOMIC_RELEASE);
+        }
         ssize_t n = write(f->fd, f->buffer + *done, end - *done);
         if (n > 0) {
             xlog_add(&xlog_counts.writes, 1);
             xlog_add(&xlog_counts.bytes, (uint64_t)n);
             *done += (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
+            set_written(f, *done);
+        }
+        __atomic_store_n(&h->chunk, 0, __ATOMIC_RELEASE);
+        if (n < 0 && errno == EINTR)
             continue;
-        } else {
+        if (n <= 0) {
             xlog_add(&xlog_counts.write_errors, 1);
             return n < 0 ? errno : EIO;
         }
@@ -404,33 +458,79 @@ static uint64_t count_lines(const char *p, size_t n)
     return lines;
 }
 
+static int64_t coarse_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* Empties the buffer (what was written is in the file; the rest is given
+ * up). */
+static void empty(xlog_file *f)
+{
+    /* length first: a buffer with written > length reads as empty. */
+    set_length(f, 0);
+    set_written(f, 0);
+    f->notice_in_buffer = 0;
+}
+
+/* Gives up what the buffer still holds back, counting it as lost. */
+static void give_up(xlog_file *f)
+{
+    size_t from = f->written;
+    if (f->notice_in_buffer && from < f->notice_length)
+        from = f->notice_length; /* a notice not written is no lost message */
+    if (from < f->length) {
+        uint64_t lines = count_lines(f->buffer + from, f->length - from);
+        f->lost_lines += lines;
+        f->lost_bytes += f->length - from;
+        xlog_add(&xlog_counts.lost, lines);
+    }
+    if (f->written > 0)
+        f->cut_mid_line = f->buffer[f->written - 1] != '\n';
+    empty(f);
+    f->failed_at = 0;
+}
+
 void xlog_file_write_out(xlog_file *f)
 {
-    size_t done = 0;
+    size_t done = f->written;
     int error = 0;
     while (done < f->length && !error)
         error = write_range(f, &done, done + next_chunk(f, done));
     /* A loss notice heads the buffer.  Once it is in the file its counts
-     * are reported, whatever becomes of the lines behind it; one that could
-     * not be written whole is not a lost message, and its counts wait for
-     * the next notice. */
-    int notice_written = f->notice_in_buffer && done >= f->notice_length;
-    if (notice_written) {
+     * are reported, whatever becomes of the lines behind it. */
+    if (f->notice_in_buffer && done >= f->notice_length) {
         f->lost_lines -= f->notice_lines;
         f->lost_bytes -= f->notice_bytes;
+        f->notice_in_buffer = 0;
     }
     if (error) {
-        size_t from = f->notice_in_buffer && !notice_written ? f->notice_length : done;
-        uint64_t lines = count_lines(f->buffer + from, f->length - from);
-        f->lost_lines += lines;
-        f->lost_bytes += f->length - from;
+        /* Kept for a later try (it survives the process, too). */
         f->lost_errno = error;
-        xlog_add(&xlog_counts.lost, lines);
+        f->failed_at = coarse_ms();
+        return;
     }
-    f->notice_in_buffer = 0;
+    f->failed_at = 0;
     if (done > 0)
         f->cut_mid_line = f->buffer[done - 1] != '\n';
-    f->length = 0;
+    empty(f);
+}
+
+int xlog_file_retry_due(const xlog_file *f, int64_t now_ms)
+{
+    return !f->failed_at || now_ms - f->failed_at >= 100;
+}
+
+char *xlog_file_room(xlog_file *f, size_t need)
+{
+    if (f->capacity - f->length < need) {
+        xlog_file_write_out(f);
+        if (f->capacity - f->length < need)
+            give_up(f); /* the disk still fails: the new lines win */
+    }
+    return f->buffer + f->length;
 }
 
 void xlog_file_check_name(xlog_file *f, int forced)
@@ -440,14 +540,27 @@ void xlog_file_check_name(xlog_file *f, int forced)
         reopen(f);
 }
 
+/* Frees f's buffer: its file in the survival directory goes too. */
+static void release_buffer(xlog_file *f)
+{
+    if (f->generation)
+        xlog_survival_unmap(f->header, sizeof *f->header + f->capacity, "file", f->slot,
+                            f->generation);
+    else
+        free(f->header);
+    f->header = NULL;
+    f->buffer = NULL;
+}
+
 void xlog_file_destroy(xlog_file *f)
 {
     xlog_file_write_out(f);
+    if (f->length > f->written)
+        give_up(f);
     if (f->fd >= 0)
         close(f->fd);
     f->fd = -1;
-    free(f->buffer);
-    f->buffer = NULL;
+    release_buffer(f);
     free(f->path);
     f->path = NULL;
 }
@@ -456,6 +569,8 @@ void xlog_file_abandon(xlog_file *f)
 {
     if (f->fd >= 0)
         close(f->fd);
+    if (f->generation)
+        munmap(f->header, sizeof *f->header + f->capacity); /* the parent's file */
     memset(f, 0, sizeof *f);
     f->fd = -1;
 }

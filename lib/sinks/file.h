@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "survival/survival.h"
 #include "xlog.h"
 
 /* What every file of one configuration shares (set by the file sink at its
@@ -40,11 +41,20 @@ typedef struct xlog_file {
     int64_t day_end;         /* belong to the open file's day */
     char *path;              /* name of the file of day; NULL before the first open */
     int id;                  /* tid (per-thread) or pid (per-process) in the name */
+    /* The buffer, with its header (lib/survival/survival.h): in a file of the
+     * survival directory, so that its lines outlive the process, or in
+     * anonymous memory (generation 0).  length and written are mirrored
+     * there at every change. */
+    xlog_survival_file *header;
     char *buffer;
-    size_t length;           /* bytes waiting in buffer */
+    uint32_t slot;
+    uint32_t generation;
+    size_t length;           /* bytes of whole lines in the buffer */
+    size_t written;          /* of those, bytes in the file (after a failed write) */
     size_t capacity;
     int64_t pending_since;   /* CLOCK_MONOTONIC_COARSE ms when buffer last became
                                 non-empty */
+    int64_t failed_at;       /* ... when a write last failed, or 0 */
     int64_t open_failed_at;  /* monotonic second of the last failed open, or 0 */
 
     /* Lines that could not be written (full disk, I/O error, no file), not
@@ -71,29 +81,47 @@ int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t ca
 static inline int xlog_file_use_time(xlog_file *f, int64_t utc);
 int xlog_file_switch_day(xlog_file *f, int64_t utc);
 
-/* Makes room for need bytes in the buffer, writing it out if necessary. */
-static inline char *xlog_file_room(xlog_file *f, size_t need);
+/* Makes room for need bytes in the buffer, writing it out if necessary (and
+ * giving up what a failing disk still holds back, counted as lost, if
+ * that is the only way). */
+char *xlog_file_room(xlog_file *f, size_t need);
 
-/* Writes the buffer with one write(2) (after opening the name again if it
- * no longer leads to the open file), or, when that would take the file past
- * rotate_size, with one write of the whole lines that fit, a rotation and a
- * write of the rest.  The buffer holds whole lines only, so a write never
- * ends inside a line, except after a short write (the disk is full, a file
- * size limit): the rest is written at once, but with several processes
- * appending, another's write may land between the two parts.  What cannot
- * be written is counted as lost (never retried in a loop). */
+/* The line of n bytes just written at xlog_file_room's place is in the
+ * buffer; it is the line of the record of ring slot ring ending at
+ * record_end (0 for a line of xlog's own), which recovery must know (see
+ * survival.h, "Exactly once"). */
+void xlog_file_add_line(xlog_file *f, size_t n, uint32_t ring, uint64_t record_end);
+
+/* Writes what the buffer holds with one write(2) (after opening the name
+ * again if it no longer leads to the open file), or, when that would take
+ * the file past rotate_size, with one write of the whole lines that fit, a
+ * rotation and a write of the rest.  The buffer holds whole lines only, so
+ * a write never ends inside a line, except after a short write (the disk is
+ * full, a file size limit).  What cannot be written stays in the buffer for
+ * a later try (xlog_file_retry_due; never a loop on a broken disk), and
+ * survives the process; it is counted as lost only when the buffer must
+ * make room, or at the end. */
 void xlog_file_write_out(xlog_file *f);
+
+/* Whether a write that failed may be tried again (a tenth of a second
+ * later), or none failed. */
+int xlog_file_retry_due(const xlog_file *f, int64_t now_ms);
 
 /* Opens f's name again if it no longer leads to f's file (renamed, deleted,
  * rotated by another process), or always when forced (xlog_reopen). */
 void xlog_file_check_name(xlog_file *f, int forced);
 
-/* Writes out, closes, frees the buffer. */
+/* Writes out (counting as lost what still cannot be written), closes,
+ * frees the buffer. */
 void xlog_file_destroy(xlog_file *f);
 
 /* In the child of fork(): closes f's descriptor and forgets f without
  * writing or freeing anything (its lines and memory are the parent's). */
 void xlog_file_abandon(xlog_file *f);
+
+/* The name of the file of a day (as xlog_name_day counts days) for id (a
+ * tid or pid, by rules->mode) into out; 0 or -ENAMETOOLONG. */
+int xlog_file_path(const xlog_file_rules *rules, int id, int64_t day, char *out, size_t size);
 
 /* Creates dir and its parents (mode 0750); 0 or -errno. */
 int xlog_make_dir(const char *dir);
@@ -110,13 +138,6 @@ static inline int xlog_file_use_time(xlog_file *f, int64_t utc)
     if (f->fd >= 0 && utc >= f->day_start && utc < f->day_end)
         return 0;
     return xlog_file_switch_day(f, utc);
-}
-
-static inline char *xlog_file_room(xlog_file *f, size_t need)
-{
-    if (f->capacity - f->length < need)
-        xlog_file_write_out(f);
-    return f->buffer + f->length;
 }
 
 #endif

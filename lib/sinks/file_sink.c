@@ -158,8 +158,10 @@ static void report_loss(xlog_sink *s, xlog_file *f, const xlog_line_event *next)
     f->notice_in_buffer = 1;
     f->notice_lines = f->lost_lines;
     f->notice_bytes = f->lost_bytes;
-    if (f->cut_mid_line)
-        f->buffer[f->length++] = '\n'; /* end the line a short write cut */
+    if (f->cut_mid_line) {
+        *xlog_file_room(f, 1) = '\n'; /* end the line a short write cut */
+        xlog_file_add_line(f, 1, 0, 0);
+    }
     char text[200];
     int n = snprintf(text, sizeof text, "%llu lines (%llu bytes) were lost: writing failed: %s",
                      (unsigned long long)f->notice_lines, (unsigned long long)f->notice_bytes,
@@ -167,7 +169,7 @@ static void report_loss(xlog_sink *s, xlog_file *f, const xlog_line_event *next)
     xlog_line_event notice;
     xlog_notice_event(&notice, next->pub.time_ns, next, text, (size_t)n);
     char *out = xlog_file_room(f, fs->max_line);
-    f->length += xlog_layout_write(s->layout, &notice, out);
+    xlog_file_add_line(f, xlog_layout_write(s->layout, &notice, out), 0, 0);
     f->notice_length = f->length;
     xlog_add(&xlog_counts.messages, 1);
 }
@@ -186,13 +188,18 @@ static void file_write(xlog_sink *s, const xlog_line_event *event)
         xlog_file_lose_line(f, -rc);
         return;
     }
+    /* Room first: making it may write the buffer, or give up what a
+     * failing disk held back, which the notice must then report. */
+    char *out = xlog_file_room(f, fs->max_line);
     if (f->length == 0) {
         f->pending_since = coarse_ms();
-        if (!f->notice_in_buffer && (f->lost_lines || f->lost_bytes))
+        if (!f->notice_in_buffer && (f->lost_lines || f->lost_bytes)) {
             report_loss(s, f, event);
+            out = xlog_file_room(f, fs->max_line);
+        }
     }
-    char *out = xlog_file_room(f, fs->max_line);
-    f->length += xlog_layout_write(s->layout, event, out);
+    xlog_file_add_line(f, xlog_layout_write(s->layout, event, out), event->ring_slot,
+                       event->record_end);
     xlog_add(&xlog_counts.messages, 1);
 }
 
@@ -206,7 +213,8 @@ typedef struct due {
 static void write_if_due(xlog_file *f, void *arg)
 {
     const due *d = arg;
-    if (f->length && d->now_ms - f->pending_since >= d->interval_ms)
+    if (f->length > f->written && d->now_ms - f->pending_since >= d->interval_ms &&
+        xlog_file_retry_due(f, d->now_ms))
         xlog_file_write_out(f);
 }
 
@@ -229,16 +237,17 @@ static void file_tick(xlog_sink *s)
     each_file(fs, check_name, &asked);
 }
 
-static void write_out(xlog_file *f, void *unused)
+static void write_out(xlog_file *f, void *durable)
 {
-    (void)unused;
-    if (f->length)
+    if (f->length > f->written)
         xlog_file_write_out(f);
+    if (*(int *)durable && f->fd >= 0)
+        fdatasync(f->fd);
 }
 
-static void file_flush(xlog_sink *s)
+static void file_flush(xlog_sink *s, int durable)
 {
-    each_file(s->state, write_out, NULL);
+    each_file(s->state, write_out, &durable);
 }
 
 static void file_thread_ended(xlog_sink *s, int tid)

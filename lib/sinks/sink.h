@@ -34,8 +34,10 @@ typedef struct xlog_sink_ops {
     int (*start)(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own);
     /* One event at or above the sink's level.  Must not block. */
     void (*write)(xlog_sink *s, const xlog_line_event *event);
-    /* Everything written so far goes on its way now (xlog_flush, close). */
-    void (*flush)(xlog_sink *s);
+    /* Everything written so far goes on its way now (xlog_flush, close, a
+     * message at cfg.flush_level); durable: and is made to survive a power
+     * loss if the sink can (fdatasync; cfg.sync_level).  Optional. */
+    void (*flush)(xlog_sink *s, int durable);
     /* Called once per back-end pass (at least every idle_sleep_us): timers,
      * reopening, announcing drops.  Optional. */
     void (*tick)(xlog_sink *s);
@@ -70,7 +72,7 @@ extern const xlog_sink_ops xlog_custom_sink_ops;
 int xlog_sinks_start(const xlog_config *cfg);
 /* Hands event to every sink whose level it reaches. */
 void xlog_sinks_write(const xlog_line_event *event);
-void xlog_sinks_flush(void);
+void xlog_sinks_flush(int durable);
 void xlog_sinks_tick(void);
 void xlog_sinks_thread_ended(int tid);
 void xlog_sinks_after_fork(void);

@@ -110,11 +110,11 @@ void xlog_sinks_write(const xlog_line_event *event)
             sinks.list[i].ops->write(&sinks.list[i], event);
 }
 
-void xlog_sinks_flush(void)
+void xlog_sinks_flush(int durable)
 {
     for (size_t i = 0; i < sinks.count; i++)
         if (sinks.list[i].ops->flush)
-            sinks.list[i].ops->flush(&sinks.list[i]);
+            sinks.list[i].ops->flush(&sinks.list[i], durable);
 }
 
 void xlog_sinks_tick(void)
@@ -143,7 +143,7 @@ void xlog_sinks_after_fork(void)
 
 void xlog_sinks_stop(void)
 {
-    xlog_sinks_flush();
+    xlog_sinks_flush(0);
     while (sinks.count > 0) {
         xlog_sink *s = &sinks.list[--sinks.count];
         s->ops->stop(s);

@@ -21,13 +21,15 @@
  * layouts write one line, escaped, or one JSON object).  Severity follows
  * the level (xlog.h: TRACE and DEBUG 7, INFO 6, WARN 4, ERROR 3, FATAL 2).
  *
- * The back end's side (write, tick, flush): a message that does not fit in
+ * The back end's side (write, tick): a message that does not fit in
  * the queue is dropped and counted (xlog_syslog_dropped).  The first
  * message that fits after drops is preceded by a message of xlog's own,
  * "xlog: N messages were not delivered to syslog: <reason>" (severity
  * warning, through the same layout), so the collector sees where the gap
  * is; the queue frees room only as the writer delivers, so the notice
- * arrives once delivery works again.
+ * arrives once delivery works again.  Each message wakes the writer as it
+ * is queued, so the sink has no flush: xlog_flush does not wait for a
+ * collector, which may be down.
  *
  * The writer's side: a connected socket per collector, opened again after
  * a failure, 100 ms later and then twice as long after each failure up to
@@ -346,13 +348,6 @@ static void syslog_tick(xlog_sink *s)
         now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     }
     announce(st, s->layout, now, &self);
-}
-
-/* Each commit has already woken the writer; what is left to hand over is a
- * notice of drops. */
-static void syslog_flush(xlog_sink *s)
-{
-    syslog_tick(s);
 }
 
 /* ---- the writer ------------------------------------------------------------------ */
@@ -757,7 +752,6 @@ const xlog_sink_ops xlog_syslog_sink_ops = {
     .name = "syslog",
     .start = syslog_start,
     .write = syslog_write,
-    .flush = syslog_flush,
     .tick = syslog_tick,
     .after_fork = syslog_after_fork,
     .stop = syslog_stop,

@@ -1,0 +1,112 @@
+/*
+ * backtrace.c - the messages a thread logged below the level written, kept
+ * by the back end so that the lines before an error can be written with it
+ * (xlog_config.backtrace_lines).
+ *
+ * Why on the back end: the caller must pay for a kept message what it pays
+ * for a written one, so it only marks the record (XLOG_REC_KEEP); the back
+ * end renders it as usual and, instead of handing it to the sinks, copies
+ * the event here.  Each thread has a circular list of its last N events
+ * (their message and names copied, since the back end's buffers are reused
+ * by the next record); an ERROR or FATAL from the thread, or its
+ * xlog_dump_backtrace(), replays them oldest first and empties the list.
+ */
+#include "backend/backtrace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One kept event with its strings in one allocation. */
+typedef struct kept {
+    xlog_line_event event;
+    char *text; /* message, file, function, format and where, NUL-separated */
+} kept;
+
+struct xlog_backtrace {
+    size_t capacity; /* events kept at most */
+    size_t first;    /* the oldest */
+    size_t count;
+    kept events[];
+};
+
+xlog_backtrace *xlog_backtrace_new(size_t lines)
+{
+    xlog_backtrace *b = calloc(1, sizeof *b + lines * sizeof(kept));
+    if (b)
+        b->capacity = lines;
+    return b;
+}
+
+static void forget(kept *k)
+{
+    free(k->text);
+    k->text = NULL;
+}
+
+/* Copies s (n bytes) to *at, NUL-terminated; returns the copy. */
+static const char *put(char **at, const char *s, size_t n)
+{
+    char *copy = *at;
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    *at += n + 1;
+    return copy;
+}
+
+void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
+{
+    size_t format_length = strlen(event->pub.format);
+    size_t size = event->pub.message_length + event->file_length + event->function_length +
+                  format_length + event->where_length + 5;
+    char *text = malloc(size);
+    if (!text)
+        return; /* without memory, the backtrace has a gap */
+    kept *k;
+    if (b->count == b->capacity) {
+        k = &b->events[b->first];
+        forget(k);
+        b->first = (b->first + 1) % b->capacity;
+    } else {
+        k = &b->events[(b->first + b->count) % b->capacity];
+        b->count++;
+    }
+    k->text = text;
+    k->event = *event;
+    char *at = text;
+    k->event.pub.message = put(&at, event->pub.message, event->pub.message_length);
+    k->event.pub.file = put(&at, event->pub.file, event->file_length);
+    k->event.pub.function = put(&at, event->pub.function, event->function_length);
+    k->event.pub.format = put(&at, event->pub.format, format_length);
+    k->event.where = put(&at, event->where, event->where_length);
+    /* The module is a string of the program (a call site's XLOG_MODULE), and
+     * the tid text belongs to the ring, which outlives its backtrace. */
+}
+
+void xlog_backtrace_replay(xlog_backtrace *b, char *message_buffer, size_t buffer_size,
+                           void (*emit)(const xlog_line_event *event))
+{
+    static const char mark[] = "[backtrace] ";
+    for (; b->count; b->count--, b->first = (b->first + 1) % b->capacity) {
+        kept *k = &b->events[b->first];
+        xlog_line_event event = k->event;
+        size_t n = event.pub.message_length;
+        if (n > buffer_size - sizeof mark)
+            n = buffer_size - sizeof mark;
+        memcpy(message_buffer, mark, sizeof mark - 1);
+        memcpy(message_buffer + sizeof mark - 1, event.pub.message, n);
+        message_buffer[sizeof mark - 1 + n] = '\0';
+        event.pub.message = message_buffer;
+        event.pub.message_length = sizeof mark - 1 + n;
+        emit(&event);
+        forget(k);
+    }
+}
+
+void xlog_backtrace_free(xlog_backtrace *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->count; i++)
+        forget(&b->events[(b->first + i) % b->capacity]);
+    free(b);
+}

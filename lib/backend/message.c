@@ -1,0 +1,82 @@
+/*
+ * message.c - see message.h.
+ */
+#include "backend/message.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/event.h"
+#include "format/escape.h"
+
+/* A single newline at the very end of a format is dropped, since every
+ * message is a line anyway. */
+static size_t line_format_length(const char *format, size_t length)
+{
+    return length && format[length - 1] == '\n' ? length - 1 : length;
+}
+
+void xlog_record_view_of(const xlog_record *rec, const char *site_format,
+                         size_t site_format_length, const unsigned char *site_kinds,
+                         xlog_record_view *view)
+{
+    const char *body = (const char *)(rec + 1);
+    memset(view, 0, sizeof *view);
+    view->nargs = rec->nargs;
+    if (rec->type == XLOG_REC_SITE) {
+        view->kinds = site_kinds;
+        view->args = body;
+        view->format = site_format;
+        view->format_length = site_format_length;
+        return;
+    }
+    uint32_t head[4]; /* format length, line, file length, function length */
+    memcpy(head, body, sizeof head);
+    view->kinds = (const unsigned char *)body + sizeof head;
+    view->format = (const char *)view->kinds + rec->nargs;
+    view->format_length = head[0];
+    view->line = (int)head[1];
+    view->file = view->format + head[0];
+    view->file_length = head[2];
+    view->function = view->file + head[2];
+    view->function_length = head[3];
+    view->args = view->function + head[3];
+}
+
+/* A rate-limited record ends with how many calls of its site were
+ * suppressed before it; the message says so, within max_message. */
+static size_t add_suppressed(char *out, size_t max_message, const xlog_record *rec, size_t length)
+{
+    uint64_t suppressed;
+    memcpy(&suppressed, (const char *)rec + rec->size - 8, 8);
+    if (suppressed == 0)
+        return length;
+    char text[48];
+    size_t n = (size_t)snprintf(text, sizeof text, " (%llu more suppressed)",
+                                (unsigned long long)suppressed);
+    if (length + n > max_message)
+        length = xlog_utf8_cut(out, length, max_message - n);
+    memcpy(out + length, text, n + 1);
+    return length + n;
+}
+
+size_t xlog_message_render(char *out, size_t max_message, const xlog_record *rec,
+                           const xlog_record_view *view, xlog_arg *args, int *truncated)
+{
+    xlog_record_decode_args(view->args, view->kinds, view->nargs, args);
+    size_t format_length = line_format_length(view->format, view->format_length);
+    size_t full = xlog_fmt_render(view->format, format_length, args, (size_t)view->nargs, 0, out,
+                                  max_message);
+    size_t length = full;
+    *truncated = full > max_message || (rec->flags & XLOG_REC_TRUNCATED);
+    if (*truncated) {
+        size_t shown = full < max_message ? full : max_message;
+        length = xlog_utf8_cut(out, shown, max_message - XLOG_TRUNCATED_MARK_LENGTH);
+        memcpy(out + length, XLOG_TRUNCATED_MARK, XLOG_TRUNCATED_MARK_LENGTH);
+        length += XLOG_TRUNCATED_MARK_LENGTH;
+    }
+    out[length] = '\0';
+    if (rec->flags & XLOG_REC_RATED)
+        length = add_suppressed(out, max_message, rec, length);
+    return length;
+}

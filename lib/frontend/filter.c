@@ -1,0 +1,312 @@
+/*
+ * filter.c - which messages are written: the process-wide level, a level per
+ * module (a "net" rule covers "net" and "net.tls", the longest matching rule
+ * wins), the filter string that sets them all at once, and each call site's
+ * cached decision.
+ *
+ * Why a cache: a disabled call must cost a load and a compare, and matching
+ * a module against rules costs far more.  So the XLOG macro first compares
+ * the level with the floor (the lowest level any rule lets through, or the
+ * calling thread's own threshold); only a call that passes looks at its call
+ * site's cached thresholds, which carry the generation of the rules they
+ * were computed from.  Every change of the rules bumps the generation, and a
+ * site whose cache is older computes it again (xlog_impl_site_refresh) on
+ * its next call.
+ *
+ * The rules are read by callers on any thread, possibly in a signal handler
+ * that interrupted a change, so readers take no lock: the rules live in a
+ * fixed table guarded by a sequence counter (odd while a change is being
+ * written); a reader that sees it move reads again.  Changes are serialised
+ * by a mutex, taken only by xlog_set_level, xlog_set_filter and
+ * xlog_set_module_level.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/internal.h"
+
+#define MAX_RULES 64
+#define MAX_MODULE 64
+
+typedef struct rule {
+    char module[MAX_MODULE]; /* NUL-terminated, not empty */
+    size_t length;
+    int level;
+} rule;
+
+static struct rules {
+    uint64_t sequence;        /* atomic: odd while being changed */
+    int process;              /* the level of messages no module rule covers
+                                 (mirrored in xlog_impl_process_threshold) */
+    int backtrace;            /* lowest level kept for the backtrace, or XLOG_OFF */
+    size_t count;
+    rule list[MAX_RULES];
+} rules = {.process = XLOG_OFF, .backtrace = XLOG_OFF};
+
+static pthread_mutex_t changing = PTHREAD_MUTEX_INITIALIZER;
+
+XLOG_API int xlog_impl_process_threshold = XLOG_OFF;
+XLOG_API int xlog_impl_floor = XLOG_OFF;
+XLOG_API uint32_t xlog_impl_generation = 1;
+
+/* ---- reading ---------------------------------------------------------------- */
+
+/* Whether module is prefix, or lies under it ("net" covers "net.tls"). */
+static int covers(const rule *r, const char *module)
+{
+    return strncmp(module, r->module, r->length) == 0 &&
+           (module[r->length] == '\0' || module[r->length] == '.');
+}
+
+/* The level of module under the current rules (lock-free, see the top). */
+static int level_of(const char *module, int *backtrace)
+{
+    for (;;) {
+        uint64_t before = __atomic_load_n(&rules.sequence, __ATOMIC_ACQUIRE);
+        if (before & 1) {
+            sched_yield(); /* another thread is changing them */
+            continue;
+        }
+        int level = __atomic_load_n(&rules.process, __ATOMIC_RELAXED);
+        size_t best = 0;
+        size_t count = __atomic_load_n(&rules.count, __ATOMIC_RELAXED);
+        for (size_t i = 0; i < count && i < MAX_RULES && *module; i++) {
+            const rule *r = &rules.list[i];
+            if (r->length > best && covers(r, module)) {
+                best = r->length;
+                level = r->level;
+            }
+        }
+        *backtrace = __atomic_load_n(&rules.backtrace, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&rules.sequence, __ATOMIC_RELAXED) == before)
+            return level;
+    }
+}
+
+XLOG_API uint64_t xlog_impl_site_refresh(xlog_impl_site *site)
+{
+    /* A signal handler that interrupted this thread inside xlog (maybe in
+     * the middle of a change of the rules, which would never end while we
+     * waited): let the call through, to be dropped and counted as nested,
+     * and leave the cache to the next call. */
+    if (xlog_inside())
+        return XLOG_TRACE;
+    uint32_t generation = __atomic_load_n(&xlog_impl_generation, __ATOMIC_ACQUIRE);
+    int backtrace;
+    int write = level_of(site->module ? site->module : "", &backtrace);
+    int keep = backtrace < write ? backtrace : write;
+    uint64_t levels = (uint64_t)generation << 32 | (uint64_t)keep << 8 | (uint64_t)write;
+    __atomic_store_n(&site->levels, levels, __ATOMIC_RELAXED);
+    return levels;
+}
+
+XLOG_API int xlog_get_level(void)
+{
+    return __atomic_load_n(&rules.process, __ATOMIC_RELAXED);
+}
+
+XLOG_API int xlog_module_enabled(const char *module, int level)
+{
+    int backtrace;
+    return (unsigned)level <= (unsigned)XLOG_FATAL && level >= level_of(module ? module : "",
+                                                                         &backtrace);
+}
+
+/* ---- changing ----------------------------------------------------------------- */
+
+/* The rules are changed with the mutex held and the thread marked as inside
+ * xlog (a signal handler's log call is then dropped rather than waiting for
+ * the change to end). */
+static void lock_rules(void)
+{
+    xlog_enter();
+    pthread_mutex_lock(&changing);
+}
+
+static void begin_change(void)
+{
+    __atomic_store_n(&rules.sequence, rules.sequence + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+/* Publishes the change: a new floor and a new generation, so that every
+ * site computes its thresholds again at its next call. */
+static void end_change(void)
+{
+    int floor = rules.process < rules.backtrace ? rules.process : rules.backtrace;
+    for (size_t i = 0; i < rules.count; i++)
+        if (rules.list[i].level < floor)
+            floor = rules.list[i].level;
+    __atomic_store_n(&rules.sequence, rules.sequence + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&xlog_impl_process_threshold, rules.process, __ATOMIC_RELAXED);
+    __atomic_store_n(&xlog_impl_floor, floor, __ATOMIC_RELAXED);
+    __atomic_store_n(&xlog_impl_generation, xlog_impl_generation + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&changing);
+    xlog_leave();
+}
+
+static int clamp_level(int level)
+{
+    return level < XLOG_TRACE ? XLOG_TRACE : level > XLOG_OFF ? XLOG_OFF : level;
+}
+
+XLOG_API void xlog_set_level(int level)
+{
+    lock_rules();
+    begin_change();
+    __atomic_store_n(&rules.process, clamp_level(level), __ATOMIC_RELAXED);
+    end_change();
+}
+
+void xlog_set_backtrace_level(int level)
+{
+    lock_rules();
+    begin_change();
+    __atomic_store_n(&rules.backtrace, clamp_level(level), __ATOMIC_RELAXED);
+    end_change();
+}
+
+/* A module name: letters, digits, '_', '-' and dots between them. */
+static int valid_module(const char *name, size_t length)
+{
+    if (length == 0 || length >= MAX_MODULE || name[0] == '.' || name[length - 1] == '.')
+        return 0;
+    for (size_t i = 0; i < length; i++) {
+        char c = name[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '-' || (c == '.' && name[i + 1] != '.');
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* Sets module's rule in table (replacing one for the same module); 0, or
+ * -ENOSPC when the table is full. */
+static int put_rule(rule *table, size_t *count, const char *module, size_t length, int level)
+{
+    for (size_t i = 0; i < *count; i++) {
+        if (table[i].length == length && memcmp(table[i].module, module, length) == 0) {
+            table[i].level = level;
+            return 0;
+        }
+    }
+    if (*count == MAX_RULES)
+        return -ENOSPC;
+    memcpy(table[*count].module, module, length);
+    table[*count].module[length] = '\0';
+    table[*count].length = length;
+    table[*count].level = level;
+    ++*count;
+    return 0;
+}
+
+XLOG_API int xlog_set_module_level(const char *module, int level)
+{
+    if (!module || !valid_module(module, strlen(module))) {
+        xlog_set_error("xlog_set_module_level: \"%s\" is not a module name (letters, digits, "
+                       "'_', '-' and dots between them, at most %d bytes)",
+                       module ? module : "(null)", MAX_MODULE - 1);
+        return -EINVAL;
+    }
+    lock_rules();
+    begin_change();
+    int rc = put_rule(rules.list, &rules.count, module, strlen(module), clamp_level(level));
+    end_change();
+    if (rc != 0)
+        xlog_set_error("xlog_set_module_level: more than %d module rules", MAX_RULES);
+    return rc;
+}
+
+int xlog_parse_level(const char *text, size_t length)
+{
+    static const char *const names[] = {"trace", "debug", "info", "warn", "error", "fatal", "off"};
+    for (int i = 0; i <= XLOG_OFF; i++)
+        if (strlen(names[i]) == length && strncasecmp(text, names[i], length) == 0)
+            return i;
+    if (length == 7 && strncasecmp(text, "warning", 7) == 0)
+        return XLOG_WARN;
+    return -1;
+}
+
+/* Parses a filter ("warn,net=debug,net.tls=trace") into *process and
+ * table; 0, or -EINVAL after saying where (what names the setting). */
+static int parse_filter(const char *filter, const char *what, int *process, rule *table,
+                        size_t *count)
+{
+    *count = 0;
+    const char *p = filter;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        const char *item = p;
+        size_t length = strcspn(p, ",");
+        while (length && p[length - 1] == ' ')
+            length--;
+        const char *equals = memchr(item, '=', length);
+        int column = (int)(item - filter) + 1;
+        if (length == 0) {
+            xlog_set_error("%s=\"%s\": empty item at column %d", what, filter, column);
+            return -EINVAL;
+        }
+        const char *level_text = equals ? equals + 1 : item;
+        size_t level_length = equals ? length - (size_t)(equals + 1 - item) : length;
+        int level = xlog_parse_level(level_text, level_length);
+        if (level < 0) {
+            xlog_set_error("%s=\"%s\": \"%.*s\" at column %d is not a level (trace, debug, info, "
+                           "warn, error, fatal or off)",
+                           what, filter, (int)level_length, level_text,
+                           (int)(level_text - filter) + 1);
+            return -EINVAL;
+        }
+        if (!equals) {
+            *process = level;
+        } else if (!valid_module(item, (size_t)(equals - item))) {
+            xlog_set_error("%s=\"%s\": \"%.*s\" at column %d is not a module name (letters, "
+                           "digits, '_', '-' and dots between them)",
+                           what, filter, (int)(equals - item), item, column);
+            return -EINVAL;
+        } else if (put_rule(table, count, item, (size_t)(equals - item), level) != 0) {
+            xlog_set_error("%s=\"%s\": more than %d module rules", what, filter, MAX_RULES);
+            return -EINVAL;
+        }
+        p += strcspn(p, ",");
+        if (*p == '\0')
+            return 0;
+        p++;
+    }
+}
+
+int xlog_apply_filter(const char *filter, const char *what, int process, int check_only)
+{
+    static rule table[MAX_RULES]; /* under the mutex */
+    size_t count;
+    lock_rules();
+    int rc = parse_filter(filter, what, &process, table, &count);
+    if (rc != 0 || check_only) {
+        pthread_mutex_unlock(&changing);
+        xlog_leave();
+        return rc;
+    }
+    begin_change();
+    __atomic_store_n(&rules.count, 0, __ATOMIC_RELAXED);
+    memcpy(rules.list, table, count * sizeof *table);
+    __atomic_store_n(&rules.count, count, __ATOMIC_RELAXED);
+    __atomic_store_n(&rules.process, process, __ATOMIC_RELAXED);
+    end_change();
+    return 0;
+}
+
+XLOG_API int xlog_set_filter(const char *filter)
+{
+    if (!filter) {
+        xlog_set_error("xlog_set_filter: the filter is NULL");
+        return -EINVAL;
+    }
+    return xlog_apply_filter(filter, "filter", xlog_get_level(), 0);
+}

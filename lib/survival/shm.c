@@ -1,0 +1,364 @@
+/*
+ * shm.c - the live process's side of survival.h: its directory in shared
+ * memory, the files there (rings, file buffers), the site dictionary and
+ * the clock's calibration.
+ *
+ * Why shared memory files: a ring that is a MAP_SHARED mapping of a file in
+ * /dev/shm costs the caller exactly what anonymous memory does, and its
+ * pages stay when the process dies, whatever kills it.  The next xlog_open
+ * of the same log directory (recover.c) takes the lock a dead process no
+ * longer holds and writes what it left.
+ *
+ * Everything here but xlog_survival_start/stop runs on the paths of a log
+ * call or of the back end, so it only writes memory, or makes a system call
+ * where the caller already does (a ring for a thread's first message).
+ */
+#define _GNU_SOURCE
+#include "survival/survival.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/internal.h"
+#include "common/record_args.h"
+
+static struct survival {
+    int active;                       /* atomic */
+    char dir[PATH_MAX];               /* <persistent>/<key>/<pid>.<start> */
+    int lock;                         /* the "process" file, flock held */
+    xlog_survival_process *process;   /* its mapping: header, then dictionary */
+    size_t process_size;
+    uint32_t next_slot;               /* atomic: numbers the files */
+    uint32_t generation;              /* atomic: bumped by each start */
+} sv = {.lock = -1};
+
+/* Every site that has made its first call, so that a restarted directory
+ * (xlog_close, xlog_open) gets them all again: pushed once per site, never
+ * removed. */
+static xlog_impl_site *noted_sites;
+
+/* ---- names ---------------------------------------------------------------- */
+
+void xlog_survival_default_dir(char *out, size_t size)
+{
+    snprintf(out, size, "/dev/shm/xlog-%u", (unsigned)geteuid());
+}
+
+/* The directory of one log directory's processes: FNV-1a of its path. */
+void xlog_survival_key_dir(char *out, size_t size, const char *persistent, const char *log_dir)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (const char *p = log_dir; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    snprintf(out, size, "%s/%016llx", persistent, (unsigned long long)h);
+}
+
+/* Makes dir (mode 0700) if missing and checks that it is ours: a directory,
+ * not a link, owned by this user and open to nobody else.  0 or -errno. */
+int xlog_survival_private_dir(const char *dir)
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -errno;
+    struct stat st;
+    if (lstat(dir, &st) != 0)
+        return -errno;
+    if (!S_ISDIR(st.st_mode))
+        return -ENOTDIR;
+    if (st.st_uid != geteuid() || (st.st_mode & 077))
+        return -EPERM;
+    return 0;
+}
+
+/* The process's start time since boot (field 22 of /proc/self/stat), which
+ * tells a process from a later one with the same pid; 0 if unknown. */
+static uint64_t start_time(void)
+{
+    char text[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    const char *p = strrchr(text, ')'); /* the command may hold spaces */
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* ---- the dictionary -------------------------------------------------------- */
+
+static void add_site(const xlog_impl_site *site)
+{
+    xlog_survival_process *proc = sv.process;
+    /* Only a site whose records refer to its format and kinds needs them;
+     * the others' records carry their own. */
+    int prepared = site->state == XLOG_SITE_SCALAR || site->state == XLOG_SITE_READY;
+    const char *format = prepared ? site->format : NULL;
+    size_t file = strlen(site->file), function = strlen(site->func);
+    size_t module = site->module ? strlen(site->module) : 0, fmt = format ? strlen(format) : 0;
+    uint64_t size = xlog_align8(sizeof(xlog_survival_site) + file + function + module + fmt);
+    uint64_t at = __atomic_fetch_add(&proc->dictionary_used, size, __ATOMIC_RELAXED);
+    if (proc->header_size + at + size > sv.process_size)
+        return; /* full: this site's records will not be recovered */
+    xlog_survival_site *entry = (xlog_survival_site *)((char *)proc + proc->header_size + at);
+    entry->size = (uint32_t)size;
+    entry->site = (uint64_t)(uintptr_t)site;
+    entry->line = site->line;
+    entry->file_length = (uint32_t)file;
+    entry->function_length = (uint32_t)function;
+    entry->module_length = (uint32_t)module;
+    entry->format_length = (uint32_t)fmt;
+    entry->nargs = format ? site->nargs : 0;
+    memcpy(entry->kinds, site->kinds, sizeof entry->kinds);
+    char *text = (char *)(entry + 1);
+    memcpy(text, site->file, file);
+    memcpy(text + file, site->func, function);
+    if (module)
+        memcpy(text + file + function, site->module, module);
+    if (fmt)
+        memcpy(text + file + function + module, format, fmt);
+    __atomic_store_n(&entry->ready, 1, __ATOMIC_RELEASE);
+}
+
+void xlog_survival_add_site(xlog_impl_site *s)
+{
+    /* Noted first, then looked at: either a directory being started sees the
+     * site in the list, or the site sees the directory active (or both:
+     * a site twice in a dictionary is harmless). */
+    s->next_noted = __atomic_load_n(&noted_sites, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&noted_sites, &s->next_noted, s, 1, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED)) {
+    }
+    if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
+        add_site(s);
+}
+
+void xlog_survival_set_clock(const xlog_clock *c)
+{
+    if (!__atomic_load_n(&sv.active, __ATOMIC_ACQUIRE))
+        return;
+    uint32_t slot = 1 - __atomic_load_n(&sv.process->clock_slot, __ATOMIC_RELAXED);
+    sv.process->clock[slot].base_ticks = c->base_ticks;
+    sv.process->clock[slot].base_utc_ns = c->base_utc_ns;
+    sv.process->clock[slot].ns_per_tick = c->ns_per_tick;
+    __atomic_store_n(&sv.process->clock_slot, slot, __ATOMIC_RELEASE);
+}
+
+/* ---- files ----------------------------------------------------------------- */
+
+int xlog_survival_active(void)
+{
+    return __atomic_load_n(&sv.active, __ATOMIC_ACQUIRE);
+}
+
+static void file_path(char *out, size_t size, const char *kind, uint32_t slot)
+{
+    snprintf(out, size, "%s/%s.%u", sv.dir, kind, slot);
+}
+
+void *xlog_survival_map(const char *kind, size_t size, uint32_t *slot, uint32_t *generation)
+{
+    if (!xlog_survival_active())
+        return NULL;
+    *generation = __atomic_load_n(&sv.generation, __ATOMIC_RELAXED);
+    *slot = __atomic_fetch_add(&sv.next_slot, 1, __ATOMIC_RELAXED);
+    char path[PATH_MAX + 32];
+    file_path(path, sizeof path, kind, *slot);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return NULL;
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)size) == 0)
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        unlink(path);
+        return NULL;
+    }
+    return p;
+}
+
+void xlog_survival_unmap(void *p, size_t size, const char *kind, uint32_t slot,
+                         uint32_t generation)
+{
+    munmap(p, size);
+    if (xlog_survival_active() && generation == __atomic_load_n(&sv.generation, __ATOMIC_RELAXED)) {
+        char path[PATH_MAX + 32];
+        file_path(path, sizeof path, kind, slot);
+        unlink(path);
+    }
+}
+
+void xlog_survival_discard(void *p, size_t size)
+{
+    if (size)
+        madvise(p, size, MADV_REMOVE);
+}
+
+/* ---- life -------------------------------------------------------------------- */
+
+int xlog_survival_start(const xlog_config *cfg)
+{
+    char persistent[PATH_MAX], key[PATH_MAX + 32];
+    if (cfg->persistent_dir && *cfg->persistent_dir)
+        snprintf(persistent, sizeof persistent, "%s", cfg->persistent_dir);
+    else
+        xlog_survival_default_dir(persistent, sizeof persistent);
+    xlog_survival_key_dir(key, sizeof key, persistent, cfg->dir);
+    /* Twice: another process may remove the base directory between our
+     * making it and making the key directory in it (it removes both when it
+     * leaves them empty). */
+    int rc = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        rc = xlog_survival_private_dir(persistent);
+        if (rc == 0)
+            rc = xlog_survival_private_dir(key);
+        if (rc != -ENOENT)
+            break;
+    }
+    if (rc != 0)
+        return rc;
+    uint64_t start = start_time();
+    if (snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu", key, (int)getpid(),
+                 (unsigned long long)start) >= (int)sizeof sv.dir)
+        return -ENAMETOOLONG;
+    if (mkdir(sv.dir, 0700) != 0 && errno != EEXIST)
+        return -errno;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/process", sv.dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        rc = -errno;
+        rmdir(sv.dir);
+        return rc;
+    }
+    size_t header = xlog_align8(sizeof(xlog_survival_process));
+    sv.process_size = header + XLOG_SURVIVAL_DICTIONARY;
+    void *p = MAP_FAILED;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && ftruncate(fd, (off_t)sv.process_size) == 0)
+        p = mmap(NULL, sv.process_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        rc = -errno;
+        close(fd);
+        unlink(path);
+        rmdir(sv.dir);
+        return rc ? rc : -EIO;
+    }
+    sv.lock = fd;
+    sv.process = p;
+    xlog_survival_process *proc = p;
+    proc->header_size = (uint32_t)header;
+    proc->pid = (int32_t)getpid();
+    proc->start_time = start;
+    snprintf(proc->log_dir, sizeof proc->log_dir, "%s", cfg->dir);
+    proc->file_mode = cfg->file_mode;
+    proc->file_layout = cfg->file_layout;
+    proc->file_level = cfg->file_level;
+    proc->follow_symlinks = cfg->follow_symlinks;
+    proc->local_time = cfg->rotate_local_time;
+    proc->rotate_keep = cfg->rotate_keep;
+    proc->rotate_size = cfg->rotate_size;
+    proc->max_message = cfg->max_message;
+    snprintf(proc->file_pattern, sizeof proc->file_pattern, "%s",
+             cfg->file_pattern ? cfg->file_pattern : "");
+    proc->dictionary_used = 0;
+    memcpy(proc->magic, XLOG_SURVIVAL_MAGIC, sizeof proc->magic);
+    sv.next_slot = 0;
+    __atomic_store_n(&sv.generation, sv.generation + 1 ? sv.generation + 1 : 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&sv.active, 1, __ATOMIC_SEQ_CST);
+    for (xlog_impl_site *s = __atomic_load_n(&noted_sites, __ATOMIC_SEQ_CST); s; s = s->next_noted)
+        add_site(s);
+    return 0;
+}
+
+/* dir/kind.n (or dir/kind when n < 0) into out, with no call that is not
+ * async-signal-safe: a crash handler removes the directory this way. */
+static void name_in_dir(char *out, size_t size, const char *kind, long n)
+{
+    size_t at = 0;
+    for (const char *p = sv.dir; *p && at + 1 < size; p++)
+        out[at++] = *p;
+    if (at + 1 < size)
+        out[at++] = '/';
+    for (const char *p = kind; *p && at + 1 < size; p++)
+        out[at++] = *p;
+    if (n >= 0 && at + 1 < size) {
+        out[at++] = '.';
+        char digits[24];
+        int d = 0;
+        do
+            digits[d++] = (char)('0' + n % 10);
+        while ((n /= 10) > 0);
+        while (d > 0 && at + 1 < size)
+            out[at++] = digits[--d];
+    }
+    out[at] = '\0';
+}
+
+/* Removes the files of the directory (every name it gave out), then the
+ * directory and, when no other process uses them, the key directory and the
+ * persistent directory above. */
+static void remove_files(void)
+{
+    char path[PATH_MAX + 64];
+    uint32_t slots = __atomic_load_n(&sv.next_slot, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < slots; i++) {
+        name_in_dir(path, sizeof path, "ring", i);
+        unlink(path);
+        name_in_dir(path, sizeof path, "file", i);
+        unlink(path);
+    }
+    name_in_dir(path, sizeof path, "process", -1);
+    unlink(path);
+    rmdir(sv.dir);
+    memcpy(path, sv.dir, sizeof sv.dir);
+    for (int up = 0; up < 2; up++) {
+        size_t at = strlen(path);
+        while (at > 0 && path[at - 1] != '/')
+            at--;
+        if (at <= 1)
+            break;
+        path[at - 1] = '\0';
+        rmdir(path); /* fails, as it should, if another process uses it */
+    }
+}
+
+void xlog_survival_stop(void)
+{
+    if (!xlog_survival_active())
+        return;
+    __atomic_store_n(&sv.active, 0, __ATOMIC_SEQ_CST);
+    remove_files();
+    munmap(sv.process, sv.process_size);
+    sv.process = NULL;
+    close(sv.lock); /* the lock goes with it */
+    sv.lock = -1;
+}
+
+void xlog_survival_remove(void)
+{
+    if (__atomic_exchange_n(&sv.active, 0, __ATOMIC_SEQ_CST))
+        remove_files();
+}
+
+void xlog_survival_after_fork(void)
+{
+    if (!xlog_survival_active())
+        return;
+    __atomic_store_n(&sv.active, 0, __ATOMIC_SEQ_CST);
+    /* Closing our copy does not release the parent's lock (another
+     * descriptor of the same open file still holds it); the mappings of the
+     * parent's files are the parent's: the child leaves them alone. */
+    close(sv.lock);
+    sv.lock = -1;
+    sv.process = NULL;
+}

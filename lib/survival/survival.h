@@ -1,0 +1,178 @@
+/*
+ * survival.h - what a process leaves in shared memory so that its lines
+ * outlive it (kill -9, the OOM killer, exec, _exit), and what the next
+ * xlog_open of the same log directory (or xlog-recover) reads back.
+ *
+ * Layout, under the persistent directory (default /dev/shm/xlog-<uid>,
+ * mode 0700, files 0600):
+ *
+ *   <key>/                 one per log directory (key: a hash of its path)
+ *     <pid>.<start>/       one per process (start: its start time, so that
+ *                          a reused pid is another directory)
+ *       process            xlog_survival_process, then the site dictionary
+ *       ring.<n>           a thread's ring: the xlog_ring page, then the buffer
+ *       file.<n>           a file's buffer: xlog_survival_file, then the bytes
+ *
+ * The owner holds an flock on its "process" file (opened O_CLOEXEC, so exec
+ * lets go of it as death does); a directory whose lock can be taken belongs
+ * to a process that is gone.
+ *
+ * Exactly once: a record is "buffered" (its line is in a file buffer here,
+ * or it makes none) when its ring's buffered position is past it; a
+ * buffer's bytes [written, length) are not yet in the file.  Recovery
+ * appends those bytes, then renders every record past each ring's buffered
+ * position.  Two places where a kill can fall between two stores are
+ * journaled:
+ *   - a line appended to a buffer, then its ring's buffered position moved:
+ *     the buffer's header names the last line's ring, record end and the
+ *     buffer length after it, before the length is stored, so recovery can
+ *     finish the move (file_sink.c);
+ *   - a write(2) of a buffer's bytes, then `written` moved: the header holds
+ *     the file and its size before the write, so recovery can look in the
+ *     file for those very bytes (file.c).
+ * The times in the records are converted with the last calibration of the
+ * clock, which the back end stores here at each resynchronisation.
+ */
+#ifndef XLOG_SURVIVAL_H
+#define XLOG_SURVIVAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/clock.h"
+#include "xlog.h"
+
+#define XLOG_SURVIVAL_MAGIC "xlogsrv1"
+#define XLOG_SURVIVAL_PATTERN_MAX 1024
+#define XLOG_SURVIVAL_DICTIONARY (4u << 20) /* bytes of call sites, at most */
+
+/* The clock's calibration: two copies, so that a process killed while
+ * writing one leaves the other whole. */
+typedef struct xlog_survival_clock {
+    uint64_t base_ticks;
+    int64_t base_utc_ns;
+    double ns_per_tick;
+} xlog_survival_clock;
+
+/* The "process" file's header. */
+typedef struct xlog_survival_process {
+    char magic[8];
+    uint32_t header_size;           /* where the dictionary starts */
+    int32_t pid;
+    uint64_t start_time;
+    char log_dir[PATH_MAX];
+    /* What recovery needs to write this process's lines as it would have. */
+    int32_t file_mode;
+    int32_t file_layout;
+    int32_t file_level;
+    int32_t follow_symlinks;
+    int32_t local_time;
+    uint32_t rotate_keep;
+    uint64_t rotate_size;
+    uint64_t max_message;
+    char file_pattern[XLOG_SURVIVAL_PATTERN_MAX]; /* "" for the default */
+    xlog_survival_clock clock[2];
+    uint32_t clock_slot;            /* atomic: which copy is whole */
+    uint32_t unused;
+    uint64_t dictionary_used;       /* atomic: bytes reserved after the header */
+} xlog_survival_process;
+
+/* One call site in the dictionary: records of a dead process point to their
+ * site by its address in that process. */
+typedef struct xlog_survival_site {
+    uint32_t size;                  /* whole entry, a multiple of 8 */
+    uint32_t ready;                 /* atomic: 1 once written whole */
+    uint64_t site;                  /* the xlog_impl_site's address */
+    int32_t line;
+    uint32_t file_length;
+    uint32_t function_length;
+    uint32_t module_length;
+    uint32_t format_length;         /* 0 for a site whose format varies */
+    uint8_t nargs;
+    uint8_t kinds[XLOG_MAX_ARGS];
+    uint8_t pad[7];
+    /* then file, function, module, format bytes */
+} xlog_survival_site;
+
+/* A file buffer's header ("file.<n>"). */
+typedef struct xlog_survival_file {
+    char magic[8];
+    char path[PATH_MAX];            /* the file the buffer is for */
+    int32_t id;                     /* its tid or pid (per-thread, per-process) */
+    uint32_t unused;
+    uint64_t capacity;
+    uint64_t length;                /* atomic: bytes of whole lines in the buffer */
+    uint64_t written;               /* atomic: of those, how many are in the file */
+    /* The last line appended: its ring (slot), the end of its record, and
+     * length once it is in (stored before length). */
+    uint64_t last_ring;
+    uint64_t last_record_end;
+    uint64_t last_length;           /* atomic, stored last */
+    /* A write(2) under way: bytes [written, written + chunk) into the file
+     * (chunk_dev, chunk_ino) at chunk_path, which had chunk_size bytes. */
+    uint64_t chunk;                 /* atomic: 0 when none */
+    uint64_t chunk_dev;
+    uint64_t chunk_ino;
+    uint64_t chunk_size;
+    char chunk_path[PATH_MAX];
+} xlog_survival_file;
+
+/* ---- the live process (shm.c) ---------------------------------------- */
+
+/* Makes this process's directory for cfg (its dir absolute), locks it, and
+ * writes what recovery needs.  0, or a negative errno: the rings are then
+ * kept in anonymous memory (xlog_survival_active() says which). */
+int xlog_survival_start(const xlog_config *cfg);
+
+/* Removes the process's directory (xlog_close: nothing is left behind). */
+void xlog_survival_stop(void);
+
+/* The same, for a process about to end with every line written (a crash
+ * whose lines the crash handler wrote, quick_exit): async-signal-safe,
+ * keeps the mappings. */
+void xlog_survival_remove(void);
+
+/* In the child of fork(): lets go of the parent's directory without
+ * touching it; the child makes its own when xlog starts again there. */
+void xlog_survival_after_fork(void);
+
+int xlog_survival_active(void);
+
+/* A new file "<kind>.<n>" of size bytes in the process's directory, mapped
+ * shared; NULL when there is none (the caller then uses anonymous memory).
+ * *slot receives n and *generation the directory's (never 0). */
+void *xlog_survival_map(const char *kind, size_t size, uint32_t *slot, uint32_t *generation);
+
+/* Unmaps it, and removes its file if its directory is still the one in use
+ * (a directory that xlog_close removed is gone with its files). */
+void xlog_survival_unmap(void *p, size_t size, const char *kind, uint32_t slot,
+                         uint32_t generation);
+
+/* Gives back the pages of [p, p + size) of a shared mapping (a hole in its
+ * file). */
+void xlog_survival_discard(void *p, size_t size);
+
+/* Adds a call site to the dictionary, now and in every later directory of
+ * this process (once per site, when its first call has prepared it). */
+void xlog_survival_add_site(xlog_impl_site *site);
+
+/* Stores the clock's calibration (the back end, after each resync). */
+void xlog_survival_set_clock(const xlog_clock *c);
+
+/* The default persistent directory, /dev/shm/xlog-<uid>; the directory of
+ * one log directory's processes under persistent; a private directory made
+ * if missing and checked (ours, 0700, not a link): 0 or -errno. */
+void xlog_survival_default_dir(char *out, size_t size);
+void xlog_survival_key_dir(char *out, size_t size, const char *persistent, const char *log_dir);
+int xlog_survival_private_dir(const char *dir);
+
+/* ---- recovery (recover.c) ------------------------------------------------ */
+
+/* Writes the lines of every process that used dir and ended without
+ * xlog_close, and removes what they left; cfg gives the persistent
+ * directory.  Returns the number of lines recovered, or a negative errno. */
+long xlog_survival_recover(const char *dir, const char *persistent_dir);
+
+#endif

@@ -1,0 +1,414 @@
+/*
+ * test_filters.c - what gets logged: module rules (prefixes, the most
+ * specific winning, the thread's own threshold over them), filter strings
+ * (valid and malformed, with their messages), rate limits (counted exactly,
+ * with the injectable clock), backtraces (content and order, per thread)
+ * and flushing on level.
+ *
+ * The modules are translation units of their own (tests/filters/), each
+ * defining its XLOG_MODULE as a program would.
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+#include "filters/modules.h"
+
+static char *open_in(const char *tag, xlog_config cfg)
+{
+    char *dir = test_make_dir(tag);
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    if (xlog_open(&cfg) != 0)
+        fail_msg("xlog_open: %s", xlog_last_error());
+    return dir;
+}
+
+/* The messages of the files, one per line, after closing. */
+static char *close_and_read(char *dir)
+{
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    test_remove_dir(dir);
+    free(dir);
+    return text;
+}
+
+/* Whether text has a line ending in "[LEVEL] ... message". */
+static int has(const char *text, const char *level, const char *message)
+{
+    char tag[16];
+    snprintf(tag, sizeof tag, "[%s] ", level);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = (size_t)(nl - p), mlen = strlen(message);
+        if (memmem(p, len, tag, strlen(tag)) && len > mlen && memcmp(nl - mlen, message, mlen) == 0 &&
+            nl[-(long)mlen - 1] == ' ')
+            return 1;
+        p = nl + 1;
+    }
+    return 0;
+}
+
+static void log_everywhere(int level, int n)
+{
+    log_in_net(level, n);
+    log_in_net_tls(level, n);
+    log_in_network(level, n);
+    log_in_storage(level, n);
+    XLOG(level, "none %d", n);
+}
+
+static const char *const level_names[] = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
+
+/* Expects, for each module and level, a line exactly when level >= min. */
+static void expect_levels(const char *text, const char *module, int min)
+{
+    for (int level = XLOG_TRACE; level <= XLOG_FATAL; level++) {
+        char message[64];
+        snprintf(message, sizeof message, "%s %d", module, level);
+        if (has(text, level_names[level], message) != (level >= min))
+            fail_msg("%s at %s: expected %s", module, level_names[level],
+                     level >= min ? "a line" : "none");
+    }
+}
+
+static void module_rules_match_prefixes_and_the_most_specific_wins(void **state)
+{
+    (void)state;
+    char *dir = open_in("modules", xlog_defaults());
+    assert_int_equal(xlog_set_filter("warn, net=debug ,net.tls=trace"), 0);
+    assert_int_equal(xlog_get_level(), XLOG_WARN);
+    assert_true(xlog_module_enabled("net", XLOG_DEBUG));
+    assert_false(xlog_module_enabled("net", XLOG_TRACE));
+    assert_true(xlog_module_enabled("net.tls.session", XLOG_TRACE));
+    assert_false(xlog_module_enabled("network", XLOG_INFO));
+    for (int level = XLOG_TRACE; level <= XLOG_FATAL; level++)
+        log_everywhere(level, level);
+    char *text = close_and_read(dir);
+    expect_levels(text, "net", XLOG_DEBUG);
+    expect_levels(text, "net.tls", XLOG_TRACE);
+    expect_levels(text, "network", XLOG_WARN); /* "net" does not cover "network" */
+    expect_levels(text, "storage", XLOG_WARN);
+    expect_levels(text, "none", XLOG_WARN);
+    free(text);
+}
+
+static void module_level_changes_at_run_time(void **state)
+{
+    (void)state;
+    char *dir = open_in("modlevel", xlog_defaults()); /* INFO */
+    assert_int_equal(xlog_set_filter("info"), 0);
+    log_in_storage(XLOG_DEBUG, 1);
+    assert_int_equal(xlog_set_module_level("storage", XLOG_DEBUG), 0);
+    log_in_storage(XLOG_DEBUG, 2);
+    log_in_net(XLOG_DEBUG, 3);
+    assert_int_equal(xlog_set_module_level("storage", XLOG_ERROR), 0);
+    log_in_storage(XLOG_WARN, 4);
+    log_in_storage(XLOG_ERROR, 5);
+    xlog_set_level(XLOG_TRACE); /* the process level: modules with a rule keep it */
+    log_in_storage(XLOG_WARN, 6);
+    log_in_net(XLOG_TRACE, 7);
+    assert_int_equal(xlog_set_module_level("bad..name", XLOG_DEBUG), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "\"bad..name\" is not a module name"));
+    char *text = close_and_read(dir);
+    assert_false(has(text, "DEBUG", "storage 1"));
+    assert_true(has(text, "DEBUG", "storage 2"));
+    assert_false(has(text, "DEBUG", "net 3"));
+    assert_false(has(text, "WARN", "storage 4"));
+    assert_true(has(text, "ERROR", "storage 5"));
+    assert_false(has(text, "WARN", "storage 6"));
+    assert_true(has(text, "TRACE", "net 7"));
+    free(text);
+    xlog_set_filter("info"); /* no rule left for the next tests */
+}
+
+typedef struct follower {
+    int traced; /* 1: this thread logs everything */
+} follower;
+
+static void *log_from_a_thread(void *p)
+{
+    const follower *f = p;
+    if (f->traced)
+        xlog_thread_level(XLOG_TRACE);
+    log_in_net_tls(XLOG_TRACE, 100 + f->traced);
+    log_in_storage(XLOG_DEBUG, 100 + f->traced);
+    return NULL;
+}
+
+/* One request logged in full: the thread's own threshold wins over every
+ * module rule, for that thread only. */
+static void thread_override_wins_over_module_rules(void **state)
+{
+    (void)state;
+    char *dir = open_in("override", xlog_defaults());
+    assert_int_equal(xlog_set_filter("error,net.tls=warn,storage=fatal"), 0);
+    follower traced = {1}, plain = {0};
+    pthread_t a, b;
+    pthread_create(&a, NULL, log_from_a_thread, &traced);
+    pthread_join(a, NULL);
+    pthread_create(&b, NULL, log_from_a_thread, &plain);
+    pthread_join(b, NULL);
+    char *text = close_and_read(dir);
+    assert_true(has(text, "TRACE", "net.tls 101"));
+    assert_true(has(text, "DEBUG", "storage 101"));
+    assert_false(has(text, "TRACE", "net.tls 100"));
+    assert_false(has(text, "DEBUG", "storage 100"));
+    free(text);
+    xlog_set_filter("info");
+}
+
+static void filter_strings_are_checked_whole_with_the_place_of_the_mistake(void **state)
+{
+    (void)state;
+    assert_int_equal(xlog_set_filter("warn,net=debug"), 0);
+    static const struct {
+        const char *filter;
+        const char *message;
+    } bad[] = {
+        {"warn,net=loud", "filter=\"warn,net=loud\": \"loud\" at column 10 is not a level"},
+        {",warn", "filter=\",warn\": empty item at column 1"},
+        {"warn,", "filter=\"warn,\": empty item at column 6"},
+        {"warn,=debug", "filter=\"warn,=debug\": \"\" at column 6 is not a module name"},
+        {"net..tls=debug", "filter=\"net..tls=debug\": \"net..tls\" at column 1 is not a module "
+                           "name"},
+        {"verbose", "filter=\"verbose\": \"verbose\" at column 1 is not a level"},
+        {"info,storage=debug,x y=info", "\"x y\" at column 20 is not a module name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(xlog_set_filter(bad[i].filter), -EINVAL);
+        if (!strstr(xlog_last_error(), bad[i].message))
+            fail_msg("%s: got \"%s\"", bad[i].filter, xlog_last_error());
+        /* Nothing was applied: the rules before stay. */
+        assert_int_equal(xlog_get_level(), XLOG_WARN);
+        assert_true(xlog_module_enabled("net", XLOG_DEBUG));
+        assert_false(xlog_module_enabled("storage", XLOG_DEBUG));
+    }
+    assert_int_equal(xlog_set_filter(NULL), -EINVAL);
+    assert_int_equal(xlog_set_filter("Warning,NET=Debug"), 0); /* any case */
+    assert_int_equal(xlog_get_level(), XLOG_WARN);
+    assert_true(xlog_module_enabled("NET", XLOG_DEBUG));
+    xlog_set_filter("info");
+}
+
+static void environment_filter_applies_at_open_and_is_refused_whole(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("envfilter");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    setenv("XLOG_LEVEL", "error,net=trace", 1);
+    assert_int_equal(xlog_open(&cfg), 0);
+    assert_int_equal(xlog_get_level(), XLOG_ERROR);
+    assert_true(xlog_module_enabled("net.tls", XLOG_TRACE));
+    assert_int_equal(xlog_close(), 0);
+    setenv("XLOG_LEVEL", "debug", 1); /* one word, as before */
+    assert_int_equal(xlog_open(&cfg), 0);
+    assert_int_equal(xlog_get_level(), XLOG_DEBUG);
+    assert_int_equal(xlog_close(), 0);
+    setenv("XLOG_LEVEL", "info,net=", 1);
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "XLOG_LEVEL=\"info,net=\": \"\" at column 10 is "
+                                              "not a level"));
+    unsetenv("XLOG_LEVEL");
+    test_remove_dir(dir);
+    free(dir);
+    xlog_set_filter("info");
+}
+
+/* ---- rate limits ---------------------------------------------------------- */
+
+static int64_t fake_ns;
+static int64_t fake_clock(void)
+{
+    return __atomic_load_n(&fake_ns, __ATOMIC_RELAXED);
+}
+
+/* One call site for every call of the timed case (limits are per site). */
+static void timed(int i)
+{
+    xlog_error_every_ms(1000, "timed %d", i);
+}
+
+static void rate_limits_count_what_they_suppress(void **state)
+{
+    (void)state;
+    fake_ns = (int64_t)1800000000 * 1000000000;
+    xlog_config cfg = xlog_defaults();
+    cfg.wall_clock_ns = fake_clock;
+    char *dir = open_in("rate", cfg);
+    int evaluated = 0;
+    for (int i = 0; i < 1000; i++)
+        xlog_warn_every_n(100, "every hundredth %d", i);
+    for (int i = 0; i < 10; i++)
+        XLOG_EVERY_N(XLOG_DEBUG, 2, "disabled %d", ++evaluated); /* below INFO: not counted */
+    for (int i = 0; i < 5; i++)
+        timed(i);
+    fake_ns += 999000000; /* not yet a second */
+    timed(5);
+    fake_ns += 1000000;
+    timed(6);
+    for (int i = 7; i < 10; i++)
+        timed(i);
+    fake_ns += 5000000000;
+    timed(10);
+    char *text = close_and_read(dir);
+    assert_int_equal(evaluated, 0); /* arguments of a disabled call are not evaluated */
+    assert_true(has(text, "WARN", "every hundredth 0"));
+    for (int i = 100; i < 1000; i += 100) {
+        char message[64];
+        snprintf(message, sizeof message, "every hundredth %d (99 more suppressed)", i);
+        assert_true(has(text, "WARN", message));
+    }
+    assert_int_equal(test_count_lines(text), 10 + 3);
+    assert_true(has(text, "ERROR", "timed 0"));
+    assert_true(has(text, "ERROR", "timed 6 (5 more suppressed)"));
+    assert_true(has(text, "ERROR", "timed 10 (3 more suppressed)"));
+    free(text);
+}
+
+/* ---- backtraces ------------------------------------------------------------- */
+
+typedef struct request {
+    int id;
+    int fail;
+} request;
+
+static void *serve(void *p)
+{
+    const request *r = p;
+    for (int step = 1; step <= 5; step++)
+        xlog_debug("request %d step %d", r->id, step);
+    xlog_trace("request %d trace", r->id);
+    if (r->fail)
+        xlog_error("request %d failed", r->id);
+    else
+        xlog_info("request %d done", r->id);
+    return NULL;
+}
+
+/* The DEBUG and TRACE lines before an ERROR are written with it, marked, in
+ * their order, and only the failing thread's (at most backtrace_lines). */
+static void backtrace_writes_the_lines_before_an_error_of_that_thread(void **state)
+{
+    (void)state;
+    xlog_config cfg = xlog_defaults();
+    cfg.backtrace_lines = 3;
+    cfg.backtrace_level = XLOG_DEBUG;
+    char *dir = open_in("backtrace", cfg);
+    request ok = {1, 0}, failing = {2, 1};
+    pthread_t a, b;
+    pthread_create(&a, NULL, serve, &ok);
+    pthread_create(&b, NULL, serve, &failing);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    char *text = close_and_read(dir);
+    const char *four = strstr(text, " [backtrace] request 2 step 3\n");
+    assert_non_null(four);
+    const char *five = strstr(text, " [backtrace] request 2 step 4\n");
+    const char *six = strstr(text, " [backtrace] request 2 step 5\n");
+    const char *error = strstr(text, "[ERROR] ");
+    assert_true(four < five && five && five < six && six && six < error && error);
+    assert_null(strstr(text, "request 2 step 2\n")); /* only the last three */
+    assert_null(strstr(text, "request 2 trace"));   /* below backtrace_level */
+    assert_null(strstr(text, "request 1 step"));    /* no error in thread 1 */
+    assert_true(has(text, "DEBUG", "[backtrace] request 2 step 3"));
+    assert_int_equal(test_count_lines(text), 1 + 3 + 1);
+    free(text);
+}
+
+static void dumped_backtrace_is_written_on_request(void **state)
+{
+    (void)state;
+    xlog_config cfg = xlog_defaults();
+    cfg.backtrace_lines = 10;
+    char *dir = open_in("dump", cfg);
+    xlog_debug("kept %d", 1);
+    xlog_trace("kept %d", 2);
+    xlog_info("written %d", 3);
+    xlog_dump_backtrace();
+    xlog_dump_backtrace(); /* nothing left to write */
+    char *text = close_and_read(dir);
+    const char *written = strstr(text, "written 3\n");
+    const char *first = strstr(text, "[backtrace] kept 1\n");
+    const char *second = strstr(text, "[backtrace] kept 2\n");
+    assert_true(written && first && second && written < first && first < second);
+    assert_int_equal(test_count_lines(text), 3);
+    free(text);
+}
+
+/* ---- flushing on level ------------------------------------------------------ */
+
+static int file_has(const char *dir, const char *needle)
+{
+    char *text = test_read_dir(dir, NULL);
+    int found = strstr(text, needle) != NULL;
+    free(text);
+    return found;
+}
+
+static void an_error_is_in_the_file_without_waiting_for_a_flush(void **state)
+{
+    (void)state;
+    xlog_config cfg = xlog_defaults();
+    cfg.flush_interval_ms = 3600000; /* buffers would wait an hour */
+    cfg.flush_level = XLOG_ERROR;
+    cfg.sync_level = XLOG_FATAL;
+    char *dir = open_in("flushlevel", cfg);
+    xlog_info("before the error");
+    xlog_error("the error");
+    /* The back end takes it at its next pass: wait for it, without asking. */
+    int seen = 0;
+    for (int i = 0; i < 1000 && !seen; i++) {
+        seen = file_has(dir, " the error\n");
+        struct timespec pause = {0, 10000000};
+        nanosleep(&pause, NULL);
+    }
+    assert_true(seen);
+    assert_true(file_has(dir, " before the error\n"));
+    xlog_warn("after the error");
+    struct timespec pause = {0, 100000000};
+    nanosleep(&pause, NULL);
+    assert_false(file_has(dir, " after the error\n")); /* buffered, as usual */
+    xlog_fatal("durable");
+    for (int i = 0; i < 1000 && !file_has(dir, " durable\n"); i++)
+        nanosleep(&pause, NULL);
+    assert_true(file_has(dir, " after the error\n"));
+    free(close_and_read(dir));
+}
+
+static int reset_filter(void **state)
+{
+    (void)state;
+    xlog_close();
+    xlog_set_filter("info");
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(module_rules_match_prefixes_and_the_most_specific_wins,
+                                  reset_filter),
+        cmocka_unit_test_teardown(module_level_changes_at_run_time, reset_filter),
+        cmocka_unit_test_teardown(thread_override_wins_over_module_rules, reset_filter),
+        cmocka_unit_test_teardown(filter_strings_are_checked_whole_with_the_place_of_the_mistake,
+                                  reset_filter),
+        cmocka_unit_test_teardown(environment_filter_applies_at_open_and_is_refused_whole,
+                                  reset_filter),
+        cmocka_unit_test_teardown(rate_limits_count_what_they_suppress, reset_filter),
+        cmocka_unit_test_teardown(backtrace_writes_the_lines_before_an_error_of_that_thread,
+                                  reset_filter),
+        cmocka_unit_test_teardown(dumped_backtrace_is_written_on_request, reset_filter),
+        cmocka_unit_test_teardown(an_error_is_in_the_file_without_waiting_for_a_flush,
+                                  reset_filter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
