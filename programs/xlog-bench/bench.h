@@ -69,6 +69,7 @@ typedef struct bench_row {
     uint64_t throughput_messages;
 
     uint64_t messages_sent;  /* every call of every phase */
+    int writes_nothing;      /* the calls are below the level: no line is due */
     line_census census;      /* what the files hold afterwards */
     int lines_ok;            /* 1: census.lines == messages_sent and none malformed;
                                 0: not so; -1: the row writes no file */

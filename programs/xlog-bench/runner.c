@@ -228,6 +228,7 @@ void run_phased(const phased_strategy *strategy, payload payload, const bench_op
     row->workers = worker_count;
     row->workers_are_processes = strategy->workers_are_processes;
     row->messages_sent = (uint64_t)worker_count * (1 + 2 * messages);
+    row->writes_nothing = strategy->writes_nothing;
     row->throughput_messages = (uint64_t)worker_count * messages;
 
     size_t header = sizeof(shared_block) + (size_t)worker_count * sizeof(bench_worker);

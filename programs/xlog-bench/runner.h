@@ -55,6 +55,7 @@ typedef struct phased_strategy {
     int multi_worker;          /* uses --threads workers (else one) */
     int workers_are_processes; /* fork() them instead of creating threads */
     int audit_syscalls;        /* count the caller's system calls (see syscall_audit.h) */
+    int writes_nothing;        /* its calls are turned down: no line is due */
     /* Main thread, before any worker starts: open what the workers share and
      * store it in *shared.  Returns 0 or a negative errno. */
     int (*setup)(const char *dir, void **shared);

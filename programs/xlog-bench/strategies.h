@@ -48,6 +48,12 @@ void xlog_live_threads_off_process(const bench_options *options, const char *dir
                                    bench_row *row);
 void xlog_short_threads_process(const bench_options *options, const char *dir, bench_row *row);
 
+/* strategy_levels.c: calls turned down by a level or a module rule, and an
+ * enabled call from a module */
+extern const phased_strategy xlog_off_level_strategy;
+extern const phased_strategy xlog_off_module_strategy;
+extern const phased_strategy xlog_module_strategy;
+
 /* strategy_terminal.c */
 uint64_t terminal_calls(const bench_options *options); /* calls a terminal row makes */
 void run_terminal_direct(const bench_options *options, const char *dir, bench_row *row);

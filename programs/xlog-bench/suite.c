@@ -40,6 +40,12 @@ static const suite_entry entries[] = {
     {"xlog-shared", "xlog, shared file", "xlog", ROW_PHASED, &xlog_shared_strategy, NULL},
     {"xlog-per-thread", "xlog, per-thread files", "xlog", ROW_PHASED,
      &xlog_per_thread_strategy, NULL},
+    {"xlog-off-level", "xlog, call below the level (DEBUG under INFO)", "xlog: a disabled call",
+     ROW_PHASED, &xlog_off_level_strategy, NULL},
+    {"xlog-off-module", "xlog, call below its module's level (another module at DEBUG)",
+     "xlog: a call a module rule turns down", ROW_PHASED, &xlog_off_module_strategy, NULL},
+    {"xlog-module", "xlog, shared file, call from a module", "xlog: an enabled call with a module",
+     ROW_PHASED, &xlog_module_strategy, NULL},
     {"xlog-throughput", "xlog back end: one thread, back to back", "xlog: back-end throughput",
      ROW_THROUGHPUT, NULL, run_xlog_throughput},
     {"xlog-burst", "xlog burst in a fresh process (peak RSS)", "xlog: memory under a burst",
@@ -58,7 +64,8 @@ static const suite_entry entries[] = {
 
 static const char default_suite[] =
     "timer,open-close,stdio-once,stdio-once:string,thread-files,flush-each,flock-procs,"
-    "xlog-shared,xlog-shared:string,xlog-per-thread,xlog-throughput,xlog-burst,"
+    "xlog-shared,xlog-shared:string,xlog-per-thread,xlog-off-level,xlog-off-module,xlog-module,"
+    "xlog-throughput,xlog-burst,"
     "xlog-live-threads,xlog-short-threads,tty-direct,tty-xlog";
 
 void suite_print_list(FILE *out)
