@@ -26,6 +26,7 @@
 
 #include "common/internal.h"
 #include "sinks/console_sink.h"
+#include "sinks/syslog_sink.h"
 #include "survival/survival.h"
 
 /* Serialises xlog_open and xlog_close with each other (and with fork). */
@@ -470,6 +471,7 @@ XLOG_API void xlog_stats(xlog_counters *out)
     out->lost = xlog_load(&xlog_counts.lost);
     out->refused = xlog_load(&xlog_counts.refused);
     out->console_dropped = xlog_load(&xlog_console_dropped);
+    out->syslog_dropped = xlog_load(&xlog_syslog_dropped);
     uint64_t dropped[XLOG_DROP_REASONS];
     xlog_enter();
     pthread_mutex_lock(&xlog_rings.lock);

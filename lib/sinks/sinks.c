@@ -22,6 +22,7 @@ typedef struct sink_kind {
 
 static const sink_kind extra_kinds[] = {
     {XLOG_SINK_CUSTOM, &xlog_custom_sink_ops, XLOG_DEFAULT_LINE},
+    {XLOG_SINK_SYSLOG, &xlog_syslog_sink_ops, "{message}"},
 };
 
 /* More sinks than anyone needs; a longer list is refused at xlog_open. */
