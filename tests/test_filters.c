@@ -384,6 +384,63 @@ static void an_error_is_in_the_file_without_waiting_for_a_flush(void **state)
     free(close_and_read(dir));
 }
 
+/* ---- rules changed while threads read them ---------------------------------- */
+
+/* Two filters whose mix is told from both: under either, "alpha" lets WARN
+ * through and "beta" ERROR, and neither lets TRACE through.  A reader that
+ * mixed one filter's module name with the other's level (alpha at error,
+ * beta at warn... or the process level at trace) would break that. */
+static const char *const flipping_filters[2] = {"warn,alpha=debug", "trace,beta=error,alpha=warn"};
+static int stop_flipping;
+
+static void *flip_filters(void *unused)
+{
+    (void)unused;
+    for (unsigned i = 0; !__atomic_load_n(&stop_flipping, __ATOMIC_RELAXED); i++)
+        if (xlog_set_filter(flipping_filters[i % 2]) != 0)
+            fail_msg("xlog_set_filter: %s", xlog_last_error());
+    return NULL;
+}
+
+static void *read_rules(void *failures)
+{
+    int rounds = test_scaled(200000);
+    for (int i = 0; i < rounds; i++) {
+        int torn = !xlog_module_enabled("alpha", XLOG_WARN) ||
+                   !xlog_module_enabled("beta.x", XLOG_ERROR) ||
+                   xlog_module_enabled("alpha.x", XLOG_TRACE);
+        if (torn)
+            __atomic_add_fetch((int *)failures, 1, __ATOMIC_RELAXED);
+        xlog_debug("reader line %d", i); /* the call site's cache is refreshed under fire */
+    }
+    return NULL;
+}
+
+static void rules_changed_while_threads_read_them_are_never_torn(void **state)
+{
+    (void)state;
+    char *dir = open_in("flip", xlog_defaults());
+    int failures = 0;
+    pthread_t flipper, readers[2];
+    __atomic_store_n(&stop_flipping, 0, __ATOMIC_RELAXED);
+    pthread_create(&flipper, NULL, flip_filters, NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_create(&readers[i], NULL, read_rules, &failures);
+    for (int i = 0; i < 2; i++)
+        pthread_join(readers[i], NULL);
+    __atomic_store_n(&stop_flipping, 1, __ATOMIC_RELAXED);
+    pthread_join(flipper, NULL);
+    assert_int_equal(failures, 0);
+    /* The last filter is the one in force, for every call site. */
+    assert_int_equal(xlog_set_filter("warn,alpha=debug"), 0);
+    xlog_debug("not written");
+    xlog_warn("written");
+    char *text = close_and_read(dir);
+    assert_false(strstr(text, " not written\n"));
+    assert_true(has(text, "WARN", "written"));
+    free(text);
+}
+
 static int reset_filter(void **state)
 {
     (void)state;
@@ -408,6 +465,8 @@ int main(void)
                                   reset_filter),
         cmocka_unit_test_teardown(dumped_backtrace_is_written_on_request, reset_filter),
         cmocka_unit_test_teardown(an_error_is_in_the_file_without_waiting_for_a_flush,
+                                  reset_filter),
+        cmocka_unit_test_teardown(rules_changed_while_threads_read_them_are_never_torn,
                                   reset_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -398,8 +398,7 @@ void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick)
         (double)(now - r->idle_since) * ns_per_tick < IDLE_NS)
         return;
     if (r->idle_stage == 0) {
-        xlog_store(&r->epoch, 0);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        __atomic_store_n(&r->epoch, 0, __ATOMIC_SEQ_CST); /* seen at once by the next call */
         r->idle_stage = 1;
     } else {
         trim(r, head);

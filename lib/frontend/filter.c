@@ -16,9 +16,14 @@
  * The rules are read by callers on any thread, possibly in a signal handler
  * that interrupted a change, so readers take no lock: the rules live in a
  * fixed table guarded by a sequence counter (odd while a change is being
- * written); a reader that sees it move reads again.  Changes are serialised
- * by a mutex, taken only by xlog_set_level, xlog_set_filter and
- * xlog_set_module_level.
+ * written); a reader that sees it move reads again.  Every word and byte of
+ * the table is read with an acquire load and written with a release store
+ * (no fences), so a reader that overlaps a change reads values that are
+ * merely stale, never a data race, and the final check of the counter
+ * cannot move before the reads it validates; this is slow only next to
+ * the call sites' cache, which it fills.  Changes are made on a copy and
+ * published whole, serialised by a mutex taken only by xlog_set_level,
+ * xlog_set_filter and xlog_set_module_level.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,35 +60,41 @@ XLOG_API uint32_t xlog_impl_generation = 1;
 
 /* ---- reading ---------------------------------------------------------------- */
 
-/* Whether module is prefix, or lies under it ("net" covers "net.tls"). */
-static int covers(const rule *r, const char *module)
+#define READ(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
+#define WRITE(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
+
+/* Whether the rule's module (length bytes) is module, or a module above it
+ * ("net" covers "net.tls"). */
+static int covers(const rule *r, size_t length, const char *module)
 {
-    return strncmp(module, r->module, r->length) == 0 &&
-           (module[r->length] == '\0' || module[r->length] == '.');
+    for (size_t i = 0; i < length; i++)
+        if (module[i] != READ(r->module[i]))
+            return 0;
+    return module[length] == '\0' || module[length] == '.';
 }
 
 /* The level of module under the current rules (lock-free, see the top). */
 static int level_of(const char *module, int *backtrace)
 {
     for (;;) {
-        uint64_t before = __atomic_load_n(&rules.sequence, __ATOMIC_ACQUIRE);
+        uint64_t before = READ(rules.sequence);
         if (before & 1) {
             sched_yield(); /* another thread is changing them */
             continue;
         }
-        int level = __atomic_load_n(&rules.process, __ATOMIC_RELAXED);
+        int level = READ(rules.process);
         size_t best = 0;
-        size_t count = __atomic_load_n(&rules.count, __ATOMIC_RELAXED);
+        size_t count = READ(rules.count);
         for (size_t i = 0; i < count && i < MAX_RULES && *module; i++) {
             const rule *r = &rules.list[i];
-            if (r->length > best && covers(r, module)) {
-                best = r->length;
-                level = r->level;
+            size_t length = READ(r->length);
+            if (length > best && length < MAX_MODULE && covers(r, length, module)) {
+                best = length;
+                level = READ(r->level);
             }
         }
-        *backtrace = __atomic_load_n(&rules.backtrace, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&rules.sequence, __ATOMIC_RELAXED) == before)
+        *backtrace = READ(rules.backtrace);
+        if (READ(rules.sequence) == before)
             return level;
     }
 }
@@ -107,7 +118,7 @@ XLOG_API uint64_t xlog_impl_site_refresh(xlog_impl_site *site)
 
 XLOG_API int xlog_get_level(void)
 {
-    return __atomic_load_n(&rules.process, __ATOMIC_RELAXED);
+    return READ(rules.process);
 }
 
 XLOG_API int xlog_module_enabled(const char *module, int level)
@@ -128,21 +139,28 @@ static void lock_rules(void)
     pthread_mutex_lock(&changing);
 }
 
-static void begin_change(void)
+/* Writes the table (every byte through a release store: see the top), and
+ * publishes it with a new floor and a new generation, so that every site
+ * computes its thresholds again at its next call.  Called with the mutex
+ * held, which it releases. */
+static void publish(int process, int backtrace, const rule *table, size_t count)
 {
-    __atomic_store_n(&rules.sequence, rules.sequence + 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
-/* Publishes the change: a new floor and a new generation, so that every
- * site computes its thresholds again at its next call. */
-static void end_change(void)
-{
-    int floor = rules.process < rules.backtrace ? rules.process : rules.backtrace;
-    for (size_t i = 0; i < rules.count; i++)
-        if (rules.list[i].level < floor)
-            floor = rules.list[i].level;
-    __atomic_store_n(&rules.sequence, rules.sequence + 1, __ATOMIC_RELEASE);
+    WRITE(rules.sequence, rules.sequence + 1);
+    WRITE(rules.process, process);
+    WRITE(rules.backtrace, backtrace);
+    for (size_t i = 0; i < count; i++) {
+        rule *r = &rules.list[i];
+        for (size_t c = 0; c < MAX_MODULE; c++)
+            WRITE(r->module[c], table[i].module[c]);
+        WRITE(r->length, table[i].length);
+        WRITE(r->level, table[i].level);
+    }
+    WRITE(rules.count, count);
+    int floor = process < backtrace ? process : backtrace;
+    for (size_t i = 0; i < count; i++)
+        if (table[i].level < floor)
+            floor = table[i].level;
+    WRITE(rules.sequence, rules.sequence + 1);
     __atomic_store_n(&xlog_impl_process_threshold, rules.process, __ATOMIC_RELAXED);
     __atomic_store_n(&xlog_impl_floor, floor, __ATOMIC_RELAXED);
     __atomic_store_n(&xlog_impl_generation, xlog_impl_generation + 1, __ATOMIC_RELEASE);
@@ -155,20 +173,26 @@ static int clamp_level(int level)
     return level < XLOG_TRACE ? XLOG_TRACE : level > XLOG_OFF ? XLOG_OFF : level;
 }
 
+/* Only writers (under the mutex) touch these copies of the rules. */
+static rule scratch[MAX_RULES];
+
+/* The rules in force, copied into scratch; returns their count. */
+static size_t copy_rules(void)
+{
+    memcpy(scratch, rules.list, rules.count * sizeof *scratch);
+    return rules.count;
+}
+
 XLOG_API void xlog_set_level(int level)
 {
     lock_rules();
-    begin_change();
-    __atomic_store_n(&rules.process, clamp_level(level), __ATOMIC_RELAXED);
-    end_change();
+    publish(clamp_level(level), rules.backtrace, scratch, copy_rules());
 }
 
 void xlog_set_backtrace_level(int level)
 {
     lock_rules();
-    begin_change();
-    __atomic_store_n(&rules.backtrace, clamp_level(level), __ATOMIC_RELAXED);
-    end_change();
+    publish(rules.process, clamp_level(level), scratch, copy_rules());
 }
 
 /* A module name: letters, digits, '_', '-' and dots between them. */
@@ -215,9 +239,9 @@ XLOG_API int xlog_set_module_level(const char *module, int level)
         return -EINVAL;
     }
     lock_rules();
-    begin_change();
-    int rc = put_rule(rules.list, &rules.count, module, strlen(module), clamp_level(level));
-    end_change();
+    size_t count = copy_rules();
+    int rc = put_rule(scratch, &count, module, strlen(module), clamp_level(level));
+    publish(rules.process, rules.backtrace, scratch, count);
     if (rc != 0)
         xlog_set_error("xlog_set_module_level: more than %d module rules", MAX_RULES);
     return rc;
@@ -284,21 +308,15 @@ static int parse_filter(const char *filter, const char *what, int *process, rule
 
 int xlog_apply_filter(const char *filter, const char *what, int process, int check_only)
 {
-    static rule table[MAX_RULES]; /* under the mutex */
     size_t count;
     lock_rules();
-    int rc = parse_filter(filter, what, &process, table, &count);
+    int rc = parse_filter(filter, what, &process, scratch, &count);
     if (rc != 0 || check_only) {
         pthread_mutex_unlock(&changing);
         xlog_leave();
         return rc;
     }
-    begin_change();
-    __atomic_store_n(&rules.count, 0, __ATOMIC_RELAXED);
-    memcpy(rules.list, table, count * sizeof *table);
-    __atomic_store_n(&rules.count, count, __ATOMIC_RELAXED);
-    __atomic_store_n(&rules.process, process, __ATOMIC_RELAXED);
-    end_change();
+    publish(process, rules.backtrace, scratch, count);
     return 0;
 }
 
