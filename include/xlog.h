@@ -262,10 +262,19 @@ enum { XLOG_SINK_SYSLOG = 1, XLOG_SINK_CUSTOM = 2 };
  * down or slow never makes a caller, the back end or the files wait.  What
  * does not fit in the buffer is dropped and counted
  * (xlog_counters.syslog_dropped); once delivery works again, the collector
- * gets a message saying how many were dropped.  A connection that breaks is
- * opened again, waiting longer after each failure (up to 5 s).  Over TCP,
- * messages already handed to the kernel when the collector dies may be lost
- * without a count (TCP does not tell the sender what the peer read). */
+ * gets a message saying how many were dropped.  A message that could not be
+ * sent stays queued and is sent again once the connection is opened again
+ * (after 100 ms, then waiting twice as long after each failure, up to 5 s),
+ * so a short outage loses nothing.  Messages already handed to the kernel,
+ * or inside the collector, when the collector dies may be lost without a
+ * count, over every transport (a socket does not tell the sender what the
+ * peer read).  At a crash, messages still queued for syslog are not sent.
+ *
+ * The header: RFC 5424 has the time in UTC with microseconds ("Z"), the
+ * host name, APP-NAME and the pid; RFC 3164 has the local time without a
+ * year, the host name over UDP and TCP (not over the local socket, as
+ * syslog(3) does), and TAG[pid].  rsyslog reads RFC 5424 from its local
+ * socket only with imuxsock's UseSpecialParser="off". */
 typedef enum xlog_syslog_transport {
     XLOG_SYSLOG_UNIX = 0, /* a local datagram socket: address is its path */
     XLOG_SYSLOG_UDP = 1,  /* address is "host:port" */
@@ -286,7 +295,9 @@ typedef struct xlog_syslog_config {
     xlog_sink_config sink;
     xlog_syslog_transport transport; /* default XLOG_SYSLOG_UNIX */
     /* The socket's path (default "/dev/log"), or "host:port" for UDP and TCP
-     * (default "127.0.0.1:514"). */
+     * (default "127.0.0.1:514"); NULL means the transport's default.  A
+     * host name is resolved by the sink's own thread: prefer a numeric
+     * address, which never waits for DNS. */
     const char *address;
     xlog_syslog_format format;       /* default XLOG_SYSLOG_AUTO */
     /* Facility, 0 to 23 (default 1, "user"); severity follows the level:
