@@ -25,12 +25,12 @@
 
 static char out[1 << 16];
 
-/* Shows bytes readably in failure messages. */
+/* Shows bytes readably in failure messages, up to three in one message. */
 static const char *visible(const char *p, size_t n)
 {
-    static char text[2][4096];
-    static int which;
-    char *v = text[which++ & 1];
+    static char text[3][4096];
+    static unsigned which;
+    char *v = text[which++ % 3];
     size_t o = 0;
     for (size_t i = 0; i < n && o + 8 < sizeof text[0]; i++) {
         unsigned char b = (unsigned char)p[i];
