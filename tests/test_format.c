@@ -1213,6 +1213,64 @@ static void test_escape_option_escapes_c1_separators_and_invalid_utf8(void **sta
 }
 
 /* ------------------------------------------------------------------------ */
+/* Raw output                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Renders fmt with args and compares with glibc's snprintf of fmt given the
+ * same values with their C types (the arguments after nargs). */
+#define EXPECT_AS_SNPRINTF(fmt, args, nargs, ...)                                \
+    do {                                                                         \
+        int n_ = snprintf(expected, sizeof expected, fmt, ##__VA_ARGS__);        \
+        assert_true(n_ >= 0);                                                    \
+        expect_render(fmt, strlen(fmt), args, nargs, 0, expected, (size_t)n_);   \
+    } while (0)
+
+/* Nothing is escaped here, the layouts do it (test_escape.c): control bytes,
+ * C1 characters, line separators and invalid UTF-8, from the format or from
+ * %s %c %ls %lc, come out as snprintf writes them, and a width counts their
+ * bytes. */
+static void test_raw_bytes_come_out_as_snprintf_writes_them(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C");
+    EXPECT_AS_SNPRINTF("a\nb", NULL, 0);
+    EXPECT_AS_SNPRINTF("\r\t\x1b[0m\x7f\x01 caf\xc3\xa9", NULL, 0);
+    EXPECT_AS_SNPRINTF("\xc2\x9b[31m|\xc2\x85|a\xe2\x80\xa8" "b\xe2\x80\xa9|\xff\xc3(|\xed\xa0\x80|"
+                       "\xc3\xa9", NULL, 0);
+
+    xlog_arg str = { .s = { "line1\r\nline2", 12 } };
+    EXPECT_AS_SNPRINTF("got: %s.", &str, 1, str.s.ptr);
+    EXPECT_AS_SNPRINTF("[%.6s]", &str, 1, str.s.ptr);
+    xlog_arg tab = { .s = { "\tx", 2 } };
+    EXPECT_AS_SNPRINTF("[%5s|%-5s|%3s]", ((xlog_arg[]){ tab, tab, tab }), 3, tab.s.ptr, tab.s.ptr,
+                       tab.s.ptr);
+    xlog_arg csi = { .s = { "\x9b" "2J\xe2\x80\xa8", 6 } };
+    /* the precision cuts U+2028 after its first byte, as glibc does */
+    EXPECT_AS_SNPRINTF("[%s|%9s|%-12.4s]", ((xlog_arg[]){ csi, csi, csi }), 3, csi.s.ptr, csi.s.ptr,
+                       csi.s.ptr);
+
+    xlog_arg ch = { .i = '\n' }, esc = { .i = 0x1b }, nul = { .i = 0 }, c1 = { .i = 0x85 };
+    EXPECT_AS_SNPRINTF("[%c|%4c|%-5c]", ((xlog_arg[]){ ch, ch, esc }), 3, '\n', '\n', 0x1b);
+    EXPECT_AS_SNPRINTF("[%c]", &nul, 1, 0);
+    EXPECT_AS_SNPRINTF("[%c]", &c1, 1, 0x85); /* one byte, not UTF-8 */
+    xlog_arg lead = { .i = 0xc3 }, trail = { .i = 0xa9 };
+    EXPECT_AS_SNPRINTF("%c%c", ((xlog_arg[]){ lead, trail }), 2, 0xc3, 0xa9);
+
+    /* glibc has no rule for "%\n"; ours shows it literally, its byte raw */
+    xlog_arg num = { .i = -5 };
+    expect_text("%d%\n", &num, 1, 0, "-5%\n");
+
+    assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+    xlog_arg ws = { .ws = { L"a\n\xe9", 3 } };
+    EXPECT_AS_SNPRINTF("[%ls|%6ls]", ((xlog_arg[]){ ws, ws }), 2, ws.ws.ptr, ws.ws.ptr);
+    xlog_arg wc = { .u = L'\t' };
+    EXPECT_AS_SNPRINTF("[%3lc]", &wc, 1, (wint_t)L'\t');
+    xlog_arg separators = { .ws = { L"\x85|\x2028|\x1f600", 5 } };
+    EXPECT_AS_SNPRINTF("%ls", &separators, 1, separators.ws.ptr);
+    setlocale(LC_ALL, "C");
+}
+
+/* ------------------------------------------------------------------------ */
 /* Output capacity                                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -1240,6 +1298,21 @@ static void test_truncation(void **state)
     char out[3];
     assert_int_equal(xlog_fmt_render("a\x01", 2, NULL, 0, XLOG_FMT_ESCAPE, out, 3), 5);
     assert_memory_equal(out, "a\\x", 3);
+
+    /* a capacity cuts where it falls, inside a character too, as snprintf's
+     * does before its NUL */
+    static const char *const raw[] = { "ab\xe2\x80\xa8", "a\x01" };
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {
+        size_t len = strlen(raw[i]);
+        for (size_t cap = 0; cap <= len; cap++) {
+            char ours[8], theirs[8];
+            memset(ours, '#', sizeof ours);
+            assert_int_equal(snprintf(theirs, cap + 1, "%s", raw[i]), (int)len);
+            assert_int_equal(xlog_fmt_render(raw[i], len, NULL, 0, 0, ours, cap), len);
+            assert_memory_equal(ours, theirs, cap);
+            assert_int_equal(ours[cap], '#');
+        }
+    }
 }
 
 int main(void)
@@ -1270,6 +1343,7 @@ int main(void)
         cmocka_unit_test(test_null_string_under_short_precision_prints_like_glibc),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_escape_option_escapes_c1_separators_and_invalid_utf8),
+        cmocka_unit_test(test_raw_bytes_come_out_as_snprintf_writes_them),
         cmocka_unit_test(test_truncation),
     };
     return cmocka_run_group_tests(tests, setup_seed, NULL);
