@@ -213,7 +213,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, size_t extra_cap,
                             size_t *len)
 {
-    size_t total = xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, 0, NULL, 0);
+    size_t total = xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, NULL, 0);
     *len = total;
     size_t full_cap = total <= FULL_LIMIT ? total : 4096;
     /* one guard byte after cap shows that nothing past it is written */
@@ -221,7 +221,7 @@ static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, s
     if (!full)
         abort();
     full[full_cap] = 'G';
-    if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, 0, full, full_cap) != total ||
+    if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, full, full_cap) != total ||
         full[full_cap] != 'G')
         abort();
 
@@ -232,7 +232,7 @@ static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, s
         if (!part)
             abort();
         part[cap] = 'G';
-        if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, 0, part, cap) != total ||
+        if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, part, cap) != total ||
             memcmp(part, full, cap) != 0 || part[cap] != 'G')
             abort();
         free(part);

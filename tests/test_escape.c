@@ -367,7 +367,7 @@ static void expect_rendered(const char *fmt, const xlog_arg *args, size_t nargs,
                             const char *expected)
 {
     char raw[256];
-    size_t raw_len = xlog_fmt_render(fmt, strlen(fmt), args, nargs, 0, raw, sizeof raw);
+    size_t raw_len = xlog_fmt_render(fmt, strlen(fmt), args, nargs, raw, sizeof raw);
     assert_true(raw_len <= sizeof raw);
     expect_escape(raw, raw_len, expected);
 }
@@ -423,7 +423,7 @@ static void rendered_messages_are_escaped_whole(void **state)
     };
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         char raw[8];
-        size_t raw_len = xlog_fmt_render(cuts[i].fmt, strlen(cuts[i].fmt), NULL, 0, 0, raw,
+        size_t raw_len = xlog_fmt_render(cuts[i].fmt, strlen(cuts[i].fmt), NULL, 0, raw,
                                          sizeof raw);
         size_t written;
         memset(out, '#', 16);
