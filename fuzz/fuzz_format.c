@@ -10,14 +10,16 @@
  * reading past it is caught.  When the bytes run out, the remaining arguments
  * are missing.
  *
- * Checked, with and without XLOG_FMT_ESCAPE, at several capacities: the length
- * is the same whatever the capacity; what is written is a prefix of the full
- * output and nothing past cap is touched; with ESCAPE the output is what a
- * line may hold (tests/line_rule.h).  The unescaped output must equal glibc
- * snprintf's, compared one segment (literal text and one conversion) at a time
- * with the real types, up to the first segment our defined behaviour changes
- * (a refused or literal conversion, %n, a missing argument, a NUL in the
- * format).
+ * Checked at several capacities: the length is the same whatever the
+ * capacity; what is written is a prefix of the full output and nothing past
+ * cap is touched.  The output must equal glibc snprintf's, raw bytes and all,
+ * compared one segment (literal text and one conversion) at a time with the
+ * real types, up to the first segment our defined behaviour changes (a
+ * refused or literal conversion, %n, a missing argument, a NUL in the
+ * format).  Then it is escaped whole, as the text layout escapes a message
+ * (lib/format/escape.c): the result is what a line may hold
+ * (tests/line_rule.h), at most XLOG_ESCAPE_GROWTH times as long, and the
+ * output itself when that already was.
  */
 #include <locale.h>
 #include <stdbool.h>
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "format/escape.h"
 #include "format/format.h"
 #include "format_reference.h"
 #include "line_rule.h"
@@ -207,10 +210,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /* Renders at several capacities and checks the invariants; returns the full
  * output (malloc'ed, *len bytes) when it is small enough, else NULL. */
-static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, unsigned options,
-                            size_t extra_cap, size_t *len)
+static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, size_t extra_cap,
+                            size_t *len)
 {
-    size_t total = xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, options, NULL, 0);
+    size_t total = xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, NULL, 0);
     *len = total;
     size_t full_cap = total <= FULL_LIMIT ? total : 4096;
     /* one guard byte after cap shows that nothing past it is written */
@@ -218,7 +221,7 @@ static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, u
     if (!full)
         abort();
     full[full_cap] = 'G';
-    if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, options, full, full_cap) != total ||
+    if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, full, full_cap) != total ||
         full[full_cap] != 'G')
         abort();
 
@@ -229,24 +232,36 @@ static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, u
         if (!part)
             abort();
         part[cap] = 'G';
-        if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, options, part, cap) != total ||
+        if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, part, cap) != total ||
             memcmp(part, full, cap) != 0 || part[cap] != 'G')
             abort();
         free(part);
     }
 
-    if ((options & XLOG_FMT_ESCAPE) && total <= FULL_LIMIT) {
-        locale_t before = uselocale(utf8); /* line_rule.h decodes UTF-8 */
-        bool allowed = line_rule_allows(full, total);
-        uselocale(before);
-        if (!allowed)
-            abort();
-    }
     if (total > FULL_LIMIT) {
         free(full);
         return NULL;
     }
     return full;
+}
+
+/* Escapes the whole output, as the text layout escapes a message, and checks
+ * that a line may hold the result. */
+static void check_escaped(const char *raw, size_t len)
+{
+    char *escaped = malloc(XLOG_ESCAPE_GROWTH * len + 1);
+    if (!escaped)
+        abort();
+    size_t written;
+    size_t n = xlog_escape_text(escaped, XLOG_ESCAPE_GROWTH * len, raw, len, &written);
+    locale_t before = uselocale(utf8); /* line_rule.h decodes UTF-8 */
+    bool allowed = line_rule_allows(escaped, n);
+    bool raw_allowed = line_rule_allows(raw, len);
+    uselocale(before);
+    if (written != n || n < len || n > XLOG_ESCAPE_GROWTH * len || !allowed ||
+        (raw_allowed && (n != len || memcmp(escaped, raw, len) != 0)))
+        abort();
+    free(escaped);
 }
 
 /* Every step of the parser starts where the last one ended, moves forward,
@@ -288,16 +303,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t extra_cap = r.left ? r.p[0] : 0;
 
     size_t len;
-    char *plain = render_checked(fmt, fmt_len, &d, 0, extra_cap, &len);
-    size_t escaped_len;
-    free(render_checked(fmt, fmt_len, &d, XLOG_FMT_ESCAPE, extra_cap, &escaped_len));
-    if (escaped_len < len)
-        abort(); /* escaping only ever lengthens */
+    char *out = render_checked(fmt, fmt_len, &d, extra_cap, &len);
+    if (out) {
+        compare_with_snprintf(fmt, fmt_len, &d, out, len);
+        check_escaped(out, len);
+    }
 
-    if (plain)
-        compare_with_snprintf(fmt, fmt_len, &d, plain, len);
-
-    free(plain);
+    free(out);
     for (size_t i = 0; i < d.nowned; i++)
         free(d.owned[i]);
     free(fmt);

@@ -7,7 +7,9 @@
  * against line_rule.h, which decodes with glibc instead of escape.c: whatever
  * the input, the output is allowed in a line, and an input that is already
  * allowed comes out unchanged.  Capacity, cut points and the worst-case
- * growth are checked byte for byte.
+ * growth are checked byte for byte.  Messages are escaped as the back end
+ * and the text layout do it: rendered raw by the format engine, then
+ * escaped whole.
  */
 #include <locale.h>
 #include <setjmp.h>
@@ -21,16 +23,17 @@
 #include <cmocka.h>
 
 #include "format/escape.h"
+#include "format/format.h"
 #include "line_rule.h"
 
 static char out[1 << 16];
 
-/* Shows bytes readably in failure messages. */
+/* Shows bytes readably in failure messages, up to three in one message. */
 static const char *visible(const char *p, size_t n)
 {
-    static char text[2][4096];
-    static int which;
-    char *v = text[which++ & 1];
+    static char text[3][4096];
+    static unsigned which;
+    char *v = text[which++ % 3];
     size_t o = 0;
     for (size_t i = 0; i < n && o + 8 < sizeof text[0]; i++) {
         unsigned char b = (unsigned char)p[i];
@@ -359,6 +362,78 @@ static void growth_is_at_most_four_bytes_per_byte(void **state)
     assert_int_equal(written, len);
 }
 
+/* A message as a text line holds it: rendered raw, then escaped whole. */
+static void expect_rendered(const char *fmt, const xlog_arg *args, size_t nargs,
+                            const char *expected)
+{
+    char raw[256];
+    size_t raw_len = xlog_fmt_render(fmt, strlen(fmt), args, nargs, raw, sizeof raw);
+    assert_true(raw_len <= sizeof raw);
+    expect_escape(raw, raw_len, expected);
+}
+
+/* Widths and precisions count raw bytes, as snprintf's do, so an escape can
+ * make a padded field wider than its width; and the whole message is escaped
+ * at once, so a character made by two conversions ("%c%c") passes whole. */
+static void rendered_messages_are_escaped_whole(void **state)
+{
+    (void)state;
+    expect_rendered("a\nb", NULL, 0, "a\\nb");
+    expect_rendered("\r\t\x1b[0m\x7f\x01 caf\xc3\xa9", NULL, 0,
+                    "\\r\\t\\x1b[0m\\x7f\\x01 caf\xc3\xa9");
+    expect_rendered("\xc2\x9b[31m|\xc2\x85|a\xe2\x80\xa8" "b\xe2\x80\xa9|\xff\xc3(|\xed\xa0\x80|"
+                    "\xc3\xa9", NULL, 0,
+                    "\\u009b[31m|\\u0085|a\\u2028b\\u2029|\\xff\\xc3(|\\xed\\xa0\\x80|\xc3\xa9");
+
+    xlog_arg str = { .s = { "line1\r\nline2", 12 } };
+    expect_rendered("got: %s.", &str, 1, "got: line1\\r\\nline2.");
+    expect_rendered("[%.6s]", &str, 1, "[line1\\r]");
+    xlog_arg tab = { .s = { "\tx", 2 } };
+    expect_rendered("[%5s|%-5s|%3s]", (xlog_arg[]){ tab, tab, tab }, 3, "[   \\tx|\\tx   | \\tx]");
+    xlog_arg csi = { .s = { "\x9b" "2J\xe2\x80\xa8", 6 } };
+    expect_rendered("[%s|%9s|%-12.4s]", (xlog_arg[]){ csi, csi, csi }, 3,
+                    "[\\x9b2J\\u2028|   \\x9b2J\\u2028|\\x9b2J\\xe2        ]");
+
+    xlog_arg ch = { .i = '\n' }, esc = { .i = 0x1b }, nul = { .i = 0 }, c1 = { .i = 0x85 };
+    expect_rendered("[%c|%4c|%-5c]", (xlog_arg[]){ ch, ch, esc }, 3, "[\\n|   \\n|\\x1b    ]");
+    expect_rendered("[%c]", &nul, 1, "[\\x00]");
+    expect_rendered("[%c]", &c1, 1, "[\\x85]");
+    xlog_arg lead = { .i = 0xc3 }, trail = { .i = 0xa9 };
+    expect_rendered("%c%c", (xlog_arg[]){ lead, trail }, 2, "\xc3\xa9");
+    /* numbers need nothing; an unknown conversion, shown literally, does */
+    xlog_arg num = { .i = -5 };
+    expect_rendered("%d%\n", &num, 1, "-5%\\n");
+
+    /* main() set LC_CTYPE to C.UTF-8, which %ls and %lc convert with */
+    xlog_arg ws = { .ws = { L"a\n\xe9", 3 } };
+    expect_rendered("[%ls|%6ls]", (xlog_arg[]){ ws, ws }, 2, "[a\\n\xc3\xa9|  a\\n\xc3\xa9]");
+    xlog_arg wc = { .u = L'\t' };
+    expect_rendered("[%3lc]", &wc, 1, "[  \\t]");
+    xlog_arg separators = { .ws = { L"\x85|\x2028|\x1f600", 5 } };
+    expect_rendered("%ls", &separators, 1, "\\u0085|\\u2028|\xf0\x9f\x98\x80");
+
+    xlog_arg args[3] = { { .s = { "alice", 5 } }, { .i = 42 }, { .d = 1.25 } };
+    expect_rendered("user %s logged in, id %d, took %f ms", args, 3,
+                    "user alice logged in, id 42, took 1.250000 ms");
+
+    /* at a capacity the escaped text ends before the escape that does not fit */
+    static const struct { const char *fmt; size_t cap, written, full; } cuts[] = {
+        { "ab\xe2\x80\xa8", 5, 2, 8 }, /* "ab\u2028" */
+        { "a\x01", 3, 1, 5 },          /* "a\x01" */
+    };
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        char raw[8];
+        size_t raw_len = xlog_fmt_render(cuts[i].fmt, strlen(cuts[i].fmt), NULL, 0, raw,
+                                         sizeof raw);
+        size_t written;
+        memset(out, '#', 16);
+        assert_int_equal(xlog_escape_text(out, cuts[i].cap, raw, raw_len, &written), cuts[i].full);
+        assert_int_equal(written, cuts[i].written);
+        assert_memory_equal(out, cuts[i].fmt, written);
+        assert_int_equal(out[written], '#');
+    }
+}
+
 int main(void)
 {
     if (!setlocale(LC_CTYPE, "C.UTF-8")) { /* line_rule.h decodes with mbrtowc */
@@ -377,6 +452,7 @@ int main(void)
         cmocka_unit_test(utf8_cut_never_splits_a_character),
         cmocka_unit_test(utf8_cut_points_escape_like_the_whole),
         cmocka_unit_test(growth_is_at_most_four_bytes_per_byte),
+        cmocka_unit_test(rendered_messages_are_escaped_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

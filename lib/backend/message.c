@@ -65,7 +65,7 @@ size_t xlog_message_render(char *out, size_t max_message, const xlog_record *rec
 {
     xlog_record_decode_args(view->args, view->kinds, view->nargs, args);
     size_t format_length = line_format_length(view->format, view->format_length);
-    size_t full = xlog_fmt_render(view->format, format_length, args, (size_t)view->nargs, 0, out,
+    size_t full = xlog_fmt_render(view->format, format_length, args, (size_t)view->nargs, out,
                                   max_message);
     size_t length = full;
     *truncated = full > max_message || (rec->flags & XLOG_REC_TRUNCATED);

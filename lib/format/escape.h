@@ -23,10 +23,10 @@
  *
  * How it works: escape.c copies runs of bytes that pass unchanged in bulk
  * (sixteen ASCII bytes are checked at a time, xlog_printable_ascii_span) and
- * decodes only what is not printable ASCII.  This one rule is used by the renderer's XLOG_FMT_ESCAPE
- * option (format.c) and by the text layouts (layouts/) for every field of a
- * line; JSON lines (layouts/json.c) decode UTF-8 with the same
- * xlog_utf8_sequence.
+ * decodes only what is not printable ASCII.  This one rule is used by the
+ * text layouts (layouts/) for every field of a line, the message included
+ * (format.c renders it raw); JSON lines (layouts/json.c) decode UTF-8 with the
+ * same xlog_utf8_sequence.
  */
 #ifndef XLOG_ESCAPE_H
 #define XLOG_ESCAPE_H

@@ -19,8 +19,8 @@
  * (render_fixed_fast).  Wide characters are converted with wcrtomb, as
  * glibc's printf does.  "%m" prints the caller's saved errno through
  * strerror_r (or strerrorname_np for "%#m"), glibc's own sources of that text.
- * With XLOG_FMT_ESCAPE, text goes through escape.c, the one definition of
- * what a line may contain.
+ * Nothing is escaped here: a message is rendered once, and each layout
+ * escapes it for its own line format (escape.h for text, RFC 8259 for JSON).
  */
 #define _GNU_SOURCE /* strerror_r returning the text, strerrorname_np, GROUPING */
 #include "format.h"
@@ -34,8 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "escape.h"
 
 #ifdef __FAST_MATH__
 #error "format.c relies on exact IEEE arithmetic (nan, rounding): build it without -ffast-math"
@@ -265,7 +263,6 @@ typedef struct sink {
     char *buf;
     size_t cap;
     size_t len;
-    bool escape;
 } sink;
 
 static inline void put(sink *o, const char *p, size_t n)
@@ -297,60 +294,6 @@ static inline void pad(sink *o, char ch, size_t n)
     o->len += n;
 }
 
-/* How many bytes p[0..n) occupies in the output. */
-static size_t shown_size(const sink *o, const char *p, size_t n)
-{
-    if (!o->escape || xlog_printable_ascii_span(p, n) == n)
-        return n;
-    return xlog_escape_text(NULL, 0, p, n, NULL);
-}
-
-/*
- * Writes p[0..n) escaped.  The sink keeps exactly the first cap bytes of the
- * output, so when the escaped text does not fit, the escape or character
- * that straddles the end is cut, which xlog_escape_text never does: that one
- * is escaped into a small buffer first.  Escaping pieces that end between two
- * characters (xlog_utf8_cut) gives the same bytes as escaping the whole.
- */
-static void put_escaped(sink *o, const char *p, size_t n)
-{
-    if (xlog_printable_ascii_span(p, n) == n) { /* the usual text: nothing to escape */
-        put(o, p, n);
-        return;
-    }
-    size_t room = o->len < o->cap ? o->cap - o->len : 0;
-    if (n * XLOG_ESCAPE_GROWTH <= room) { /* it all fits */
-        o->len += xlog_escape_text(o->buf + o->len, room, p, n, NULL);
-        return;
-    }
-    while (n > 0 && room > 0) {
-        size_t limit = room / XLOG_ESCAPE_GROWTH;
-        size_t piece = xlog_utf8_cut(p, n, limit > 4 ? limit : 4); /* 4: a whole character */
-        size_t shown;
-        if (piece * XLOG_ESCAPE_GROWTH <= room) {
-            shown = xlog_escape_text(o->buf + o->len, room, p, piece, NULL);
-        } else {
-            char last[4 * XLOG_ESCAPE_GROWTH];
-            shown = xlog_escape_text(last, sizeof last, p, piece, NULL);
-            memcpy(o->buf + o->len, last, shown < room ? shown : room);
-        }
-        o->len += shown;
-        room -= shown < room ? shown : room;
-        p += piece;
-        n -= piece;
-    }
-    o->len += shown_size(o, p, n);
-}
-
-/* Writes text that may need escaping (format text, %s, %c, %ls, %lc, %m). */
-static inline void put_text(sink *o, const char *p, size_t n)
-{
-    if (o->escape)
-        put_escaped(o, p, n);
-    else
-        put(o, p, n);
-}
-
 /* A conversion's flags, width and precision once '*' arguments are read. */
 typedef struct field {
     unsigned flags;
@@ -360,11 +303,10 @@ typedef struct field {
 
 static void put_padded_text(sink *o, const field *f, const char *p, size_t n)
 {
-    size_t shown = f->width ? shown_size(o, p, n) : 0; /* only a width needs it */
-    size_t fill = f->width > shown ? f->width - shown : 0;
+    size_t fill = f->width > n ? f->width - n : 0;
     if (!(f->flags & XLOG_FMT_FLAG_MINUS))
         pad(o, ' ', fill);
-    put_text(o, p, n);
+    put(o, p, n);
     if (f->flags & XLOG_FMT_FLAG_MINUS)
         pad(o, ' ', fill);
 }
@@ -877,15 +819,13 @@ static void render_string(sink *o, const field *f, const xlog_arg *value)
 /* Converts a wide string as glibc's %ls does (wcsrtombs): character by
  * character, stopping at L'\0', after len characters, or before a character
  * whose bytes would pass limit.  Writes the bytes to o unless o is NULL.
- * Returns the byte count and its escaped size in *shown, or false when a
- * character has no multibyte form in the current locale. */
-static bool convert_wide(sink *o, const wchar_t *ws, size_t len, size_t limit,
-                         const sink *style, size_t *bytes, size_t *shown)
+ * Returns the byte count in *bytes, or false when a character has no
+ * multibyte form in the current locale. */
+static bool convert_wide(sink *o, const wchar_t *ws, size_t len, size_t limit, size_t *bytes)
 {
     mbstate_t state;
     memset(&state, 0, sizeof state);
     *bytes = 0;
-    *shown = 0;
     for (size_t i = 0; i < len && ws[i] != L'\0' && *bytes < limit; i++) {
         char mb[MB_LEN_MAX];
         size_t n = wcrtomb(mb, ws[i], &state);
@@ -894,9 +834,8 @@ static bool convert_wide(sink *o, const wchar_t *ws, size_t len, size_t limit,
         if (n > limit - *bytes)
             break;
         *bytes += n;
-        *shown += shown_size(style, mb, n);
         if (o)
-            put_text(o, mb, n);
+            put(o, mb, n);
     }
     return true;
 }
@@ -910,13 +849,13 @@ static bool render_wide_string(sink *o, const field *f, const xlog_arg *value)
         return true;
     }
     size_t limit = f->precision >= 0 ? (size_t)f->precision : SIZE_MAX;
-    size_t bytes, shown;
-    if (!convert_wide(NULL, value->ws.ptr, value->ws.len, limit, o, &bytes, &shown))
+    size_t bytes;
+    if (!convert_wide(NULL, value->ws.ptr, value->ws.len, limit, &bytes))
         return false;
-    size_t fill = f->width > shown ? f->width - shown : 0;
+    size_t fill = f->width > bytes ? f->width - bytes : 0;
     if (!(f->flags & XLOG_FMT_FLAG_MINUS))
         pad(o, ' ', fill);
-    convert_wide(o, value->ws.ptr, value->ws.len, limit, o, &bytes, &shown);
+    convert_wide(o, value->ws.ptr, value->ws.len, limit, &bytes);
     if (f->flags & XLOG_FMT_FLAG_MINUS)
         pad(o, ' ', fill);
     return true;
@@ -971,7 +910,7 @@ static void render_conversion(sink *o, const xlog_conv *c, const xlog_arg *args,
          * wrong ones: they are all shown literally too. */
         if (c->conv != '?')
             *next_arg = nargs;
-        put_text(o, c->spec, c->spec_len);
+        put(o, c->spec, c->spec_len);
         return;
     }
 
@@ -1032,20 +971,20 @@ static void render_conversion(sink *o, const xlog_conv *c, const xlog_arg *args,
         break;
     }
     if (!done)
-        put_text(o, c->spec, c->spec_len);
+        put(o, c->spec, c->spec_len);
 }
 
 size_t xlog_fmt_render(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
-                       unsigned options, char *out, size_t cap)
+                       char *out, size_t cap)
 {
-    sink o = { .buf = out, .cap = cap, .len = 0, .escape = (options & XLOG_FMT_ESCAPE) != 0 };
+    sink o = { .buf = out, .cap = cap, .len = 0 };
     if (fmt_len == 0)
         return 0;
     const char *cursor = fmt, *end = fmt + fmt_len;
     size_t next_arg = 0;
     xlog_conv c;
     while (xlog_fmt_next(&cursor, end, &c)) {
-        put_text(&o, c.lit, c.lit_len);
+        put(&o, c.lit, c.lit_len);
         if (c.conv)
             render_conversion(&o, &c, args, nargs, &next_arg);
     }

@@ -15,6 +15,11 @@
  * back end).  Formats are given with an explicit length and need not be
  * NUL-terminated.
  *
+ * The output is raw bytes, as snprintf's is: control characters, NUL bytes
+ * (from "%c" of 0, for one), invalid UTF-8 and line separators come out as
+ * the format and the arguments hold them.  Making a message fit a line is
+ * the layouts' work: escape.h's rule for text, RFC 8259 for JSON.
+ *
  * Defined results for bad input (never undefined behaviour):
  *   - "%n" consumes its pointer argument (so later arguments stay aligned),
  *     writes nothing to memory, and is shown literally as "%n" (its whole
@@ -32,11 +37,8 @@
  *     literally, and so is every later conversion that takes an argument;
  *   - a %lc or %ls character with no multibyte form in the current locale
  *     makes that conversion shown literally (glibc's snprintf fails whole);
- *   - with XLOG_FMT_ESCAPE, the text coming from the format or from a %s,
- *     %c, %ls, %lc or %m conversion follows escape.h's rule (no control
- *     character, no line separator, valid UTF-8), each piece escaped on its
- *     own: a character split across two pieces (two "%c") is shown as \xNN
- *     escapes.  A width counts the escaped bytes.
+ *   - a NUL byte within fmt_len is literal text, where snprintf's format
+ *     would end.
  *
  * Like glibc (2.35 and later): "%%" ignores flags, width and precision ("%5%"
  * prints "%"), but a '*' in it still consumes its int; "%p" of NULL prints
@@ -155,14 +157,11 @@ int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c);
  * have been written). */
 int xlog_fmt_kinds(const char *fmt, size_t fmt_len, unsigned char *kinds, int max);
 
-/* Render options. */
-#define XLOG_FMT_ESCAPE 0x1u /* escape as escape.h says, see the top of this file */
-
 /* Renders fmt with args into out (at most cap bytes, no NUL terminator added).
  * Returns the length the complete output has, which may exceed cap (as
  * snprintf does); the bytes written are a prefix of that output.  args[i] must
  * hold the kind that xlog_fmt_kinds() lists at position i. */
 size_t xlog_fmt_render(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
-                       unsigned options, char *out, size_t cap);
+                       char *out, size_t cap);
 
 #endif
