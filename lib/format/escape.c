@@ -4,7 +4,7 @@
  * Why it is written this way: the back end escapes every line it writes
  * (millions per second), and nearly all of them are printable ASCII.  So the
  * scan checks sixteen bytes at a time for anything that is not printable ASCII
- * (xlog_printable_ascii_span, in escape.h so that callers can inline it) and
+ * (printable_ascii_span) and
  * copies each run of bytes that pass unchanged with one memcpy; valid
  * UTF-8 characters join the run, so text in other scripts is copied in bulk
  * too.  Only a byte that must be escaped ends a run.
@@ -17,6 +17,31 @@
 
 #include <stdbool.h>
 #include <string.h>
+
+static int printable16(const char *p)
+{
+    xlog_bytes16 v;
+    memcpy(&v, p, sizeof v);
+    xlog_bytes16 bad = (v < 0x20) | (v == 0x7f);
+    uint64_t half[2];
+    memcpy(half, &bad, sizeof half);
+    return (half[0] | half[1]) == 0;
+}
+
+/* How many bytes at the start of p[0..n) are printable ASCII (0x20-0x7e),
+ * which pass unchanged. */
+static size_t printable_ascii_span(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (n - i >= 16 && printable16(p + i))
+        i += 16;
+    /* fewer than 16 left: the last 16 bytes, read again, cover them */
+    if (i < n && n - i < 16 && n >= 16 && printable16(p + n - 16))
+        return n;
+    while (i < n && (unsigned char)(p[i] - 0x20) < 0x5f)
+        i++;
+    return i;
+}
 
 typedef struct writer {
     char *out;
@@ -77,7 +102,7 @@ static void put_escape(writer *w, const unsigned char *s, size_t n)
 size_t xlog_escape_text(char *out, size_t cap, const char *in, size_t len, size_t *written)
 {
     const unsigned char *s = (const unsigned char *)in, *end = s + len;
-    s += xlog_printable_ascii_span(in, len);
+    s += printable_ascii_span(in, len);
     if (s == end) { /* the usual text: all of it passes, each byte a unit */
         size_t n = len < cap ? len : cap;
         if (n > 0) /* out may be NULL */
@@ -89,7 +114,7 @@ size_t xlog_escape_text(char *out, size_t cap, const char *in, size_t len, size_
     writer w = { .out = out, .cap = cap };
     const unsigned char *run = (const unsigned char *)in; /* start of the bytes passing unchanged */
     while (s < end) {
-        s += xlog_printable_ascii_span((const char *)s, (size_t)(end - s));
+        s += printable_ascii_span((const char *)s, (size_t)(end - s));
         if (s == end)
             break;
         size_t n = *s >= 0x80 ? xlog_utf8_sequence(s, (size_t)(end - s)) : 0;

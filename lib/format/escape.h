@@ -22,7 +22,7 @@
  * next byte is looked at afresh.
  *
  * How it works: escape.c copies runs of bytes that pass unchanged in bulk
- * (sixteen ASCII bytes are checked at a time, xlog_printable_ascii_span) and
+ * (sixteen ASCII bytes are checked at a time) and
  * decodes only what is not printable ASCII.  This one rule is used by the
  * text layouts (layouts/) for every field of a line, the message included
  * (format.c renders it raw); JSON lines (layouts/json.c) decode UTF-8 with the
@@ -92,35 +92,10 @@ static inline int xlog_utf8_forbidden(const unsigned char *s, size_t n)
     return n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9);
 }
 
-/* Sixteen bytes checked at once: GCC's and Clang's vector extension
- * compiles to a few SSE2 (or NEON) instructions.  As signed bytes, 0x80-0xff
- * are negative, so "below 0x20" also finds every byte that is not ASCII. */
+/* Sixteen bytes checked at once (escape.c, json.c): GCC's and Clang's
+ * vector extension compiles to a few SSE2 (or NEON) instructions.  As
+ * signed bytes, 0x80-0xff are negative, so "below 0x20" also finds every
+ * byte that is not ASCII. */
 typedef signed char xlog_bytes16 __attribute__((vector_size(16)));
-
-static inline int xlog_printable16(const char *p)
-{
-    xlog_bytes16 v;
-    memcpy(&v, p, sizeof v);
-    xlog_bytes16 bad = (v < 0x20) | (v == 0x7f);
-    uint64_t half[2];
-    memcpy(half, &bad, sizeof half);
-    return (half[0] | half[1]) == 0;
-}
-
-/* How many bytes at the start of p[0..n) are printable ASCII (0x20-0x7e),
- * which pass unchanged.  Inline, so that a caller can skip the call for text
- * that needs no escaping, the usual case. */
-static inline size_t xlog_printable_ascii_span(const char *p, size_t n)
-{
-    size_t i = 0;
-    while (n - i >= 16 && xlog_printable16(p + i))
-        i += 16;
-    /* fewer than 16 left: the last 16 bytes, read again, cover them */
-    if (i < n && n - i < 16 && n >= 16 && xlog_printable16(p + n - 16))
-        return n;
-    while (i < n && (unsigned char)(p[i] - 0x20) < 0x5f)
-        i++;
-    return i;
-}
 
 #endif
