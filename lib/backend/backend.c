@@ -779,6 +779,10 @@ void xlog_backend_unlock(void)
 static void forget_run(void)
 {
     sites_free();
+    for (size_t i = 0; i < be.ring_count; i++) {
+        xlog_backtrace_free(be.rings[i]->backtrace); /* kept for an error that never came */
+        be.rings[i]->backtrace = NULL;
+    }
     free(be.rings);
     be.rings = NULL;
     be.ring_count = be.ring_capacity = 0;
