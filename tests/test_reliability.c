@@ -537,6 +537,11 @@ static void symlinks_refused_when_asked(void **state)
 static void fork_from_a_thread_that_logged(void **state)
 {
     (void)state;
+#if defined(__SANITIZE_THREAD__)
+    /* TSan's runtime cannot start a thread (the child's back end) after
+     * a multi-threaded fork; the plain and ASan builds run this. */
+    skip();
+#endif
     char *dir = test_make_dir("forklogged");
     open_or_die(dir);
     xlog_info("parent before fork");
