@@ -1386,6 +1386,184 @@ static void console_colour_and_level(void **state)
     close(p[1]);
 }
 
+/* Lines a terminal's master side receives until its slave side is closed. */
+static long lines_until_closed(int master)
+{
+    char buf[65536];
+    long lines = 0;
+    for (;;) {
+        ssize_t n = read(master, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return lines; /* EIO: the slave side is closed and drained */
+        for (ssize_t i = 0; i < n; i++)
+            lines += buf[i] == '\n';
+    }
+}
+
+/* xlog_close gives a terminal that never reads about a second, then counts
+ * the lines it still held; a console that is gone has its lines counted as
+ * they fail, and no notice of them follows (it would fail the same way). */
+static void close_gives_up_on_a_console_that_never_reads_or_is_gone(void **state)
+{
+    (void)state;
+    int master, slave;
+    assert_int_equal(open_raw_pty(&master, &slave), 0);
+    char *dir = test_make_dir("giveup");
+    xlog_config cfg = config_in(dir);
+    cfg.console = slave;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    open_with(&cfg);
+    /* About 300 KB: more than a terminal holds, less than console_buffer
+     * (so that no line is dropped before the close). */
+    const long messages = 3000;
+    log_sequence(0, messages);
+    assert_int_equal(xlog_flush(), 0);
+    double began = monotonic_s();
+    assert_int_equal(xlog_close(), 0);
+    double took = monotonic_s() - began;
+    xlog_stats(&after);
+    close(slave);
+    long shown = lines_until_closed(master);
+    close(master);
+    uint64_t dropped = after.console_dropped - before.console_dropped;
+    if (took < 0.9 || took > 3.0)
+        fail_msg("xlog_close took %.3f s", took);
+    assert_true(dropped > 0);
+    assert_int_equal((uint64_t)shown + dropped, (uint64_t)messages);
+
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    close(p[0]); /* writing gives EPIPE */
+    cfg.console = p[1];
+    xlog_stats(&before);
+    open_with(&cfg);
+    log_sequence(0, 100);
+    assert_int_equal(xlog_flush(), 0);
+    for (int i = 0;; i++) {
+        xlog_stats(&after);
+        if (after.console_dropped - before.console_dropped >= 100)
+            break;
+        if (i == 10000)
+            fail_msg("%llu of 100 lines counted",
+                     (unsigned long long)(after.console_dropped - before.console_dropped));
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    struct timespec pause = {0, 100000000}; /* many back-end passes */
+    nanosleep(&pause, NULL);
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    assert_int_equal(after.console_dropped - before.console_dropped, 100);
+    close(p[1]);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* The sanitizers' runtimes are not fork-safe in a multi-threaded process
+ * (TSan refuses to start threads in such a child, ASan's allocator can be
+ * left locked): the fork test runs in the plain build. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_FORK_LIMIT 1
+#else
+#define SANITIZER_FORK_LIMIT 0
+#endif
+
+typedef struct pipe_reader {
+    int fd;
+    int held;   /* atomic: do not read yet */
+    char *text; /* what came through the pipe until every writer closed it */
+    size_t length;
+} pipe_reader;
+
+static void *read_pipe(void *p)
+{
+    pipe_reader *r = p;
+    while (__atomic_load_n(&r->held, __ATOMIC_ACQUIRE)) {
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    size_t capacity = 65536;
+    r->text = malloc(capacity + 1);
+    for (;;) {
+        if (r->length == capacity)
+            r->text = realloc(r->text, (capacity *= 2) + 1);
+        ssize_t n = read(r->fd, r->text + r->length, capacity - r->length);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        r->length += (size_t)n;
+    }
+    r->text[r->length] = '\0';
+    return NULL;
+}
+
+static long count_of(const char *text, const char *what)
+{
+    long n = 0;
+    for (const char *s = text; (s = strstr(s, what)); s++)
+        n++;
+    return n;
+}
+
+/* fork() while the console holds lines the parent's pipe has no room for:
+ * the child's console (its descriptor now another pipe) has a writer of its
+ * own and shows only the child's lines, never the parent's queued ones; the
+ * parent's shows all of its own. */
+static void forked_child_shows_only_its_own_console_lines(void **state)
+{
+    (void)state;
+    if (SANITIZER_FORK_LIMIT) {
+        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
+        skip();
+    }
+    int p[2], q[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(pipe(q), 0);
+    pipe_reader parent_side = {.fd = p[0], .held = 1}, child_side = {.fd = q[0]};
+    pthread_t thread;
+    pthread_create(&thread, NULL, read_pipe, &parent_side);
+    char *dir = test_make_dir("consolefork");
+    xlog_config cfg = config_in(dir);
+    cfg.console = p[1];
+    open_with(&cfg);
+    for (int i = 0; i < 2000; i++) /* about 180 KB: more than the pipe holds */
+        xlog_info("parent before %d", i);
+    assert_int_equal(xlog_flush(), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        dup2(q[1], p[1]);
+        for (int i = 0; i < 10; i++)
+            xlog_info("child %d", i);
+        _exit(xlog_close() == 0 ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(q[1]);
+    read_pipe(&child_side);
+    __atomic_store_n(&parent_side.held, 0, __ATOMIC_RELEASE);
+    for (int i = 0; i < 10; i++)
+        xlog_info("parent after %d", i);
+    assert_int_equal(xlog_close(), 0);
+    close(p[1]);
+    pthread_join(thread, NULL);
+    close(p[0]);
+    close(q[0]);
+    assert_int_equal(test_count_lines(child_side.text), 10);
+    assert_int_equal(count_of(child_side.text, " child "), 10);
+    assert_int_equal(test_count_lines(parent_side.text), 2010);
+    assert_int_equal(count_of(parent_side.text, " parent before "), 2000);
+    assert_int_equal(count_of(parent_side.text, " parent after "), 10);
+    free(child_side.text);
+    free(parent_side.text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* ---- configuration ---------------------------------------------------------------- */
 
 static void bad_output_settings_are_refused(void **state)
@@ -1457,6 +1635,8 @@ int main(void)
         cmocka_unit_test_teardown(per_process_files_carry_the_pid, close_if_open),
         cmocka_unit_test_teardown(stalled_terminal_never_holds_up_callers_or_files, close_if_open),
         cmocka_unit_test_teardown(console_colour_and_level, close_if_open),
+        cmocka_unit_test_teardown(close_gives_up_on_a_console_that_never_reads_or_is_gone, close_if_open),
+        cmocka_unit_test_teardown(forked_child_shows_only_its_own_console_lines, close_if_open),
         cmocka_unit_test_teardown(bad_output_settings_are_refused, close_if_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -208,12 +208,24 @@ size_t xlog_aq_peek(xlog_aq *q, struct iovec *iov, size_t max)
     return walk(q, &pos, head, max, iov);
 }
 
-void xlog_aq_release(xlog_aq *q, size_t n)
+/* Releases up to n messages; returns how many. */
+static size_t release(xlog_aq *q, size_t n)
 {
     uint64_t pos = q->tail;
-    walk(q, &pos, xlog_load(&q->head), n, NULL);
+    size_t released = walk(q, &pos, xlog_load(&q->head), n, NULL);
     xlog_tsan_release(&q->tail);
     xlog_store_release(&q->tail, pos);
+    return released;
+}
+
+void xlog_aq_release(xlog_aq *q, size_t n)
+{
+    release(q, n);
+}
+
+void xlog_aq_drop(xlog_aq *q, size_t n)
+{
+    xlog_add(q->lost_total, release(q, n));
 }
 
 int xlog_aq_state(xlog_aq *q)

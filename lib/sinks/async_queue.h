@@ -21,7 +21,7 @@
  *     waits at most its deadline (plus one poll of the writer's).
  *   - One consumer, the writer function given to xlog_aq_start, on the
  *     queue's thread (all signals blocked): xlog_aq_peek, xlog_aq_release,
- *     xlog_aq_state, xlog_aq_wait.  The writer returns only once
+ *     xlog_aq_drop, xlog_aq_state, xlog_aq_wait.  The writer returns only once
  *     xlog_aq_state is not XLOG_AQ_RUNNING: when it has delivered everything
  *     (XLOG_AQ_DRAINING), when the deadline has passed (XLOG_AQ_GIVE_UP), or
  *     when it knows it cannot deliver (its collector is unreachable).
@@ -32,7 +32,8 @@
  *   - xlog_aq_count_lost (either side) counts messages that will never be
  *     delivered, in the sink's total and in the count not yet announced;
  *     the sink announces them as it sees fit and then calls
- *     xlog_aq_announced.
+ *     xlog_aq_announced.  Messages the writer gives up with xlog_aq_drop,
+ *     and those xlog_aq_stop gives up, are counted in the total only.
  */
 #ifndef XLOG_ASYNC_QUEUE_H
 #define XLOG_ASYNC_QUEUE_H
@@ -111,6 +112,11 @@ size_t xlog_aq_peek(xlog_aq *q, struct iovec *iov, size_t max);
 /* The n oldest messages are done with (delivered, or counted lost): their
  * room goes back to the producer. */
 void xlog_aq_release(xlog_aq *q, size_t n);
+
+/* The n oldest messages will never be delivered because the output itself
+ * failed: they are released and counted in the sink's total, not in the
+ * count to announce (a notice would go the same way). */
+void xlog_aq_drop(xlog_aq *q, size_t n);
 
 enum {
     XLOG_AQ_RUNNING = 0,  /* deliver, and wait for more */
