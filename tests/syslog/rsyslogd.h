@@ -95,6 +95,12 @@ static inline int rsyslogd_setup(rsyslogd *r, const char *dir)
         return -1;
     fprintf(f,
             "global(workDirectory=\"%s\")\n"
+            /* rsyslogd's main queue holds 50,000 messages by default and
+             * discards past it (an input that cannot wait, UDP, after 2 s),
+             * and more than one worker may write a batch out of order: a
+             * queue that holds every test's burst, and one worker. */
+            "main_queue(queue.type=\"LinkedList\" queue.size=\"2000000\" "
+            "queue.workerThreads=\"1\")\n"
             "module(load=\"imuxsock\" SysSock.Use=\"off\")\n"
             "module(load=\"imtcp\")\n"
             "module(load=\"imudp\")\n"
