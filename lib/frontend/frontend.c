@@ -895,22 +895,29 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
     leave_call();
 }
 
-void xlog_notice(const char *format, ...)
+/* A call without a call site (xlog's notices, xlogout): the format is
+ * parsed now and the names are copied into the record. */
+static void log_without_site(int level, const char *file, int line, const char *func,
+                             const char *format, int caller_errno, va_list ap)
 {
-    int caller_errno = errno;
     if (UNLIKELY(in_call)) {
         drop_nested();
         return;
     }
     enter_call();
     xlog_ring *r = ring_for_call();
-    if (r) {
-        va_list ap;
-        va_start(ap, format);
-        log_dynamic(r, NULL, XLOG_WARN, "xlog", 0, "xlog", format, caller_errno, ap);
-        va_end(ap);
-    }
+    if (r)
+        log_dynamic(r, NULL, level, file, line, func, format, caller_errno, ap);
     leave_call();
+}
+
+void xlog_notice(const char *format, ...)
+{
+    int caller_errno = errno;
+    va_list ap;
+    va_start(ap, format);
+    log_without_site(XLOG_WARN, "xlog", 0, "xlog", format, caller_errno, ap);
+    va_end(ap);
 }
 
 XLOG_API void xlogout(unsigned int type, const char *file, int line, const char *func,
@@ -922,18 +929,8 @@ XLOG_API void xlogout(unsigned int type, const char *file, int line, const char 
     int level = type > XLOG_FATAL ? XLOG_IMPL_LEVEL_INVALID : (int)type;
     if (level <= XLOG_FATAL && !xlog_enabled(level))
         return;
-    if (UNLIKELY(in_call)) {
-        drop_nested();
-        return;
-    }
-    enter_call();
-    xlog_ring *r = ring_for_call();
-    if (r) {
-        va_list ap;
-        va_start(ap, format);
-        log_dynamic(r, NULL, level, file ? file : "?", line, func ? func : "?", format, caller_errno,
-                    ap);
-        va_end(ap);
-    }
-    leave_call();
+    va_list ap;
+    va_start(ap, format);
+    log_without_site(level, file ? file : "?", line, func ? func : "?", format, caller_errno, ap);
+    va_end(ap);
 }
