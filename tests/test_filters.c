@@ -191,6 +191,25 @@ static void filter_strings_are_checked_whole_with_the_place_of_the_mistake(void 
         assert_true(xlog_module_enabled("net", XLOG_DEBUG));
         assert_false(xlog_module_enabled("storage", XLOG_DEBUG));
     }
+    /* A long filter: the message quotes its start and still gives the reason
+     * and the place. */
+    char many[2048] = "info";
+    for (int i = 0; i < 65; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), ",module%d=debug", i);
+    assert_int_equal(xlog_set_filter(many), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "...\": more than 64 module rules"));
+    char loud[600];
+    memset(loud, 'a', 500);
+    strcpy(loud + 500, "=debug,net=loud");
+    assert_int_equal(xlog_set_filter(loud), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "at column 1 is not a module name"));
+    assert_non_null(strstr(xlog_last_error(), "at most 63 bytes"));
+    strcpy(loud, "warn,net=");
+    memset(loud + 9, 'x', 500);
+    loud[509] = '\0';
+    assert_int_equal(xlog_set_filter(loud), -EINVAL);
+    assert_non_null(strstr(xlog_last_error(), "at column 10 is not a level"));
+    assert_int_equal(xlog_get_level(), XLOG_WARN);
     assert_int_equal(xlog_set_filter(NULL), -EINVAL);
     assert_int_equal(xlog_set_filter("Warning,NET=Debug"), 0); /* any case */
     assert_int_equal(xlog_get_level(), XLOG_WARN);

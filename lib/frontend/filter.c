@@ -258,11 +258,18 @@ int xlog_parse_level(const char *text, size_t length)
     return -1;
 }
 
+/* How much of a filter, and of one of its items, an error message quotes. */
+#define SHOWN 64
+#define SHOWN_ITEM(length) ((length) > 32 ? 32 : (length))
+
 /* Parses a filter ("warn,net=debug,net.tls=trace") into *process and
  * table; 0, or -EINVAL after saying where (what names the setting). */
 static int parse_filter(const char *filter, const char *what, int *process, rule *table,
                         size_t *count)
 {
+    /* A long filter is quoted in part, so that the reason fits the message. */
+    int shown = strlen(filter) > SHOWN ? SHOWN : (int)strlen(filter);
+    const char *cut = strlen(filter) > SHOWN ? "..." : "";
     *count = 0;
     const char *p = filter;
     for (;;) {
@@ -275,28 +282,31 @@ static int parse_filter(const char *filter, const char *what, int *process, rule
         const char *equals = memchr(item, '=', length);
         int column = (int)(item - filter) + 1;
         if (length == 0) {
-            xlog_set_error("%s=\"%s\": empty item at column %d", what, filter, column);
+            xlog_set_error("%s=\"%.*s%s\": empty item at column %d", what, shown, filter, cut,
+                           column);
             return -EINVAL;
         }
         const char *level_text = equals ? equals + 1 : item;
         size_t level_length = equals ? length - (size_t)(equals + 1 - item) : length;
         int level = xlog_parse_level(level_text, level_length);
         if (level < 0) {
-            xlog_set_error("%s=\"%s\": \"%.*s\" at column %d is not a level (trace, debug, info, "
-                           "warn, error, fatal or off)",
-                           what, filter, (int)level_length, level_text,
+            xlog_set_error("%s=\"%.*s%s\": \"%.*s\" at column %d is not a level (trace, debug, "
+                           "info, warn, error, fatal or off)",
+                           what, shown, filter, cut, (int)SHOWN_ITEM(level_length), level_text,
                            (int)(level_text - filter) + 1);
             return -EINVAL;
         }
         if (!equals) {
             *process = level;
         } else if (!valid_module(item, (size_t)(equals - item))) {
-            xlog_set_error("%s=\"%s\": \"%.*s\" at column %d is not a module name (letters, "
-                           "digits, '_', '-' and dots between them)",
-                           what, filter, (int)(equals - item), item, column);
+            xlog_set_error("%s=\"%.*s%s\": \"%.*s\" at column %d is not a module name (letters, "
+                           "digits, '_', '-' and dots between them, at most %d bytes)",
+                           what, shown, filter, cut, (int)SHOWN_ITEM((size_t)(equals - item)), item,
+                           column, MAX_MODULE - 1);
             return -EINVAL;
         } else if (put_rule(table, count, item, (size_t)(equals - item), level) != 0) {
-            xlog_set_error("%s=\"%s\": more than %d module rules", what, filter, MAX_RULES);
+            xlog_set_error("%s=\"%.*s%s\": more than %d module rules", what, shown, filter, cut,
+                           MAX_RULES);
             return -EINVAL;
         }
         p += strcspn(p, ",");
