@@ -611,6 +611,12 @@ static void pattern_errors_say_what_and_where(void **state)
         {"x } y", "cfg.file_pattern: lone } at column 3"},
         {"{{level}", "cfg.file_pattern: lone } at column 8"},
         {"}}}", "cfg.file_pattern: lone } at column 3"},
+        /* long names and options are quoted in part: the column still fits */
+        {"{abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij} {level}",
+         "cfg.file_pattern: unknown field {abcdefghijabcdefghijabcdefghijabcdefghij...} at column 1"},
+        {"{time:abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij}",
+         "cfg.file_pattern: unknown option \"abcdefghijabcdefghijabcdefghijabcdefghij...\" in "
+         "{time:abcdefghijabcdefghijabcdefghijabcde...} at column 7"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         static char untouched;

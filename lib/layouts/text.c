@@ -92,6 +92,12 @@ static step *add_step(text_layout *l, size_t *capacity)
     return s;
 }
 
+/* An error message quotes at most 40 bytes of a field or an option (then
+ * "..."), so that the column after it always fits: "%.*s%s" takes
+ * QUOTED(length, text). */
+#define QUOTED(length, text)                                                          \
+    (int)((length) > 40 ? 40 : (length)), (text), (length) > 40 ? "..." : ""
+
 /* Reads the options of {time:...}: text[0..len) is "iso,local,ms" and the
  * like; field names the whole field and column where text starts, for the
  * error. */
@@ -115,15 +121,17 @@ static int time_options(xlog_time_text *t, const char *text, size_t len, const c
                 memcmp(options[i].name, option, option_len) != 0))
             i++;
         if (i == sizeof options / sizeof options[0]) {
-            xlog_set_error("%s: unknown option \"%.*s\" in {%.*s} at column %d", what,
-                           (int)option_len, option, (int)field_len, field, column + (int)at);
+            xlog_set_error("%s: unknown option \"%.*s%s\" in {%.*s%s} at column %d", what,
+                           QUOTED(option_len, option), QUOTED(field_len, field),
+                           column + (int)at);
             return -EINVAL;
         }
         bool *seen = options[i].digits >= 0 ? &precision : i == 0 ? &iso : &local;
         if (*seen) {
-            xlog_set_error("%s: option \"%.*s\" repeats or contradicts another in {%.*s} "
+            xlog_set_error("%s: option \"%.*s%s\" repeats or contradicts another in {%.*s%s} "
                            "at column %d",
-                           what, (int)option_len, option, (int)field_len, field, column + (int)at);
+                           what, QUOTED(option_len, option), QUOTED(field_len, field),
+                           column + (int)at);
             return -EINVAL;
         }
         *seen = true;
@@ -152,7 +160,7 @@ static int add_field(text_layout *l, size_t *capacity, const char *pattern, size
             memcmp(field_names[i].name, body, name_len) != 0))
         i++;
     if (i == sizeof field_names / sizeof field_names[0]) {
-        xlog_set_error("%s: unknown field {%.*s} at column %d", what, (int)name_len, body,
+        xlog_set_error("%s: unknown field {%.*s%s} at column %d", what, QUOTED(name_len, body),
                        (int)open + 1);
         return -EINVAL;
     }
@@ -173,8 +181,8 @@ static int add_field(text_layout *l, size_t *capacity, const char *pattern, size
         return rc;
     }
     if (colon) {
-        xlog_set_error("%s: unknown option \"%.*s\" in {%.*s} at column %d", what,
-                       (int)(len - name_len - 1), colon + 1, (int)len, body, column);
+        xlog_set_error("%s: unknown option \"%.*s%s\" in {%.*s%s} at column %d", what,
+                       QUOTED(len - name_len - 1, colon + 1), QUOTED(len, body), column);
         return -EINVAL;
     }
     return 0;
