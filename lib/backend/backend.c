@@ -432,7 +432,10 @@ static uint64_t scan(int last_flush)
     return watermark;
 }
 
-/* The next record of a ring, skipping padding; NULL if none is visible. */
+/* The next record of a ring, skipping padding; NULL if none is visible.
+ * A padding record makes no line, so the buffered position moves past it
+ * too: it must never stay behind the tail given back to the producer, who
+ * may then overwrite what lies between (survival.h, "Exactly once"). */
 static const xlog_record *front(xlog_ring *r)
 {
     while (r->read_pos < r->visible_end) {
@@ -443,6 +446,7 @@ static const xlog_record *front(xlog_ring *r)
             return rec;
         }
         r->read_pos += rec->size;
+        xlog_store_release(&r->buffered, r->read_pos);
     }
     return NULL;
 }
