@@ -8,13 +8,15 @@
  *   1. map its rings and file buffers, and index its call sites;
  *   2. each file buffer: finish the journal (a line appended whose ring had
  *      not yet been told), settle a write(2) that may or may not have
- *      happened by looking for its bytes in the file, and append what was
- *      never written;
- *   3. each ring: render every record past its buffered position, as the
- *      back end would have (backend/message.c, the process's own layout),
- *      all rings merged by time;
- *   4. write them into the files the process would have used, after a
- *      notice saying whose lines they are;
+ *      happened by looking for its bytes in the file;
+ *   3. each ring: find every record past its buffered position, all rings
+ *      merged by time, and the file each one's line goes to;
+ *   4. each file buffer: append what was never written; each record: render
+ *      it as the back end would have (backend/message.c, the process's own
+ *      layout) into the file the process would have used.  The first
+ *      recovered line of each file is preceded by a notice saying how many
+ *      follow and whose they are (a line a short write had cut is finished
+ *      first: a notice never splits a line);
  *   5. remove the directory.
  * Recovered lines are appended to the day's file of each line, without
  * size rotation or compression.
@@ -54,8 +56,17 @@ typedef struct mapped {
 typedef struct pending_record {
     uint64_t tsc;
     uint32_t ring;   /* index in rings[] */
+    int32_t target;  /* index in targets[], or -1: it cannot be rendered */
     uint64_t pos;
 } pending_record;
+
+/* A file that gets recovered lines: how many, for its notice. */
+typedef struct target {
+    char path[PATH_MAX];
+    size_t lines;
+    int64_t first_time; /* of its first record, or 0 if it has none */
+    int noticed;
+} target;
 
 /* Where recovered lines go: one open file at a time, with a buffer. */
 typedef struct output {
@@ -74,6 +85,11 @@ typedef struct dead_process {
     xlog_layout *layout;
     mapped rings[4096];
     size_t ring_count;
+    /* The last day a record of each ring was seen on, and its file. */
+    int64_t ring_day[4096];
+    int32_t ring_target[4096];
+    target *targets;
+    size_t target_count;
     mapped files[4096];
     size_t file_count;
     /* The dictionary, sorted by site address. */
@@ -181,17 +197,15 @@ static void output_switch(output *out, const char *path)
 
 static void output_append(output *out, const char *bytes, size_t n)
 {
-    if (out->capacity - out->length < n)
-        output_flush(out);
-    if (n > out->capacity) {
-        out->length = 0;
-        if (out->fd >= 0 && write(out->fd, bytes, n) < 0) {
-            /* a file that cannot take it: the line is not recovered */
-        }
-        return;
+    while (n > 0) {
+        if (out->length == out->capacity)
+            output_flush(out);
+        size_t take = out->capacity - out->length < n ? out->capacity - out->length : n;
+        memcpy(out->buffer + out->length, bytes, take);
+        out->length += take;
+        bytes += take;
+        n -= take;
     }
-    memcpy(out->buffer + out->length, bytes, n);
-    out->length += n;
 }
 
 /* ---- file buffers ---------------------------------------------------------- */
@@ -219,7 +233,14 @@ static int bytes_in_file(const xlog_survival_file *h, const char *bytes, size_t 
     return found;
 }
 
-static void settle_buffer(dead_process *dp, xlog_survival_file *h, output *out)
+/* Whether the buffer holds bytes that are not in its file. */
+static int has_unwritten(const xlog_survival_file *h)
+{
+    return h->length <= h->capacity && h->written < h->length && h->path[0];
+}
+
+/* Settles the buffer's journal (survival.h). */
+static void settle_buffer(dead_process *dp, xlog_survival_file *h)
 {
     const char *bytes = (const char *)(h + 1);
     uint64_t length = h->length, written = h->written;
@@ -228,6 +249,10 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h, output *out)
     if (h->chunk && written + h->chunk <= length &&
         bytes_in_file(h, bytes + written, (size_t)h->chunk))
         written += h->chunk;
+    /* Settled for good, here where the rest of recovery reads it (and where
+     * a later recovery would, if this one has to stop). */
+    h->written = written;
+    h->chunk = 0;
     /* A line appended whose ring had not yet moved past its record. */
     if (h->last_length && h->last_length == length) {
         for (size_t i = 0; i < dp->ring_count; i++) {
@@ -236,13 +261,25 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h, output *out)
                 r->buffered = h->last_record_end;
         }
     }
-    if (written < length && h->path[0]) {
-        output_switch(out, h->path);
-        output_append(out, bytes + written, (size_t)(length - written));
-        for (const char *p = bytes + written; (p = memchr(p, '\n', (size_t)(bytes + length - p)));
-             p++)
-            dp->lines++;
-    }
+}
+
+static size_t count_lines(const char *p, size_t n)
+{
+    size_t lines = 0;
+    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        lines++;
+    return lines;
+}
+
+/* Where the buffer's bytes not yet written start a whole line: after the
+ * rest of a line that a short write cut (written is then inside it). */
+static uint64_t first_whole_line(const xlog_survival_file *h)
+{
+    const char *bytes = (const char *)(h + 1);
+    if (h->written == 0 || bytes[h->written - 1] == '\n')
+        return h->written;
+    const char *nl = memchr(bytes + h->written, '\n', (size_t)(h->length - h->written));
+    return nl ? (uint64_t)(nl + 1 - bytes) : h->length;
 }
 
 /* ---- rings ------------------------------------------------------------------ */
@@ -282,7 +319,7 @@ static pending_record *collect(const dead_process *dp, size_t *count)
                         break;
                     all = more;
                 }
-                all[(*count)++] = (pending_record){rec->tsc, (uint32_t)i, pos};
+                all[(*count)++] = (pending_record){rec->tsc, (uint32_t)i, -1, pos};
             }
             pos += rec->size;
         }
@@ -303,6 +340,7 @@ typedef struct scratch {
     char *format;  /* max_message + 1: a record's format is never longer */
     char *message; /* max_message + 64 */
     char *line;    /* the layout's longest line */
+    char *notice;  /* the same */
     xlog_arg args[64];
 } scratch;
 
@@ -315,25 +353,32 @@ static size_t copy_name(char *to, const char *name, size_t length)
     return length;
 }
 
+/* The parts of a record and its site; 0 when it cannot be rendered (a
+ * site the dictionary lacks). */
+static int record_parts(const dead_process *dp, const xlog_record *rec,
+                        const xlog_survival_site **site, xlog_record_view *view)
+{
+    *site = rec->site ? find_site(dp, (uint64_t)(uintptr_t)rec->site) : NULL;
+    if (rec->site && (!*site || (rec->type == XLOG_REC_SITE && !(*site)->format_length)))
+        return 0;
+    const xlog_survival_site *e = *site;
+    const char *text = e ? (const char *)(e + 1) : NULL;
+    xlog_record_view_of(rec,
+                        e ? text + e->file_length + e->function_length + e->module_length : NULL,
+                        e ? e->format_length : 0, e ? e->kinds : NULL, view);
+    return view->format_length <= dp->proc->max_message;
+}
+
 /* The event of one record, its line rendered into s->line; the line's
- * length, or 0 when it cannot be rendered (a site the dictionary lacks). */
+ * length, or 0 when it cannot be rendered. */
 static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_record *rec,
                      scratch *s, xlog_line_event *ev)
 {
-    const xlog_survival_site *site =
-        rec->site ? find_site(dp, (uint64_t)(uintptr_t)rec->site) : NULL;
-    if (rec->site && (!site || (rec->type == XLOG_REC_SITE && !site->format_length)))
+    const xlog_survival_site *site;
+    xlog_record_view view;
+    if (!record_parts(dp, rec, &site, &view))
         return 0;
     const char *text = site ? (const char *)(site + 1) : NULL;
-    xlog_record_view view;
-    xlog_record_view_of(rec,
-                        site ? text + site->file_length + site->function_length +
-                                   site->module_length
-                             : NULL,
-                        site ? site->format_length : 0, site ? site->kinds : NULL, &view);
-    size_t max_message = dp->proc->max_message;
-    if (view.format_length > max_message)
-        return 0;
     memset(ev, 0, sizeof *ev);
     ev->file_length = site ? copy_name(s->file, text, site->file_length)
                            : copy_name(s->file, view.file, view.file_length);
@@ -361,81 +406,177 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     ev->tid_text = s->tid;
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
     int truncated;
-    ev->pub.message_length =
-        xlog_message_render(s->message, max_message, rec, &view, s->args, &truncated);
+    ev->pub.message_length = xlog_message_render(s->message, dp->proc->max_message, rec, &view,
+                                                 s->args, &truncated);
     ev->pub.message = s->message;
     return xlog_layout_write(dp->layout, ev, s->line);
 }
 
-/* The file a line at utc of thread tid goes to. */
-static void path_for(const dead_process *dp, int tid, int64_t utc, char *path, size_t size)
+/* The index in targets[] of path, added if new; -1 without memory. */
+static int32_t target_of(dead_process *dp, const char *path)
 {
-    int64_t start, end;
-    int64_t day = xlog_name_day(utc, dp->rules.local_time, &start, &end);
-    int id = dp->rules.mode == XLOG_FILE_PER_THREAD ? tid : dp->proc->pid;
-    xlog_file_path(&dp->rules, id, day, path, size);
+    for (size_t i = 0; i < dp->target_count; i++)
+        if (strcmp(dp->targets[i].path, path) == 0)
+            return (int32_t)i;
+    target *more = realloc(dp->targets, (dp->target_count + 1) * sizeof *more);
+    if (!more)
+        return -1;
+    dp->targets = more;
+    target *t = &dp->targets[dp->target_count];
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    return (int32_t)dp->target_count++;
 }
 
-/* Renders and writes every record, each file's first preceded by a notice
- * of how many lines it gets. */
-static void write_records(dead_process *dp, output *out)
+/* The file each record's line goes to (-1 for one that cannot be
+ * rendered), and how many lines each file gets.  A ring's records change
+ * file only when their day changes, so the search is made once per ring and
+ * day.  0, or -ENOMEM. */
+static int find_targets(dead_process *dp, pending_record *all, size_t count)
 {
-    size_t count;
-    pending_record *all = collect(dp, &count);
-    size_t max_message = dp->proc->max_message;
-    size_t longest = xlog_layout_max_line(dp->layout, max_message + XLOG_TRUNCATED_MARK_LENGTH);
-    scratch *s = calloc(1, sizeof *s);
-    char *notice_line = malloc(longest);
-    char (*paths)[PATH_MAX] = calloc(count ? count : 1, PATH_MAX);
-    if (s) {
-        s->format = malloc(max_message + 1);
-        s->message = malloc(max_message + 64);
-        s->line = malloc(longest);
-    }
-    if (!all || !s || !s->format || !s->message || !s->line || !notice_line || !paths)
-        goto out;
-    /* First the paths, so that each file's notice can give its count. */
+    for (size_t i = 0; i < dp->ring_count; i++)
+        dp->ring_target[i] = -1;
     for (size_t i = 0; i < count; i++) {
         const xlog_ring *r = ring_at(dp, all[i].ring);
-        path_for(dp, r->tid, xlog_clock_utc(&dp->clock, all[i].tsc), paths[i], PATH_MAX);
+        const xlog_record *rec = (const xlog_record *)(r->buffer + (all[i].pos & r->mask));
+        const xlog_survival_site *site;
+        xlog_record_view view;
+        all[i].target = -1;
+        if (!record_parts(dp, rec, &site, &view))
+            continue;
+        int64_t utc = xlog_clock_utc(&dp->clock, rec->tsc), start, end;
+        int64_t day = xlog_name_day(utc, dp->rules.local_time, &start, &end);
+        if (dp->ring_target[all[i].ring] < 0 || dp->ring_day[all[i].ring] != day) {
+            char path[PATH_MAX];
+            int id = dp->rules.mode == XLOG_FILE_PER_THREAD ? r->tid : dp->proc->pid;
+            xlog_file_path(&dp->rules, id, day, path, sizeof path);
+            dp->ring_day[all[i].ring] = day;
+            dp->ring_target[all[i].ring] = target_of(dp, path);
+            if (dp->ring_target[all[i].ring] < 0)
+                return -ENOMEM;
+        }
+        target *t = &dp->targets[dp->ring_target[all[i].ring]];
+        if (!t->lines++)
+            t->first_time = utc;
+        all[i].target = dp->ring_target[all[i].ring];
     }
+    return 0;
+}
+
+/* Before the first recovered line of target t: a notice of how many follow,
+ * at time_ns, in the layout's line of the thread of like. */
+static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line_event *like,
+                   scratch *s, output *out)
+{
+    if (t->noticed)
+        return;
+    t->noticed = 1;
+    char text[256];
+    int length = snprintf(text, sizeof text,
+                          "%zu lines of process %d follow, recovered by process %d: it ended "
+                          "without xlog_close",
+                          t->lines, (int)dp->proc->pid, (int)getpid());
+    xlog_line_event ev;
+    xlog_notice_event(&ev, time_ns, like, text, (size_t)length);
+    output_append(out, s->notice, xlog_layout_write(dp->layout, &ev, s->notice));
+}
+
+/* Appends what the buffer h never wrote to its file: the rest of a line a
+ * short write cut, the notice, the whole lines. */
+static void write_buffer(dead_process *dp, xlog_survival_file *h, scratch *s, output *out)
+{
+    const char *bytes = (const char *)(h + 1);
+    target *t = &dp->targets[target_of(dp, h->path)];
+    uint64_t whole = first_whole_line(h);
+    output_switch(out, h->path);
+    output_append(out, bytes + h->written, (size_t)(whole - h->written));
+    /* The thread of the buffer's file (its pid outside per-thread mode),
+     * at the time of its first record, or of the last calibration of the
+     * process's clock (the lines here are older than its end). */
+    xlog_line_event like;
+    memset(&like, 0, sizeof like);
+    like.pub.pid = dp->proc->pid;
+    like.pub.tid = h->id;
+    like.tid_text = s->tid;
+    like.tid_text_length = xlog_tid_text(s->tid, h->id);
+    notice(dp, t, t->first_time ? t->first_time : dp->clock.base_utc_ns, &like, s, out);
+    output_append(out, bytes + whole, (size_t)(h->length - whole));
+}
+
+/* Renders and writes every record (all, in time order), each file's first
+ * line preceded by its notice. */
+static void write_records(dead_process *dp, const pending_record *all, size_t count, scratch *s,
+                          output *out)
+{
     for (size_t i = 0; i < count; i++) {
+        if (all[i].target < 0)
+            continue;
         xlog_ring *r = ring_at(dp, all[i].ring);
         const xlog_record *rec = (const xlog_record *)(r->buffer + (all[i].pos & r->mask));
         xlog_line_event ev;
         size_t n = render(dp, r, rec, s, &ev);
-        if (!n)
-            continue;
-        int first = 1;
-        for (size_t j = 0; j < i && first; j++)
-            first = strcmp(paths[j], paths[i]) != 0;
-        output_switch(out, paths[i]);
-        if (first) {
-            size_t lines = 0;
-            for (size_t j = i; j < count; j++)
-                lines += strcmp(paths[j], paths[i]) == 0;
-            char text[256];
-            int length = snprintf(text, sizeof text,
-                                  "%zu lines of process %d follow, recovered by process %d: it "
-                                  "ended without xlog_close",
-                                  lines, (int)dp->proc->pid, (int)getpid());
-            xlog_line_event notice;
-            xlog_notice_event(&notice, ev.pub.time_ns, &ev, text, (size_t)length);
-            output_append(out, notice_line, xlog_layout_write(dp->layout, &notice, notice_line));
-        }
+        target *t = &dp->targets[all[i].target];
+        output_switch(out, t->path);
+        notice(dp, t, ev.pub.time_ns, &ev, s, out);
         output_append(out, s->line, n);
         dp->lines++;
     }
-out:
-    free(paths);
-    free(notice_line);
+}
+
+/* Writes what the buffers never wrote, then every record, each file's
+ * lines after their notice; the number of lines, or -ENOMEM. */
+static long write_all(dead_process *dp)
+{
+    size_t count = 0;
+    pending_record *all = collect(dp, &count);
+    int rc = all ? find_targets(dp, all, count) : -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < dp->file_count; i++) {
+        xlog_survival_file *h = dp->files[i].base;
+        if (!has_unwritten(h))
+            continue;
+        int32_t t = target_of(dp, h->path);
+        if (t < 0) {
+            rc = -ENOMEM;
+            break;
+        }
+        uint64_t whole = first_whole_line(h);
+        size_t lines = count_lines((const char *)(h + 1) + whole, (size_t)(h->length - whole));
+        dp->targets[t].lines += lines;
+        dp->lines += (long)lines;
+    }
+    size_t longest = xlog_layout_max_line(dp->layout, dp->proc->max_message +
+                                                          XLOG_TRUNCATED_MARK_LENGTH);
+    scratch *s = calloc(1, sizeof *s);
+    output out = {.fd = -1, .no_follow = dp->rules.no_follow};
+    out.capacity = longest > 256 * 1024 ? longest : 256 * 1024;
+    out.buffer = malloc(out.capacity);
+    if (s) {
+        s->format = malloc(dp->proc->max_message + 1);
+        s->message = malloc(dp->proc->max_message + 64);
+        s->line = malloc(longest);
+        s->notice = malloc(longest);
+    }
+    if (rc == 0 && (!s || !s->format || !s->message || !s->line || !s->notice || !out.buffer))
+        rc = -ENOMEM;
+    if (rc == 0) {
+        for (size_t i = 0; i < dp->file_count; i++)
+            if (has_unwritten(dp->files[i].base))
+                write_buffer(dp, dp->files[i].base, s, &out);
+        write_records(dp, all, count, s, &out);
+        output_flush(&out);
+    }
+    if (out.fd >= 0)
+        close(out.fd);
+    free(out.buffer);
     if (s) {
         free(s->format);
         free(s->message);
         free(s->line);
+        free(s->notice);
     }
     free(s);
     free(all);
+    return rc == 0 ? dp->lines : rc;
 }
 
 /* ---- one process ------------------------------------------------------------- */
@@ -448,6 +589,7 @@ static void unmap_all(dead_process *dp)
         munmap(dp->files[i].base, dp->files[i].size);
     munmap((void *)dp->proc, dp->proc_size);
     free(dp->sites);
+    free(dp->targets);
     if (dp->layout)
         xlog_layout_destroy(dp->layout);
 }
@@ -517,19 +659,9 @@ static long recover_process(int dir, const char *log_dir)
     }
     if (d)
         closedir(d);
-    output out = {.fd = -1, .capacity = 256 * 1024, .no_follow = dp->rules.no_follow};
-    out.buffer = malloc(out.capacity);
-    if (out.buffer) {
-        for (size_t i = 0; i < dp->file_count; i++)
-            settle_buffer(dp, dp->files[i].base, &out);
-        output_flush(&out);
-        write_records(dp, &out);
-        output_flush(&out);
-    }
-    if (out.fd >= 0)
-        close(out.fd);
-    free(out.buffer);
-    long lines = dp->lines;
+    for (size_t i = 0; i < dp->file_count; i++)
+        settle_buffer(dp, dp->files[i].base);
+    long lines = write_all(dp);
     unmap_all(dp);
     free(dp);
     return lines;
