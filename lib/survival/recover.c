@@ -210,22 +210,38 @@ static void output_append(output *out, const char *bytes, size_t n)
 
 /* ---- file buffers ---------------------------------------------------------- */
 
-/* Whether the bytes were appended to the file (dev, ino), which had size
- * bytes before: recovery's answer to a write(2) the process may have made
- * just before it died. */
-static int bytes_in_file(const xlog_survival_file *h, const char *bytes, size_t n)
+/* How many of the n bytes the process was writing (h->chunk) when it died
+ * are in the file (dev, ino), which had chunk_size bytes before: all, none,
+ * or the first ones (a write(2) that a kill cut short).  One write(2) with
+ * O_APPEND puts its bytes together, where the file ended; other processes
+ * may have appended whole lines before and after them.  So they are the
+ * longest prefix of the bytes found where the file had ended (chunk_size)
+ * or at a line's start after it, if that prefix holds a whole line (lines
+ * are unique: their time and thread) or ends the file: a few bytes that
+ * merely look like the start of another process's line are not taken for
+ * ours (at worst the start of a line is then written twice, never lost). */
+static size_t bytes_in_file(const xlog_survival_file *h, const char *bytes, size_t n)
 {
     int fd = open(h->chunk_path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    int found = 0;
+    size_t found = 0;
     if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == h->chunk_dev &&
-        (uint64_t)st.st_ino == h->chunk_ino && (uint64_t)st.st_size >= h->chunk_size + n) {
-        /* Other processes may have appended around it: look from the size
-         * it had, over what was added since. */
+        (uint64_t)st.st_ino == h->chunk_ino && (uint64_t)st.st_size > h->chunk_size) {
         size_t span = (size_t)((uint64_t)st.st_size - h->chunk_size);
         char *added = malloc(span);
-        if (added && pread(fd, added, span, (off_t)h->chunk_size) == (ssize_t)span)
-            found = memmem(added, span, bytes, n) != NULL;
+        const char *nl = memchr(bytes, '\n', n);
+        size_t line = nl ? (size_t)(nl + 1 - bytes) : n;
+        if (added && pread(fd, added, span, (off_t)h->chunk_size) == (ssize_t)span) {
+            for (size_t at = 0; at < span && found < n;) {
+                size_t same = 0;
+                while (same < n && at + same < span && added[at + same] == bytes[same])
+                    same++;
+                if (same > found && (same >= line || at + same == span))
+                    found = same;
+                const char *next = memchr(added + at, '\n', span - at);
+                at = next ? (size_t)(next + 1 - added) : span;
+            }
+        }
         free(added);
     }
     if (fd >= 0)
@@ -246,9 +262,8 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
     uint64_t length = h->length, written = h->written;
     if (length > h->capacity || written > length)
         return; /* emptied, or not a buffer of ours */
-    if (h->chunk && written + h->chunk <= length &&
-        bytes_in_file(h, bytes + written, (size_t)h->chunk))
-        written += h->chunk;
+    if (h->chunk && written + h->chunk <= length)
+        written += bytes_in_file(h, bytes + written, (size_t)h->chunk);
     /* Settled for good, here where the rest of recovery reads it (and where
      * a later recovery would, if this one has to stop). */
     h->written = written;
