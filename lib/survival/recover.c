@@ -68,13 +68,31 @@ typedef struct target {
     int noticed;
 } target;
 
-/* Where recovered lines go: one open file at a time, with a buffer. */
+/* A position of the dead process to move to value once the output's first
+ * `at` bytes are in the file: a ring's buffered position past a record
+ * whose line they hold. */
+typedef struct mark {
+    uint64_t *position;
+    uint64_t value;
+    size_t at;
+} mark;
+
+#define MARKS 4096
+
+/* Where recovered lines go: one open file at a time, with a buffer.  What
+ * is written is marked in the dead process's files as it goes, and the
+ * first failure (a full disk) stops everything after it, so that a later
+ * recovery writes the rest, and nothing twice. */
 typedef struct output {
     char path[PATH_MAX];
+    const char *dir;  /* made again if it is missing */
     int fd;
     char *buffer;
     size_t length, capacity;
+    mark marks[MARKS];
+    size_t mark_count;
     int no_follow;
+    int error;        /* the errno that stopped it, or 0 */
 } output;
 
 typedef struct dead_process {
@@ -172,15 +190,21 @@ static xlog_ring *ring_at(const dead_process *dp, size_t i)
 
 static void output_flush(output *out)
 {
-    for (size_t done = 0; done < out->length;) {
-        ssize_t n = out->fd >= 0 ? write(out->fd, out->buffer + done, out->length - done) : -1;
+    size_t done = 0;
+    while (!out->error && done < out->length) {
+        ssize_t n = write(out->fd, out->buffer + done, out->length - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            break; /* nothing more to do for a file that cannot be written */
-        done += (size_t)n;
+            out->error = n < 0 ? errno : EIO;
+        else
+            done += (size_t)n;
     }
+    for (size_t i = 0; i < out->mark_count && out->marks[i].at <= done; i++)
+        if (*out->marks[i].position < out->marks[i].value)
+            __atomic_store_n(out->marks[i].position, out->marks[i].value, __ATOMIC_RELEASE);
     out->length = 0;
+    out->mark_count = 0;
 }
 
 static void output_switch(output *out, const char *path)
@@ -190,9 +214,16 @@ static void output_switch(output *out, const char *path)
     output_flush(out);
     if (out->fd >= 0)
         close(out->fd);
+    out->fd = -1;
+    if (out->error)
+        return;
     snprintf(out->path, sizeof out->path, "%s", path);
     int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (out->no_follow ? O_NOFOLLOW : 0);
     out->fd = open(path, flags, 0640);
+    if (out->fd < 0 && errno == ENOENT && xlog_make_dir(out->dir) == 0)
+        out->fd = open(path, flags, 0640);
+    if (out->fd < 0)
+        out->error = errno;
 }
 
 static void output_append(output *out, const char *bytes, size_t n)
@@ -205,6 +236,33 @@ static void output_append(output *out, const char *bytes, size_t n)
         out->length += take;
         bytes += take;
         n -= take;
+    }
+}
+
+/* After the bytes appended so far: *position moves to value once they are
+ * written. */
+static void output_mark(output *out, uint64_t *position, uint64_t value)
+{
+    if (out->mark_count == MARKS)
+        output_flush(out);
+    out->marks[out->mark_count++] = (mark){position, value, out->length};
+}
+
+/* Writes the bytes of the buffer h from h->written up to `to` straight
+ * into the file, moving h->written with every write(2), so that what a
+ * failure leaves is exactly what was not written. */
+static void output_buffer_bytes(output *out, xlog_survival_file *h, uint64_t to)
+{
+    output_flush(out);
+    const char *bytes = (const char *)(h + 1);
+    while (!out->error && h->written < to) {
+        ssize_t n = write(out->fd, bytes + h->written, (size_t)(to - h->written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            out->error = n < 0 ? errno : EIO;
+        else
+            __atomic_store_n(&h->written, h->written + (uint64_t)n, __ATOMIC_RELEASE);
     }
 }
 
@@ -330,8 +388,10 @@ static pending_record *collect(const dead_process *dp, size_t *count)
                 if (*count == capacity) {
                     capacity *= 2;
                     pending_record *more = realloc(all, capacity * sizeof *more);
-                    if (!more)
-                        break;
+                    if (!more) {
+                        free(all);
+                        return NULL;
+                    }
                     all = more;
                 }
                 all[(*count)++] = (pending_record){rec->tsc, (uint32_t)i, -1, pos};
@@ -500,11 +560,10 @@ static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line
  * short write cut, the notice, the whole lines. */
 static void write_buffer(dead_process *dp, xlog_survival_file *h, scratch *s, output *out)
 {
-    const char *bytes = (const char *)(h + 1);
     target *t = &dp->targets[target_of(dp, h->path)];
     uint64_t whole = first_whole_line(h);
     output_switch(out, h->path);
-    output_append(out, bytes + h->written, (size_t)(whole - h->written));
+    output_buffer_bytes(out, h, whole);
     /* The thread of the buffer's file (its pid outside per-thread mode),
      * at the time of its first record, or of the last calibration of the
      * process's clock (the lines here are older than its end). */
@@ -515,7 +574,7 @@ static void write_buffer(dead_process *dp, xlog_survival_file *h, scratch *s, ou
     like.tid_text = s->tid;
     like.tid_text_length = xlog_tid_text(s->tid, h->id);
     notice(dp, t, t->first_time ? t->first_time : dp->clock.base_utc_ns, &like, s, out);
-    output_append(out, bytes + whole, (size_t)(h->length - whole));
+    output_buffer_bytes(out, h, h->length);
 }
 
 /* Renders and writes every record (all, in time order), each file's first
@@ -534,12 +593,14 @@ static void write_records(dead_process *dp, const pending_record *all, size_t co
         output_switch(out, t->path);
         notice(dp, t, ev.pub.time_ns, &ev, s, out);
         output_append(out, s->line, n);
+        output_mark(out, &r->buffered, all[i].pos + rec->size);
         dp->lines++;
     }
 }
 
 /* Writes what the buffers never wrote, then every record, each file's
- * lines after their notice; the number of lines, or -ENOMEM. */
+ * lines after their notice; the number of lines, or a negative errno (no
+ * memory, or writing failed: what was written is marked as such). */
 static long write_all(dead_process *dp)
 {
     size_t count = 0;
@@ -562,27 +623,36 @@ static long write_all(dead_process *dp)
     size_t longest = xlog_layout_max_line(dp->layout, dp->proc->max_message +
                                                           XLOG_TRUNCATED_MARK_LENGTH);
     scratch *s = calloc(1, sizeof *s);
-    output out = {.fd = -1, .no_follow = dp->rules.no_follow};
-    out.capacity = longest > 256 * 1024 ? longest : 256 * 1024;
-    out.buffer = malloc(out.capacity);
+    output *out = calloc(1, sizeof *out);
+    if (out) {
+        out->fd = -1;
+        out->dir = dp->rules.dir;
+        out->no_follow = dp->rules.no_follow;
+        out->capacity = longest > 256 * 1024 ? longest : 256 * 1024;
+        out->buffer = malloc(out->capacity);
+    }
     if (s) {
         s->format = malloc(dp->proc->max_message + 1);
         s->message = malloc(dp->proc->max_message + 64);
         s->line = malloc(longest);
         s->notice = malloc(longest);
     }
-    if (rc == 0 && (!s || !s->format || !s->message || !s->line || !s->notice || !out.buffer))
+    if (rc == 0 && (!s || !s->format || !s->message || !s->line || !s->notice || !out ||
+                    !out->buffer))
         rc = -ENOMEM;
     if (rc == 0) {
         for (size_t i = 0; i < dp->file_count; i++)
             if (has_unwritten(dp->files[i].base))
-                write_buffer(dp, dp->files[i].base, s, &out);
-        write_records(dp, all, count, s, &out);
-        output_flush(&out);
+                write_buffer(dp, dp->files[i].base, s, out);
+        write_records(dp, all, count, s, out);
+        output_flush(out);
+        rc = -out->error;
     }
-    if (out.fd >= 0)
-        close(out.fd);
-    free(out.buffer);
+    if (out && out->fd >= 0)
+        close(out->fd);
+    if (out)
+        free(out->buffer);
+    free(out);
     if (s) {
         free(s->format);
         free(s->message);
@@ -709,6 +779,7 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     if (!d)
         return errno == ENOENT ? 0 : -errno;
     long total = 0;
+    int error = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
@@ -733,6 +804,8 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
             if (lines >= 0) {
                 total += lines;
                 remove_process_dir(dir, path);
+            } else if (!error) {
+                error = (int)-lines; /* the rest is kept for a later recovery */
             }
         }
         if (lock >= 0)
@@ -743,5 +816,5 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     /* Left empty: they go (xlog_survival_start makes them again). */
     if (rmdir(key) == 0)
         rmdir(persistent);
-    return total;
+    return error ? -error : total;
 }

@@ -172,7 +172,9 @@ int xlog_survival_private_dir(const char *dir);
 
 /* Writes the lines of every process that used dir and ended without
  * xlog_close, and removes what they left; cfg gives the persistent
- * directory.  Returns the number of lines recovered, or a negative errno. */
+ * directory.  Returns the number of lines recovered, or a negative errno:
+ * then what could not be written (a full disk) is kept, marked so that a
+ * later recovery writes only the rest. */
 long xlog_survival_recover(const char *dir, const char *persistent_dir);
 
 #endif
