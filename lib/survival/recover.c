@@ -792,9 +792,14 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
             continue;
         int lock = openat(dir, "process", O_RDWR | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
-        if (lock < 0 && errno == ENOENT && fstat(dir, &st) == 0 &&
-            time(NULL) - st.st_mtime > 60) {
-            /* A process that died while making its directory, long ago. */
+        int pid;
+        unsigned long long start;
+        if (lock < 0 && errno == ENOENT &&
+            ((sscanf(e->d_name, "%d.%llu", &pid, &start) == 2 &&
+              xlog_survival_start_time(pid) != start) ||
+             (fstat(dir, &st) == 0 && time(NULL) - st.st_mtime > 60))) {
+            /* A process that died while making its directory (its name is
+             * its pid and start time), or one we cannot tell, long ago. */
             remove_process_dir(dir, path);
         }
         /* Taken only if the owner is gone; held while its lines are written,

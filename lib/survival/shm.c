@@ -76,12 +76,11 @@ int xlog_survival_private_dir(const char *dir)
     return 0;
 }
 
-/* The process's start time since boot (field 22 of /proc/self/stat), which
- * tells a process from a later one with the same pid; 0 if unknown. */
-static uint64_t start_time(void)
+uint64_t xlog_survival_start_time(int pid)
 {
-    char text[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
     if (fd >= 0)
         close(fd);
@@ -227,7 +226,7 @@ int xlog_survival_start(const xlog_config *cfg)
     }
     if (rc != 0)
         return rc;
-    uint64_t start = start_time();
+    uint64_t start = xlog_survival_start_time((int)getpid());
     if (snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu", key, (int)getpid(),
                  (unsigned long long)start) >= (int)sizeof sv.dir)
         return -ENAMETOOLONG;

@@ -140,6 +140,11 @@ void xlog_survival_after_fork(void);
 
 int xlog_survival_active(void);
 
+/* The start time since boot of process pid (field 22 of /proc/<pid>/stat),
+ * which tells a process from a later one with the same pid; 0 if there is
+ * no such process. */
+uint64_t xlog_survival_start_time(int pid);
+
 /* A new file "<kind>.<n>" of size bytes in the process's directory, mapped
  * shared; NULL when there is none (the caller then uses anonymous memory).
  * *slot receives n and *generation the directory's (never 0). */
