@@ -227,11 +227,21 @@ int xlog_survival_start(const xlog_config *cfg)
     if (rc != 0)
         return rc;
     uint64_t start = xlog_survival_start_time((int)getpid());
-    if (snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu", key, (int)getpid(),
-                 (unsigned long long)start) >= (int)sizeof sv.dir)
-        return -ENAMETOOLONG;
-    if (mkdir(sv.dir, 0700) != 0 && errno != EEXIST)
-        return -errno;
+    /* A directory of this name already there is the one of this process
+     * before an exec (exec keeps the pid and the start time) that nobody
+     * has recovered yet: never ours to take over, so the next free name. */
+    for (unsigned again = 0;; again++) {
+        int n = again ? snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu.%u", key, (int)getpid(),
+                                 (unsigned long long)start, again)
+                      : snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu", key, (int)getpid(),
+                                 (unsigned long long)start);
+        if (n >= (int)sizeof sv.dir)
+            return -ENAMETOOLONG;
+        if (mkdir(sv.dir, 0700) == 0)
+            break;
+        if (errno != EEXIST || again == 100)
+            return -errno;
+    }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/process", sv.dir);
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);

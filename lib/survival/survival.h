@@ -8,7 +8,9 @@
  *
  *   <key>/                 one per log directory (key: a hash of its path)
  *     <pid>.<start>/       one per process (start: its start time, so that
- *                          a reused pid is another directory)
+ *                          a reused pid is another directory; .<n> after
+ *                          it when the process's image before an exec
+ *                          still has its own there)
  *       process            xlog_survival_process, then the site dictionary
  *       ring.<n>           a thread's ring: the xlog_ring page, then the buffer
  *       file.<n>           a file's buffer: xlog_survival_file, then the bytes
