@@ -775,6 +775,14 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     else
         xlog_survival_default_dir(persistent, sizeof persistent);
     xlog_survival_key_dir(key, sizeof key, persistent, log_dir);
+    /* Recovery writes where the files in there say: only this user may
+     * have put them there (/dev/shm is open to all, and a directory of
+     * that name could be anybody's). */
+    int rc = xlog_survival_is_private(persistent);
+    if (rc == 0)
+        rc = xlog_survival_is_private(key);
+    if (rc != 0)
+        return rc == -ENOENT ? 0 : rc;
     DIR *d = opendir(key);
     if (!d)
         return errno == ENOENT ? 0 : -errno;

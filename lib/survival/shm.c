@@ -60,12 +60,15 @@ void xlog_survival_key_dir(char *out, size_t size, const char *persistent, const
     snprintf(out, size, "%s/%016llx", persistent, (unsigned long long)h);
 }
 
-/* Makes dir (mode 0700) if missing and checks that it is ours: a directory,
- * not a link, owned by this user and open to nobody else.  0 or -errno. */
 int xlog_survival_private_dir(const char *dir)
 {
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return -errno;
+    return xlog_survival_is_private(dir);
+}
+
+int xlog_survival_is_private(const char *dir)
+{
     struct stat st;
     if (lstat(dir, &st) != 0)
         return -errno;

@@ -169,10 +169,13 @@ void xlog_survival_add_site(xlog_impl_site *site);
 void xlog_survival_set_clock(const xlog_clock *c);
 
 /* The default persistent directory, /dev/shm/xlog-<uid>; the directory of
- * one log directory's processes under persistent; a private directory made
- * if missing and checked (ours, 0700, not a link): 0 or -errno. */
+ * one log directory's processes under persistent; whether dir is private (a
+ * directory, not a link, this user's, open to nobody else: what is in it
+ * was put there by this user), 0 or -errno; the same for a directory made
+ * if missing (mode 0700). */
 void xlog_survival_default_dir(char *out, size_t size);
 void xlog_survival_key_dir(char *out, size_t size, const char *persistent, const char *log_dir);
+int xlog_survival_is_private(const char *dir);
 int xlog_survival_private_dir(const char *dir);
 
 /* ---- recovery (recover.c) ------------------------------------------------ */
