@@ -383,8 +383,11 @@ static pending_record *collect(const dead_process *dp, size_t *count)
             const xlog_record *rec = (const xlog_record *)(r->buffer + (pos & r->mask));
             if (rec->size < 8 || rec->size % 8 || (pos & r->mask) + rec->size > r->capacity)
                 break;
+            /* The lines the file sink would have written: not those below
+             * its level (another sink's), nor those kept for a backtrace. */
             if ((rec->type == XLOG_REC_SITE || rec->type == XLOG_REC_DYNAMIC) &&
-                rec->level <= XLOG_FATAL && !(rec->flags & XLOG_REC_KEEP)) {
+                rec->level <= XLOG_FATAL && rec->level >= dp->proc->file_level &&
+                !(rec->flags & XLOG_REC_KEEP)) {
                 if (*count == capacity) {
                     capacity *= 2;
                     pending_record *more = realloc(all, capacity * sizeof *more);
