@@ -245,9 +245,13 @@ int xlog_survival_start(const xlog_config *cfg)
         if (errno != EEXIST || again == 100)
             return -errno;
     }
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/process", sv.dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* Made under another name and renamed once locked and whole: recovery
+     * never finds a "process" file that its living owner has not locked yet
+     * (it would take it for a dead process's, and remove the directory). */
+    char path[PATH_MAX + 32], whole[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/process.new", sv.dir);
+    snprintf(whole, sizeof whole, "%s/process", sv.dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         rc = -errno;
         rmdir(sv.dir);
@@ -265,8 +269,6 @@ int xlog_survival_start(const xlog_config *cfg)
         rmdir(sv.dir);
         return rc ? rc : -EIO;
     }
-    sv.lock = fd;
-    sv.process = p;
     xlog_survival_process *proc = p;
     proc->header_size = (uint32_t)header;
     proc->pid = (int32_t)getpid();
@@ -284,6 +286,16 @@ int xlog_survival_start(const xlog_config *cfg)
              cfg->file_pattern ? cfg->file_pattern : "");
     proc->dictionary_used = 0;
     memcpy(proc->magic, XLOG_SURVIVAL_MAGIC, sizeof proc->magic);
+    if (rename(path, whole) != 0) {
+        rc = -errno;
+        munmap(p, sv.process_size);
+        close(fd);
+        unlink(path);
+        rmdir(sv.dir);
+        return rc;
+    }
+    sv.lock = fd;
+    sv.process = p;
     sv.next_slot = 0;
     __atomic_store_n(&sv.generation, sv.generation + 1 ? sv.generation + 1 : 1, __ATOMIC_RELAXED);
     __atomic_store_n(&sv.active, 1, __ATOMIC_SEQ_CST);
