@@ -1288,6 +1288,47 @@ static void processes_opening_one_directory_together_all_survive(void **state)
     place_remove(&p);
 }
 
+#define TEN_TIMES(s) s s s s s s s s s s
+
+/* A call site whose format is longer than max_message (legal: the
+ * message is cut, with a mark): recovery must render its lines as the back
+ * end does, not drop them. */
+static void a_format_longer_than_max_message_is_recovered(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "a format longer than max_message");
+    place p;
+    place_make(&p, "longformat");
+    shared_page *page = page_new();
+    pid_t child = fork();
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(60);
+        xlog_config cfg = xlog_defaults();
+        cfg.dir = p.logs;
+        cfg.persistent_dir = p.shm;
+        cfg.use_environment = 0;
+        cfg.max_message = 256;
+        cfg.flush_interval_ms = 600000;
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        xlog_info("%d " TEN_TIMES(TEN_TIMES(TEN_TIMES("abcdefghij"))), 7);
+        __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    kill_and_reap(child);
+    CHECK(xlog_recover(p.logs, p.shm) == 1, "%s", xlog_last_error());
+    char *text = test_read_dir(p.logs, NULL);
+    char *line = strstr(text, " 7 abcdefghij");
+    CHECK(line && strstr(line, "[truncated]\n"), "the line: %.400s", text);
+    free(text);
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
 /* ---- fork ------------------------------------------------------------------------------ */
 
 static int keep_logging;
@@ -1539,6 +1580,7 @@ int main(void)
         cmocka_unit_test(recovery_trusts_only_a_private_directory),
         cmocka_unit_test(recovery_writes_only_what_the_file_would_have),
         cmocka_unit_test(processes_opening_one_directory_together_all_survive),
+        cmocka_unit_test(a_format_longer_than_max_message_is_recovered),
         cmocka_unit_test(fork_while_threads_log),
         cmocka_unit_test(default_persistent_dir_keeps_nothing_of_ours),
 #ifdef XLOG_RECOVER_PROGRAM

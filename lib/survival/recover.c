@@ -113,6 +113,7 @@ typedef struct dead_process {
     /* The dictionary, sorted by site address. */
     const xlog_survival_site **sites;
     size_t site_count;
+    size_t longest_format; /* of a record: a site's, or at most max_message */
     long lines;
 } dead_process;
 
@@ -153,6 +154,8 @@ static int index_sites(dead_process *dp)
         if (e->size < sizeof *e || e->size % 8 || e->size > (size_t)(end - p))
             break;
         if (e->ready) {
+            if (e->format_length > dp->longest_format)
+                dp->longest_format = e->format_length;
             if (dp->site_count == capacity) {
                 capacity = capacity ? capacity * 2 : 256;
                 const xlog_survival_site **more = realloc(dp->sites, capacity * sizeof *more);
@@ -415,7 +418,7 @@ typedef struct scratch {
     char module[XLOG_MAX_NAME + 1];
     char where[XLOG_WHERE_TEXT_MAX];
     char tid[XLOG_TID_TEXT_MAX];
-    char *format;  /* max_message + 1: a record's format is never longer */
+    char *format;  /* longest_format + 1 */
     char *message; /* max_message + 64 */
     char *line;    /* the layout's longest line */
     char *notice;  /* the same */
@@ -444,7 +447,7 @@ static int record_parts(const dead_process *dp, const xlog_record *rec,
     xlog_record_view_of(rec,
                         e ? text + e->file_length + e->function_length + e->module_length : NULL,
                         e ? e->format_length : 0, e ? e->kinds : NULL, view);
-    return view->format_length <= dp->proc->max_message;
+    return view->format_length <= dp->longest_format;
 }
 
 /* The event of one record, its line rendered into s->line; the line's
@@ -635,7 +638,7 @@ static long write_all(dead_process *dp)
         out->buffer = malloc(out->capacity);
     }
     if (s) {
-        s->format = malloc(dp->proc->max_message + 1);
+        s->format = malloc(dp->longest_format + 1);
         s->message = malloc(dp->proc->max_message + 64);
         s->line = malloc(longest);
         s->notice = malloc(longest);
@@ -706,6 +709,7 @@ static long recover_process(int dir, const char *log_dir)
     dp->rules.mode = (xlog_file_mode)proc->file_mode;
     dp->rules.no_follow = !proc->follow_symlinks;
     dp->rules.local_time = proc->local_time;
+    dp->longest_format = proc->max_message;
     if (index_sites(dp) != 0 ||
         xlog_layout_create(&dp->layout, (xlog_layout_kind)proc->file_layout,
                            proc->file_pattern[0] ? proc->file_pattern : NULL, XLOG_DEFAULT_LINE,
