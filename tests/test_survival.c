@@ -1329,6 +1329,81 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
     place_remove(&p);
 }
 
+/* A format of a million bytes: the thread that prepares its site (the
+ * first to call it) parses it for a while, and another thread's call
+ * meanwhile takes the dynamic path, which reads at most max_message of it. */
+#define MEGABYTE_FORMAT TEN_TIMES(TEN_TIMES(TEN_TIMES(TEN_TIMES(TEN_TIMES("abcdefghij")))))
+
+static void log_at_the_slow_site(int t)
+{
+    xlog_info("%d " MEGABYTE_FORMAT, t);
+}
+
+static void *first_caller(void *arg)
+{
+    shared_page *page = arg;
+    xlog_info("first"); /* its ring is there: its next call is quick */
+    __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+    log_at_the_slow_site(0);
+    __atomic_store_n(&page->returned[0], 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* A record that names a call site must find it in the survival dictionary,
+ * even when the thread that prepares the site has not finished: a second
+ * thread's call returns meanwhile, and the process is killed before the
+ * first is done.  (The kill/_exit/exec cases found it: a line missing now
+ * and then at the start of a run.) */
+static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
+{
+    (void)state;
+    int hits = 0;
+    for (int i = 0; i < 10; i++) {
+        snprintf(context, sizeof context, "a site still being prepared, #%d", i);
+        place p;
+        place_make(&p, "site");
+        shared_page *page = page_new();
+        pid_t child = fork();
+        if (child == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(60);
+            xlog_config cfg = xlog_defaults();
+            cfg.dir = p.logs;
+            cfg.persistent_dir = p.shm;
+            cfg.use_environment = 0;
+            cfg.max_message = 1024;
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            xlog_info("open"); /* the same for this thread */
+            pthread_t first;
+            pthread_create(&first, NULL, first_caller, page);
+            while (!__atomic_load_n(&page->logging, __ATOMIC_ACQUIRE))
+                ;
+            pause_us(100);
+            log_at_the_slow_site(1);
+            __atomic_store_n(&page->returned[1], 1, __ATOMIC_RELEASE);
+            for (;;)
+                pause();
+        }
+        while (!__atomic_load_n(&page->returned[1], __ATOMIC_ACQUIRE))
+            CHECK(waitpid(child, NULL, WNOHANG) == 0, "the child ended");
+        kill(child, SIGKILL);
+        int first_done = __atomic_load_n(&page->returned[0], __ATOMIC_ACQUIRE);
+        waitpid(child, NULL, 0);
+        hits += !first_done;
+        CHECK(xlog_recover(p.logs, p.shm) > 0, "%s", xlog_last_error());
+        char *text = test_read_dir(p.logs, NULL);
+        char line[64];
+        snprintf(line, sizeof line, " %d 1 abcdefghij", (int)child);
+        CHECK(strstr(text, line), "the second caller's line is missing: %.600s", text);
+        free(text);
+        check_nothing_left(&p);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+    CHECK(hits > 0, "the first caller was never still preparing: the test shows nothing");
+}
+
 /* ---- fork ------------------------------------------------------------------------------ */
 
 static int keep_logging;
@@ -1581,6 +1656,7 @@ int main(void)
         cmocka_unit_test(recovery_writes_only_what_the_file_would_have),
         cmocka_unit_test(processes_opening_one_directory_together_all_survive),
         cmocka_unit_test(a_format_longer_than_max_message_is_recovered),
+        cmocka_unit_test(a_site_still_being_prepared_is_in_the_dictionary),
         cmocka_unit_test(fork_while_threads_log),
         cmocka_unit_test(default_persistent_dir_keeps_nothing_of_ours),
 #ifdef XLOG_RECOVER_PROGRAM

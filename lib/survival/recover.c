@@ -133,11 +133,15 @@ static void *map_file(int dir, const char *name, size_t *size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* By address; of two entries of one site (survival.h,
+ * xlog_survival_add_site_names), the one with a format first. */
 static int by_address(const void *a, const void *b)
 {
-    uint64_t x = (*(const xlog_survival_site *const *)a)->site;
-    uint64_t y = (*(const xlog_survival_site *const *)b)->site;
-    return x < y ? -1 : x > y;
+    const xlog_survival_site *x = *(const xlog_survival_site *const *)a;
+    const xlog_survival_site *y = *(const xlog_survival_site *const *)b;
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return (y->format_length > 0) - (x->format_length > 0);
 }
 
 /* Indexes the ready entries of the dictionary. */

@@ -98,13 +98,11 @@ uint64_t xlog_survival_start_time(int pid)
 
 /* ---- the dictionary -------------------------------------------------------- */
 
-static void add_site(const xlog_impl_site *site)
+/* The entry of site, with its format (if it has one yet) or without. */
+static void add_site(const xlog_impl_site *site, int with_format)
 {
     xlog_survival_process *proc = sv.process;
-    /* Only a site whose records refer to its format and kinds needs them;
-     * the others' records carry their own. */
-    int prepared = site->state == XLOG_SITE_SCALAR || site->state == XLOG_SITE_READY;
-    const char *format = prepared ? site->format : NULL;
+    const char *format = with_format ? site->format : NULL;
     size_t file = strlen(site->file), function = strlen(site->func);
     size_t module = site->module ? strlen(site->module) : 0, fmt = format ? strlen(format) : 0;
     uint64_t size = xlog_align8(sizeof(xlog_survival_site) + file + function + module + fmt);
@@ -135,13 +133,20 @@ void xlog_survival_add_site(xlog_impl_site *s)
 {
     /* Noted first, then looked at: either a directory being started sees the
      * site in the list, or the site sees the directory active (or both:
-     * a site twice in a dictionary is harmless). */
+     * a site twice in a dictionary is harmless, recovery prefers the entry
+     * with a format). */
     s->next_noted = __atomic_load_n(&noted_sites, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&noted_sites, &s->next_noted, s, 1, __ATOMIC_SEQ_CST,
                                         __ATOMIC_RELAXED)) {
     }
     if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
-        add_site(s);
+        add_site(s, 1);
+}
+
+void xlog_survival_add_site_names(const xlog_impl_site *s)
+{
+    if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
+        add_site(s, 0);
 }
 
 void xlog_survival_set_clock(const xlog_clock *c)
@@ -300,7 +305,7 @@ int xlog_survival_start(const xlog_config *cfg)
     __atomic_store_n(&sv.generation, sv.generation + 1 ? sv.generation + 1 : 1, __ATOMIC_RELAXED);
     __atomic_store_n(&sv.active, 1, __ATOMIC_SEQ_CST);
     for (xlog_impl_site *s = __atomic_load_n(&noted_sites, __ATOMIC_SEQ_CST); s; s = s->next_noted)
-        add_site(s);
+        add_site(s, 1);
     return 0;
 }
 

@@ -162,8 +162,14 @@ void xlog_survival_unmap(void *p, size_t size, const char *kind, uint32_t slot,
 void xlog_survival_discard(void *p, size_t size);
 
 /* Adds a call site to the dictionary, now and in every later directory of
- * this process (once per site, when its first call has prepared it). */
+ * this process: once per site, by the thread that prepared it, before its
+ * state lets any record name it (its format, if it has one, is set). */
 void xlog_survival_add_site(xlog_impl_site *site);
+
+/* Adds the site's names only, to this directory's dictionary: for a record
+ * that names a site another thread is still preparing (the dictionary must
+ * hold every site a published record names). */
+void xlog_survival_add_site_names(const xlog_impl_site *site);
 
 /* Stores the clock's calibration (the back end, after each resync). */
 void xlog_survival_set_clock(const xlog_clock *c);
