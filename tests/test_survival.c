@@ -1054,13 +1054,17 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
 /* A process killed in its xlog_open, after making its directory and
  * before its "process" file was there: the directory is removed at once
  * (its name says whose it was, and that process is gone), while that of a
- * process still alive in the same moment of its start is left alone. */
+ * process still alive in the same moment of its start is left alone.  And
+ * one killed before making its key directory: the persistent directory it
+ * made goes. */
 static void a_process_killed_while_making_its_directory_leaves_nothing(void **state)
 {
     (void)state;
     snprintf(context, sizeof context, "killed while making its directory");
     place p;
     place_make(&p, "making");
+    assert_int_equal(xlog_survival_private_dir(p.shm), 0);
+    check_nothing_left(&p);
     char key[PATH_MAX + 64], dead[PATH_MAX + 160], alive[PATH_MAX + 160];
     xlog_survival_key_dir(key, sizeof key, p.shm, p.logs);
     assert_int_equal(xlog_survival_private_dir(p.shm), 0);

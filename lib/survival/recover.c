@@ -792,6 +792,8 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     int rc = xlog_survival_is_private(persistent);
     if (rc == 0)
         rc = xlog_survival_is_private(key);
+    if (rc == -ENOENT && xlog_survival_is_private(persistent) == 0)
+        rmdir(persistent); /* left empty by a process killed before it made its key */
     if (rc != 0)
         return rc == -ENOENT ? 0 : rc;
     DIR *d = opendir(key);
