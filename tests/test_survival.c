@@ -1032,10 +1032,11 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
         for (size_t i = 0; i < found; i++) {
             uint64_t tail = __atomic_load_n(&rings[i]->tail, __ATOMIC_ACQUIRE);
             uint64_t buffered = __atomic_load_n(&rings[i]->buffered, __ATOMIC_ACQUIRE);
+            uint64_t capacity = __atomic_load_n(&rings[i]->capacity, __ATOMIC_ACQUIRE);
             behind += buffered < tail;
             samples++;
-            if (tail / rings[i]->capacity > laps)
-                laps = tail / rings[i]->capacity;
+            if (capacity && tail / capacity > laps) /* 0 while the ring is being made */
+                laps = tail / capacity;
         }
     }
     kill(child, SIGKILL);
