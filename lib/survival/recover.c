@@ -171,7 +171,8 @@ static int index_sites(dead_process *dp)
         }
         p += e->size;
     }
-    qsort(dp->sites, dp->site_count, sizeof *dp->sites, by_address);
+    if (dp->site_count) /* sites is NULL without any */
+        qsort(dp->sites, dp->site_count, sizeof *dp->sites, by_address);
     return 0;
 }
 
