@@ -1396,7 +1396,8 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
         int first_done = __atomic_load_n(&page->returned[0], __ATOMIC_ACQUIRE);
         waitpid(child, NULL, 0);
         hits += !first_done;
-        CHECK(xlog_recover(p.logs, p.shm) > 0, "%s", xlog_last_error());
+        /* The back end may have written the lines already (a slow run). */
+        CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
         char *text = test_read_dir(p.logs, NULL);
         char line[64];
         snprintf(line, sizeof line, " %d 1 abcdefghij", (int)child);
