@@ -309,9 +309,12 @@ static void consume(xlog_ring *r, const xlog_record *rec)
             entry->format_len = strlen(site->format);
         format_len = entry ? entry->format_len : strlen(site->format);
     }
+    /* A site's format and kinds only for its own kind of record: a dynamic
+     * record may name a site another thread is still preparing. */
+    int prepared = rec->type == XLOG_REC_SITE;
     xlog_record_view view;
-    xlog_record_view_of(rec, site ? site->format : NULL, format_len, site ? site->kinds : NULL,
-                        &view);
+    xlog_record_view_of(rec, prepared ? site->format : NULL, format_len,
+                        prepared ? site->kinds : NULL, &view);
     xlog_line_event ev;
     event_of_ring(&ev, r);
     ev.ring_slot = r->slot;

@@ -745,7 +745,8 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     unsigned flags = call_flags(level);
     uint64_t size = site->fixed_size;
     uint32_t lens[XLOG_MAX_ARGS];
-    if (site->state == XLOG_SITE_READY) { /* it has strings */
+    /* Atomic: another thread's first call may be trying the site's state. */
+    if (__atomic_load_n(&site->state, __ATOMIC_RELAXED) == XLOG_SITE_READY) { /* strings */
         va_list measure;
         va_copy(measure, ap);
         size = sizeof(xlog_record) + measure_strings(site->kinds, site->nargs, NULL,

@@ -118,7 +118,8 @@ static void add_site(const xlog_impl_site *site, int with_format)
     entry->module_length = (uint32_t)module;
     entry->format_length = (uint32_t)fmt;
     entry->nargs = format ? site->nargs : 0;
-    memcpy(entry->kinds, site->kinds, sizeof entry->kinds);
+    if (format) /* without, the preparing thread may be writing them */
+        memcpy(entry->kinds, site->kinds, sizeof entry->kinds);
     char *text = (char *)(entry + 1);
     memcpy(text, site->file, file);
     memcpy(text + file, site->func, function);
