@@ -214,6 +214,27 @@ void xlog_survival_discard(void *p, size_t size)
 
 /* ---- life -------------------------------------------------------------------- */
 
+/* Makes sv.dir, this process's directory under key; 0 or -errno.  A
+ * directory of its name already there is the one of this process before an
+ * exec (exec keeps the pid and the start time) that nobody has recovered
+ * yet: never ours to take over, so the next free name. */
+static int make_process_dir(const char *key, uint64_t start)
+{
+    for (unsigned again = 0; again <= 100; again++) {
+        int n = again ? snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu.%u", key, (int)getpid(),
+                                 (unsigned long long)start, again)
+                      : snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu", key, (int)getpid(),
+                                 (unsigned long long)start);
+        if (n >= (int)sizeof sv.dir)
+            return -ENAMETOOLONG;
+        if (mkdir(sv.dir, 0700) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -errno;
+    }
+    return -EEXIST;
+}
+
 int xlog_survival_start(const xlog_config *cfg)
 {
     char persistent[PATH_MAX], key[PATH_MAX + 32];
@@ -222,35 +243,20 @@ int xlog_survival_start(const xlog_config *cfg)
     else
         xlog_survival_default_dir(persistent, sizeof persistent);
     xlog_survival_key_dir(key, sizeof key, persistent, cfg->dir);
-    /* Twice: another process may remove the base directory between our
-     * making it and making the key directory in it (it removes both when it
-     * leaves them empty). */
-    int rc = 0;
-    for (int attempt = 0; attempt < 2; attempt++) {
+    /* Again when a directory vanishes: another process's recovery removes
+     * the key and base directories when it leaves them empty, which they
+     * are between our making them and making ours in them. */
+    uint64_t start = xlog_survival_start_time((int)getpid());
+    int rc = -ENOENT;
+    for (int attempt = 0; attempt < 8 && rc == -ENOENT; attempt++) {
         rc = xlog_survival_private_dir(persistent);
         if (rc == 0)
             rc = xlog_survival_private_dir(key);
-        if (rc != -ENOENT)
-            break;
+        if (rc == 0)
+            rc = make_process_dir(key, start);
     }
     if (rc != 0)
         return rc;
-    uint64_t start = xlog_survival_start_time((int)getpid());
-    /* A directory of this name already there is the one of this process
-     * before an exec (exec keeps the pid and the start time) that nobody
-     * has recovered yet: never ours to take over, so the next free name. */
-    for (unsigned again = 0;; again++) {
-        int n = again ? snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu.%u", key, (int)getpid(),
-                                 (unsigned long long)start, again)
-                      : snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu", key, (int)getpid(),
-                                 (unsigned long long)start);
-        if (n >= (int)sizeof sv.dir)
-            return -ENAMETOOLONG;
-        if (mkdir(sv.dir, 0700) == 0)
-            break;
-        if (errno != EEXIST || again == 100)
-            return -errno;
-    }
     /* Made under another name and renamed once locked and whole: recovery
      * never finds a "process" file that its living owner has not locked yet
      * (it would take it for a dead process's, and remove the directory). */
