@@ -9,6 +9,8 @@
 #   make install        install the library, header, pkg-config and CMake
 #                       files under PREFIX
 #   make install-bench  install the benchmark program, xlog-bench, alone
+#   make install-tools  install the tools, alone: xlog-recover, which writes
+#                       the lines of processes that ended without xlog_close
 #   make fuzz           a long fuzzing run (FUZZ_SECONDS, default 600)
 #
 # run and install need only a C compiler, CMake and zlib: the build
@@ -21,7 +23,7 @@ FUZZ_SECONDS ?= 600
 # CI turns warnings into errors.
 CMAKE_ARGS   ?= -DXLOG_WERROR=$(if $(CI),ON,OFF)
 
-.PHONY: all build run deps test install install-bench fuzz clean
+.PHONY: all build run deps test install install-bench install-tools fuzz clean
 
 all: build
 
@@ -43,6 +45,9 @@ install: build
 
 install-bench: build
 	cmake --install $(BUILD) --prefix $(PREFIX) --component bench
+
+install-tools: build
+	cmake --install $(BUILD) --prefix $(PREFIX) --component tools
 
 fuzz: deps
 	CC=clang cmake -S . -B build-fuzz -DXLOG_BUILD_FUZZERS=ON -DXLOG_BUILD_TESTS=OFF -DXLOG_BUILD_PROGRAMS=OFF $(CMAKE_ARGS)

@@ -635,7 +635,9 @@ void xlog_reopen(void);
  * xlog_open does this by itself for its dir; this is for a program that
  * will not run again, and for tools (the xlog-recover program).  Processes
  * still alive are left alone.  Returns the number of lines recovered, or a
- * negative errno (xlog_last_error() says more). */
+ * negative errno (xlog_last_error() says more); when writing fails (a full
+ * disk), what could not be written is kept, and a later call writes it,
+ * never a line twice. */
 long xlog_recover(const char *dir, const char *persistent_dir);
 
 /* A readable explanation of a value returned by an xlog function. */

@@ -309,9 +309,12 @@ static void consume(xlog_ring *r, const xlog_record *rec)
             entry->format_len = strlen(site->format);
         format_len = entry ? entry->format_len : strlen(site->format);
     }
+    /* A site's format and kinds only for its own kind of record: a dynamic
+     * record may name a site another thread is still preparing. */
+    int prepared = rec->type == XLOG_REC_SITE;
     xlog_record_view view;
-    xlog_record_view_of(rec, site ? site->format : NULL, format_len, site ? site->kinds : NULL,
-                        &view);
+    xlog_record_view_of(rec, prepared ? site->format : NULL, format_len,
+                        prepared ? site->kinds : NULL, &view);
     xlog_line_event ev;
     event_of_ring(&ev, r);
     ev.ring_slot = r->slot;
@@ -432,7 +435,10 @@ static uint64_t scan(int last_flush)
     return watermark;
 }
 
-/* The next record of a ring, skipping padding; NULL if none is visible. */
+/* The next record of a ring, skipping padding; NULL if none is visible.
+ * A padding record makes no line, so the buffered position moves past it
+ * too: it must never stay behind the tail given back to the producer, who
+ * may then overwrite what lies between (survival.h, "Exactly once"). */
 static const xlog_record *front(xlog_ring *r)
 {
     while (r->read_pos < r->visible_end) {
@@ -443,6 +449,7 @@ static const xlog_record *front(xlog_ring *r)
             return rec;
         }
         r->read_pos += rec->size;
+        xlog_store_release(&r->buffered, r->read_pos);
     }
     return NULL;
 }

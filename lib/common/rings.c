@@ -53,14 +53,18 @@
 
 xlog_registry xlog_rings = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* Threads taking their first rings at once may all ask: atomic, so that
+ * they agree without a lock (they all store the same value). */
 static size_t page_size(void)
 {
     static size_t size;
-    if (!size) {
+    size_t known = __atomic_load_n(&size, __ATOMIC_RELAXED);
+    if (!known) {
         long p = sysconf(_SC_PAGESIZE);
-        size = p > 0 ? (size_t)p : 4096;
+        known = p > 0 ? (size_t)p : 4096;
+        __atomic_store_n(&size, known, __ATOMIC_RELAXED);
     }
-    return size;
+    return known;
 }
 
 static size_t header_size(void)

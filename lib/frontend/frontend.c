@@ -696,8 +696,13 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
 {
     int state = XLOG_SITE_NEW;
     if (!__atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_PARSING, 0, __ATOMIC_ACQUIRE,
-                                     __ATOMIC_ACQUIRE))
+                                     __ATOMIC_ACQUIRE)) {
+        /* Another thread is preparing it: this call's record (the dynamic
+         * path) names a site that may not be in the survival dictionary yet. */
+        if (state == XLOG_SITE_PARSING)
+            xlog_survival_add_site_names(site);
         return (state == XLOG_SITE_SCALAR || state == XLOG_SITE_READY) && site->format == fmt;
+    }
 
     unsigned char kinds[XLOG_MAX_ARGS];
     int precision[XLOG_MAX_ARGS];
@@ -716,8 +721,9 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     site->nargs = (unsigned char)(ready ? nargs : 0);
     site->fixed_size = (unsigned short)xlog_align8(sizeof(xlog_record) + fixed);
     int prepared = !ready ? XLOG_SITE_DYNAMIC : strings ? XLOG_SITE_READY : XLOG_SITE_SCALAR;
-    __atomic_store_n(&site->state, prepared, __ATOMIC_RELEASE);
+    /* In the survival dictionary before the state lets any record name it. */
     xlog_survival_add_site(site);
+    __atomic_store_n(&site->state, prepared, __ATOMIC_RELEASE);
     return ready;
 }
 
@@ -739,7 +745,8 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     unsigned flags = call_flags(level);
     uint64_t size = site->fixed_size;
     uint32_t lens[XLOG_MAX_ARGS];
-    if (site->state == XLOG_SITE_READY) { /* it has strings */
+    /* Atomic: another thread's first call may be trying the site's state. */
+    if (__atomic_load_n(&site->state, __ATOMIC_RELAXED) == XLOG_SITE_READY) { /* strings */
         va_list measure;
         va_copy(measure, ap);
         size = sizeof(xlog_record) + measure_strings(site->kinds, site->nargs, NULL,
@@ -879,12 +886,18 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
     }
     enter_call();
     /* Its first call: the site's file, function and line go into the
-     * dictionary of survival.h (its format varies: the records carry it). */
-    int state = XLOG_SITE_NEW;
-    if (UNLIKELY(__atomic_load_n(&site->state, __ATOMIC_RELAXED) == XLOG_SITE_NEW) &&
-        __atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_DYNAMIC, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_RELAXED))
+     * dictionary of survival.h (its format varies: the records carry it),
+     * before the state lets another thread's record name it; a thread that
+     * comes while that is being done adds the names itself. */
+    int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+    if (UNLIKELY(state == XLOG_SITE_NEW) &&
+        __atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_PARSING, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
         xlog_survival_add_site(site);
+        __atomic_store_n(&site->state, XLOG_SITE_DYNAMIC, __ATOMIC_RELEASE);
+    } else if (UNLIKELY(state == XLOG_SITE_PARSING)) {
+        xlog_survival_add_site_names(site);
+    }
     xlog_ring *r = ring_for_call();
     if (r) {
         va_list ap;

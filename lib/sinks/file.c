@@ -106,6 +106,12 @@ void xlog_file_add_line(xlog_file *f, size_t n, uint32_t ring, uint64_t record_e
 {
     size_t length = f->length + n;
     if (record_end) {
+        /* Void while the ring and record change: a kill between them must
+         * not leave this line's record paired with the last line's length,
+         * which the buffer's length still equals (recovery would take the
+         * record for one in the buffer, and skip it). */
+        __atomic_store_n(&f->header->last_length, 0, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         f->header->last_ring = ring;
         f->header->last_record_end = record_end;
         __atomic_store_n(&f->header->last_length, length, __ATOMIC_RELEASE);

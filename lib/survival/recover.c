@@ -8,13 +8,15 @@
  *   1. map its rings and file buffers, and index its call sites;
  *   2. each file buffer: finish the journal (a line appended whose ring had
  *      not yet been told), settle a write(2) that may or may not have
- *      happened by looking for its bytes in the file, and append what was
- *      never written;
- *   3. each ring: render every record past its buffered position, as the
- *      back end would have (backend/message.c, the process's own layout),
- *      all rings merged by time;
- *   4. write them into the files the process would have used, after a
- *      notice saying whose lines they are;
+ *      happened by looking for its bytes in the file;
+ *   3. each ring: find every record past its buffered position, all rings
+ *      merged by time, and the file each one's line goes to;
+ *   4. each file buffer: append what was never written; each record: render
+ *      it as the back end would have (backend/message.c, the process's own
+ *      layout) into the file the process would have used.  The first
+ *      recovered line of each file is preceded by a notice saying how many
+ *      follow and whose they are (a line a short write had cut is finished
+ *      first: a notice never splits a line);
  *   5. remove the directory.
  * Recovered lines are appended to the day's file of each line, without
  * size rotation or compression.
@@ -54,16 +56,43 @@ typedef struct mapped {
 typedef struct pending_record {
     uint64_t tsc;
     uint32_t ring;   /* index in rings[] */
+    int32_t target;  /* index in targets[], or -1: it cannot be rendered */
     uint64_t pos;
 } pending_record;
 
-/* Where recovered lines go: one open file at a time, with a buffer. */
+/* A file that gets recovered lines: how many, for its notice. */
+typedef struct target {
+    char path[PATH_MAX];
+    size_t lines;
+    int64_t first_time; /* of its first record, or 0 if it has none */
+    int noticed;
+} target;
+
+/* A position of the dead process to move to value once the output's first
+ * `at` bytes are in the file: a ring's buffered position past a record
+ * whose line they hold. */
+typedef struct mark {
+    uint64_t *position;
+    uint64_t value;
+    size_t at;
+} mark;
+
+#define MARKS 4096
+
+/* Where recovered lines go: one open file at a time, with a buffer.  What
+ * is written is marked in the dead process's files as it goes, and the
+ * first failure (a full disk) stops everything after it, so that a later
+ * recovery writes the rest, and nothing twice. */
 typedef struct output {
     char path[PATH_MAX];
+    const char *dir;  /* made again if it is missing */
     int fd;
     char *buffer;
     size_t length, capacity;
+    mark marks[MARKS];
+    size_t mark_count;
     int no_follow;
+    int error;        /* the errno that stopped it, or 0 */
 } output;
 
 typedef struct dead_process {
@@ -74,11 +103,17 @@ typedef struct dead_process {
     xlog_layout *layout;
     mapped rings[4096];
     size_t ring_count;
+    /* The last day a record of each ring was seen on, and its file. */
+    int64_t ring_day[4096];
+    int32_t ring_target[4096];
+    target *targets;
+    size_t target_count;
     mapped files[4096];
     size_t file_count;
     /* The dictionary, sorted by site address. */
     const xlog_survival_site **sites;
     size_t site_count;
+    size_t longest_format; /* of a record: a site's, or at most max_message */
     long lines;
 } dead_process;
 
@@ -98,11 +133,15 @@ static void *map_file(int dir, const char *name, size_t *size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* By address; of two entries of one site (survival.h,
+ * xlog_survival_add_site_names), the one with a format first. */
 static int by_address(const void *a, const void *b)
 {
-    uint64_t x = (*(const xlog_survival_site *const *)a)->site;
-    uint64_t y = (*(const xlog_survival_site *const *)b)->site;
-    return x < y ? -1 : x > y;
+    const xlog_survival_site *x = *(const xlog_survival_site *const *)a;
+    const xlog_survival_site *y = *(const xlog_survival_site *const *)b;
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return (y->format_length > 0) - (x->format_length > 0);
 }
 
 /* Indexes the ready entries of the dictionary. */
@@ -119,6 +158,8 @@ static int index_sites(dead_process *dp)
         if (e->size < sizeof *e || e->size % 8 || e->size > (size_t)(end - p))
             break;
         if (e->ready) {
+            if (e->format_length > dp->longest_format)
+                dp->longest_format = e->format_length;
             if (dp->site_count == capacity) {
                 capacity = capacity ? capacity * 2 : 256;
                 const xlog_survival_site **more = realloc(dp->sites, capacity * sizeof *more);
@@ -130,7 +171,8 @@ static int index_sites(dead_process *dp)
         }
         p += e->size;
     }
-    qsort(dp->sites, dp->site_count, sizeof *dp->sites, by_address);
+    if (dp->site_count) /* sites is NULL without any */
+        qsort(dp->sites, dp->site_count, sizeof *dp->sites, by_address);
     return 0;
 }
 
@@ -156,15 +198,21 @@ static xlog_ring *ring_at(const dead_process *dp, size_t i)
 
 static void output_flush(output *out)
 {
-    for (size_t done = 0; done < out->length;) {
-        ssize_t n = out->fd >= 0 ? write(out->fd, out->buffer + done, out->length - done) : -1;
+    size_t done = 0;
+    while (!out->error && done < out->length) {
+        ssize_t n = write(out->fd, out->buffer + done, out->length - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            break; /* nothing more to do for a file that cannot be written */
-        done += (size_t)n;
+            out->error = n < 0 ? errno : EIO;
+        else
+            done += (size_t)n;
     }
+    for (size_t i = 0; i < out->mark_count && out->marks[i].at <= done; i++)
+        if (*out->marks[i].position < out->marks[i].value)
+            __atomic_store_n(out->marks[i].position, out->marks[i].value, __ATOMIC_RELEASE);
     out->length = 0;
+    out->mark_count = 0;
 }
 
 static void output_switch(output *out, const char *path)
@@ -174,44 +222,92 @@ static void output_switch(output *out, const char *path)
     output_flush(out);
     if (out->fd >= 0)
         close(out->fd);
+    out->fd = -1;
+    if (out->error)
+        return;
     snprintf(out->path, sizeof out->path, "%s", path);
     int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (out->no_follow ? O_NOFOLLOW : 0);
     out->fd = open(path, flags, 0640);
+    if (out->fd < 0 && errno == ENOENT && xlog_make_dir(out->dir) == 0)
+        out->fd = open(path, flags, 0640);
+    if (out->fd < 0)
+        out->error = errno;
 }
 
 static void output_append(output *out, const char *bytes, size_t n)
 {
-    if (out->capacity - out->length < n)
-        output_flush(out);
-    if (n > out->capacity) {
-        out->length = 0;
-        if (out->fd >= 0 && write(out->fd, bytes, n) < 0) {
-            /* a file that cannot take it: the line is not recovered */
-        }
-        return;
+    while (n > 0) {
+        if (out->length == out->capacity)
+            output_flush(out);
+        size_t take = out->capacity - out->length < n ? out->capacity - out->length : n;
+        memcpy(out->buffer + out->length, bytes, take);
+        out->length += take;
+        bytes += take;
+        n -= take;
     }
-    memcpy(out->buffer + out->length, bytes, n);
-    out->length += n;
+}
+
+/* After the bytes appended so far: *position moves to value once they are
+ * written. */
+static void output_mark(output *out, uint64_t *position, uint64_t value)
+{
+    if (out->mark_count == MARKS)
+        output_flush(out);
+    out->marks[out->mark_count++] = (mark){position, value, out->length};
+}
+
+/* Writes the bytes of the buffer h from h->written up to `to` straight
+ * into the file, moving h->written with every write(2), so that what a
+ * failure leaves is exactly what was not written. */
+static void output_buffer_bytes(output *out, xlog_survival_file *h, uint64_t to)
+{
+    output_flush(out);
+    const char *bytes = (const char *)(h + 1);
+    while (!out->error && h->written < to) {
+        ssize_t n = write(out->fd, bytes + h->written, (size_t)(to - h->written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            out->error = n < 0 ? errno : EIO;
+        else
+            __atomic_store_n(&h->written, h->written + (uint64_t)n, __ATOMIC_RELEASE);
+    }
 }
 
 /* ---- file buffers ---------------------------------------------------------- */
 
-/* Whether the bytes were appended to the file (dev, ino), which had size
- * bytes before: recovery's answer to a write(2) the process may have made
- * just before it died. */
-static int bytes_in_file(const xlog_survival_file *h, const char *bytes, size_t n)
+/* How many of the n bytes the process was writing (h->chunk) when it died
+ * are in the file (dev, ino), which had chunk_size bytes before: all, none,
+ * or the first ones (a write(2) that a kill cut short).  One write(2) with
+ * O_APPEND puts its bytes together, where the file ended; other processes
+ * may have appended whole lines before and after them.  So they are the
+ * longest prefix of the bytes found where the file had ended (chunk_size)
+ * or at a line's start after it, if that prefix holds a whole line (lines
+ * are unique: their time and thread) or ends the file: a few bytes that
+ * merely look like the start of another process's line are not taken for
+ * ours (at worst the start of a line is then written twice, never lost). */
+static size_t bytes_in_file(const xlog_survival_file *h, const char *bytes, size_t n)
 {
     int fd = open(h->chunk_path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    int found = 0;
+    size_t found = 0;
     if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == h->chunk_dev &&
-        (uint64_t)st.st_ino == h->chunk_ino && (uint64_t)st.st_size >= h->chunk_size + n) {
-        /* Other processes may have appended around it: look from the size
-         * it had, over what was added since. */
+        (uint64_t)st.st_ino == h->chunk_ino && (uint64_t)st.st_size > h->chunk_size) {
         size_t span = (size_t)((uint64_t)st.st_size - h->chunk_size);
         char *added = malloc(span);
-        if (added && pread(fd, added, span, (off_t)h->chunk_size) == (ssize_t)span)
-            found = memmem(added, span, bytes, n) != NULL;
+        const char *nl = memchr(bytes, '\n', n);
+        size_t line = nl ? (size_t)(nl + 1 - bytes) : n;
+        if (added && pread(fd, added, span, (off_t)h->chunk_size) == (ssize_t)span) {
+            for (size_t at = 0; at < span && found < n;) {
+                size_t same = 0;
+                while (same < n && at + same < span && added[at + same] == bytes[same])
+                    same++;
+                if (same > found && (same >= line || at + same == span))
+                    found = same;
+                const char *next = memchr(added + at, '\n', span - at);
+                at = next ? (size_t)(next + 1 - added) : span;
+            }
+        }
         free(added);
     }
     if (fd >= 0)
@@ -219,15 +315,25 @@ static int bytes_in_file(const xlog_survival_file *h, const char *bytes, size_t 
     return found;
 }
 
-static void settle_buffer(dead_process *dp, xlog_survival_file *h, output *out)
+/* Whether the buffer holds bytes that are not in its file. */
+static int has_unwritten(const xlog_survival_file *h)
+{
+    return h->length <= h->capacity && h->written < h->length && h->path[0];
+}
+
+/* Settles the buffer's journal (survival.h). */
+static void settle_buffer(dead_process *dp, xlog_survival_file *h)
 {
     const char *bytes = (const char *)(h + 1);
     uint64_t length = h->length, written = h->written;
     if (length > h->capacity || written > length)
         return; /* emptied, or not a buffer of ours */
-    if (h->chunk && written + h->chunk <= length &&
-        bytes_in_file(h, bytes + written, (size_t)h->chunk))
-        written += h->chunk;
+    if (h->chunk && written + h->chunk <= length)
+        written += bytes_in_file(h, bytes + written, (size_t)h->chunk);
+    /* Settled for good, here where the rest of recovery reads it (and where
+     * a later recovery would, if this one has to stop). */
+    h->written = written;
+    h->chunk = 0;
     /* A line appended whose ring had not yet moved past its record. */
     if (h->last_length && h->last_length == length) {
         for (size_t i = 0; i < dp->ring_count; i++) {
@@ -236,13 +342,25 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h, output *out)
                 r->buffered = h->last_record_end;
         }
     }
-    if (written < length && h->path[0]) {
-        output_switch(out, h->path);
-        output_append(out, bytes + written, (size_t)(length - written));
-        for (const char *p = bytes + written; (p = memchr(p, '\n', (size_t)(bytes + length - p)));
-             p++)
-            dp->lines++;
-    }
+}
+
+static size_t count_lines(const char *p, size_t n)
+{
+    size_t lines = 0;
+    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        lines++;
+    return lines;
+}
+
+/* Where the buffer's bytes not yet written start a whole line: after the
+ * rest of a line that a short write cut (written is then inside it). */
+static uint64_t first_whole_line(const xlog_survival_file *h)
+{
+    const char *bytes = (const char *)(h + 1);
+    if (h->written == 0 || bytes[h->written - 1] == '\n')
+        return h->written;
+    const char *nl = memchr(bytes + h->written, '\n', (size_t)(h->length - h->written));
+    return nl ? (uint64_t)(nl + 1 - bytes) : h->length;
 }
 
 /* ---- rings ------------------------------------------------------------------ */
@@ -273,16 +391,21 @@ static pending_record *collect(const dead_process *dp, size_t *count)
             const xlog_record *rec = (const xlog_record *)(r->buffer + (pos & r->mask));
             if (rec->size < 8 || rec->size % 8 || (pos & r->mask) + rec->size > r->capacity)
                 break;
+            /* The lines the file sink would have written: not those below
+             * its level (another sink's), nor those kept for a backtrace. */
             if ((rec->type == XLOG_REC_SITE || rec->type == XLOG_REC_DYNAMIC) &&
-                rec->level <= XLOG_FATAL && !(rec->flags & XLOG_REC_KEEP)) {
+                rec->level <= XLOG_FATAL && rec->level >= dp->proc->file_level &&
+                !(rec->flags & XLOG_REC_KEEP)) {
                 if (*count == capacity) {
                     capacity *= 2;
                     pending_record *more = realloc(all, capacity * sizeof *more);
-                    if (!more)
-                        break;
+                    if (!more) {
+                        free(all);
+                        return NULL;
+                    }
                     all = more;
                 }
-                all[(*count)++] = (pending_record){rec->tsc, (uint32_t)i, pos};
+                all[(*count)++] = (pending_record){rec->tsc, (uint32_t)i, -1, pos};
             }
             pos += rec->size;
         }
@@ -300,9 +423,10 @@ typedef struct scratch {
     char module[XLOG_MAX_NAME + 1];
     char where[XLOG_WHERE_TEXT_MAX];
     char tid[XLOG_TID_TEXT_MAX];
-    char *format;  /* max_message + 1: a record's format is never longer */
+    char *format;  /* longest_format + 1 */
     char *message; /* max_message + 64 */
     char *line;    /* the layout's longest line */
+    char *notice;  /* the same */
     xlog_arg args[64];
 } scratch;
 
@@ -315,25 +439,32 @@ static size_t copy_name(char *to, const char *name, size_t length)
     return length;
 }
 
+/* The parts of a record and its site; 0 when it cannot be rendered (a
+ * site the dictionary lacks). */
+static int record_parts(const dead_process *dp, const xlog_record *rec,
+                        const xlog_survival_site **site, xlog_record_view *view)
+{
+    *site = rec->site ? find_site(dp, (uint64_t)(uintptr_t)rec->site) : NULL;
+    if (rec->site && (!*site || (rec->type == XLOG_REC_SITE && !(*site)->format_length)))
+        return 0;
+    const xlog_survival_site *e = *site;
+    const char *text = e ? (const char *)(e + 1) : NULL;
+    xlog_record_view_of(rec,
+                        e ? text + e->file_length + e->function_length + e->module_length : NULL,
+                        e ? e->format_length : 0, e ? e->kinds : NULL, view);
+    return view->format_length <= dp->longest_format;
+}
+
 /* The event of one record, its line rendered into s->line; the line's
- * length, or 0 when it cannot be rendered (a site the dictionary lacks). */
+ * length, or 0 when it cannot be rendered. */
 static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_record *rec,
                      scratch *s, xlog_line_event *ev)
 {
-    const xlog_survival_site *site =
-        rec->site ? find_site(dp, (uint64_t)(uintptr_t)rec->site) : NULL;
-    if (rec->site && (!site || (rec->type == XLOG_REC_SITE && !site->format_length)))
+    const xlog_survival_site *site;
+    xlog_record_view view;
+    if (!record_parts(dp, rec, &site, &view))
         return 0;
     const char *text = site ? (const char *)(site + 1) : NULL;
-    xlog_record_view view;
-    xlog_record_view_of(rec,
-                        site ? text + site->file_length + site->function_length +
-                                   site->module_length
-                             : NULL,
-                        site ? site->format_length : 0, site ? site->kinds : NULL, &view);
-    size_t max_message = dp->proc->max_message;
-    if (view.format_length > max_message)
-        return 0;
     memset(ev, 0, sizeof *ev);
     ev->file_length = site ? copy_name(s->file, text, site->file_length)
                            : copy_name(s->file, view.file, view.file_length);
@@ -361,81 +492,187 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     ev->tid_text = s->tid;
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
     int truncated;
-    ev->pub.message_length =
-        xlog_message_render(s->message, max_message, rec, &view, s->args, &truncated);
+    ev->pub.message_length = xlog_message_render(s->message, dp->proc->max_message, rec, &view,
+                                                 s->args, &truncated);
     ev->pub.message = s->message;
     return xlog_layout_write(dp->layout, ev, s->line);
 }
 
-/* The file a line at utc of thread tid goes to. */
-static void path_for(const dead_process *dp, int tid, int64_t utc, char *path, size_t size)
+/* The index in targets[] of path, added if new; -1 without memory. */
+static int32_t target_of(dead_process *dp, const char *path)
 {
-    int64_t start, end;
-    int64_t day = xlog_name_day(utc, dp->rules.local_time, &start, &end);
-    int id = dp->rules.mode == XLOG_FILE_PER_THREAD ? tid : dp->proc->pid;
-    xlog_file_path(&dp->rules, id, day, path, size);
+    for (size_t i = 0; i < dp->target_count; i++)
+        if (strcmp(dp->targets[i].path, path) == 0)
+            return (int32_t)i;
+    target *more = realloc(dp->targets, (dp->target_count + 1) * sizeof *more);
+    if (!more)
+        return -1;
+    dp->targets = more;
+    target *t = &dp->targets[dp->target_count];
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    return (int32_t)dp->target_count++;
 }
 
-/* Renders and writes every record, each file's first preceded by a notice
- * of how many lines it gets. */
-static void write_records(dead_process *dp, output *out)
+/* The file each record's line goes to (-1 for one that cannot be
+ * rendered), and how many lines each file gets.  A ring's records change
+ * file only when their day changes, so the search is made once per ring and
+ * day.  0, or -ENOMEM. */
+static int find_targets(dead_process *dp, pending_record *all, size_t count)
 {
-    size_t count;
-    pending_record *all = collect(dp, &count);
-    size_t max_message = dp->proc->max_message;
-    size_t longest = xlog_layout_max_line(dp->layout, max_message + XLOG_TRUNCATED_MARK_LENGTH);
-    scratch *s = calloc(1, sizeof *s);
-    char *notice_line = malloc(longest);
-    char (*paths)[PATH_MAX] = calloc(count ? count : 1, PATH_MAX);
-    if (s) {
-        s->format = malloc(max_message + 1);
-        s->message = malloc(max_message + 64);
-        s->line = malloc(longest);
-    }
-    if (!all || !s || !s->format || !s->message || !s->line || !notice_line || !paths)
-        goto out;
-    /* First the paths, so that each file's notice can give its count. */
+    for (size_t i = 0; i < dp->ring_count; i++)
+        dp->ring_target[i] = -1;
     for (size_t i = 0; i < count; i++) {
         const xlog_ring *r = ring_at(dp, all[i].ring);
-        path_for(dp, r->tid, xlog_clock_utc(&dp->clock, all[i].tsc), paths[i], PATH_MAX);
+        const xlog_record *rec = (const xlog_record *)(r->buffer + (all[i].pos & r->mask));
+        const xlog_survival_site *site;
+        xlog_record_view view;
+        all[i].target = -1;
+        if (!record_parts(dp, rec, &site, &view))
+            continue;
+        int64_t utc = xlog_clock_utc(&dp->clock, rec->tsc), start, end;
+        int64_t day = xlog_name_day(utc, dp->rules.local_time, &start, &end);
+        if (dp->ring_target[all[i].ring] < 0 || dp->ring_day[all[i].ring] != day) {
+            char path[PATH_MAX];
+            int id = dp->rules.mode == XLOG_FILE_PER_THREAD ? r->tid : dp->proc->pid;
+            xlog_file_path(&dp->rules, id, day, path, sizeof path);
+            dp->ring_day[all[i].ring] = day;
+            dp->ring_target[all[i].ring] = target_of(dp, path);
+            if (dp->ring_target[all[i].ring] < 0)
+                return -ENOMEM;
+        }
+        target *t = &dp->targets[dp->ring_target[all[i].ring]];
+        if (!t->lines++)
+            t->first_time = utc;
+        all[i].target = dp->ring_target[all[i].ring];
     }
+    return 0;
+}
+
+/* Before the first recovered line of target t: a notice of how many follow,
+ * at time_ns, in the layout's line of the thread of like. */
+static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line_event *like,
+                   scratch *s, output *out)
+{
+    if (t->noticed)
+        return;
+    t->noticed = 1;
+    char text[256];
+    int length = snprintf(text, sizeof text,
+                          "%zu lines of process %d follow, recovered by process %d: it ended "
+                          "without xlog_close",
+                          t->lines, (int)dp->proc->pid, (int)getpid());
+    xlog_line_event ev;
+    xlog_notice_event(&ev, time_ns, like, text, (size_t)length);
+    output_append(out, s->notice, xlog_layout_write(dp->layout, &ev, s->notice));
+}
+
+/* Appends what the buffer h never wrote to its file: the rest of a line a
+ * short write cut, the notice, the whole lines. */
+static void write_buffer(dead_process *dp, xlog_survival_file *h, scratch *s, output *out)
+{
+    target *t = &dp->targets[target_of(dp, h->path)];
+    uint64_t whole = first_whole_line(h);
+    output_switch(out, h->path);
+    output_buffer_bytes(out, h, whole);
+    /* The thread of the buffer's file (its pid outside per-thread mode),
+     * at the time of its first record, or of the last calibration of the
+     * process's clock (the lines here are older than its end). */
+    xlog_line_event like;
+    memset(&like, 0, sizeof like);
+    like.pub.pid = dp->proc->pid;
+    like.pub.tid = h->id;
+    like.tid_text = s->tid;
+    like.tid_text_length = xlog_tid_text(s->tid, h->id);
+    notice(dp, t, t->first_time ? t->first_time : dp->clock.base_utc_ns, &like, s, out);
+    output_buffer_bytes(out, h, h->length);
+}
+
+/* Renders and writes every record (all, in time order), each file's first
+ * line preceded by its notice. */
+static void write_records(dead_process *dp, const pending_record *all, size_t count, scratch *s,
+                          output *out)
+{
     for (size_t i = 0; i < count; i++) {
+        if (all[i].target < 0)
+            continue;
         xlog_ring *r = ring_at(dp, all[i].ring);
         const xlog_record *rec = (const xlog_record *)(r->buffer + (all[i].pos & r->mask));
         xlog_line_event ev;
         size_t n = render(dp, r, rec, s, &ev);
-        if (!n)
-            continue;
-        int first = 1;
-        for (size_t j = 0; j < i && first; j++)
-            first = strcmp(paths[j], paths[i]) != 0;
-        output_switch(out, paths[i]);
-        if (first) {
-            size_t lines = 0;
-            for (size_t j = i; j < count; j++)
-                lines += strcmp(paths[j], paths[i]) == 0;
-            char text[256];
-            int length = snprintf(text, sizeof text,
-                                  "%zu lines of process %d follow, recovered by process %d: it "
-                                  "ended without xlog_close",
-                                  lines, (int)dp->proc->pid, (int)getpid());
-            xlog_line_event notice;
-            xlog_notice_event(&notice, ev.pub.time_ns, &ev, text, (size_t)length);
-            output_append(out, notice_line, xlog_layout_write(dp->layout, &notice, notice_line));
-        }
+        target *t = &dp->targets[all[i].target];
+        output_switch(out, t->path);
+        notice(dp, t, ev.pub.time_ns, &ev, s, out);
         output_append(out, s->line, n);
+        output_mark(out, &r->buffered, all[i].pos + rec->size);
         dp->lines++;
     }
-out:
-    free(paths);
-    free(notice_line);
+}
+
+/* Writes what the buffers never wrote, then every record, each file's
+ * lines after their notice; the number of lines, or a negative errno (no
+ * memory, or writing failed: what was written is marked as such). */
+static long write_all(dead_process *dp)
+{
+    size_t count = 0;
+    pending_record *all = collect(dp, &count);
+    int rc = all ? find_targets(dp, all, count) : -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < dp->file_count; i++) {
+        xlog_survival_file *h = dp->files[i].base;
+        if (!has_unwritten(h))
+            continue;
+        int32_t t = target_of(dp, h->path);
+        if (t < 0) {
+            rc = -ENOMEM;
+            break;
+        }
+        uint64_t whole = first_whole_line(h);
+        size_t lines = count_lines((const char *)(h + 1) + whole, (size_t)(h->length - whole));
+        dp->targets[t].lines += lines;
+        dp->lines += (long)lines;
+    }
+    size_t longest = xlog_layout_max_line(dp->layout, dp->proc->max_message +
+                                                          XLOG_TRUNCATED_MARK_LENGTH);
+    scratch *s = calloc(1, sizeof *s);
+    output *out = calloc(1, sizeof *out);
+    if (out) {
+        out->fd = -1;
+        out->dir = dp->rules.dir;
+        out->no_follow = dp->rules.no_follow;
+        out->capacity = longest > 256 * 1024 ? longest : 256 * 1024;
+        out->buffer = malloc(out->capacity);
+    }
+    if (s) {
+        s->format = malloc(dp->longest_format + 1);
+        s->message = malloc(dp->proc->max_message + 64);
+        s->line = malloc(longest);
+        s->notice = malloc(longest);
+    }
+    if (rc == 0 && (!s || !s->format || !s->message || !s->line || !s->notice || !out ||
+                    !out->buffer))
+        rc = -ENOMEM;
+    if (rc == 0) {
+        for (size_t i = 0; i < dp->file_count; i++)
+            if (has_unwritten(dp->files[i].base))
+                write_buffer(dp, dp->files[i].base, s, out);
+        write_records(dp, all, count, s, out);
+        output_flush(out);
+        rc = -out->error;
+    }
+    if (out && out->fd >= 0)
+        close(out->fd);
+    if (out)
+        free(out->buffer);
+    free(out);
     if (s) {
         free(s->format);
         free(s->message);
         free(s->line);
+        free(s->notice);
     }
     free(s);
     free(all);
+    return rc == 0 ? dp->lines : rc;
 }
 
 /* ---- one process ------------------------------------------------------------- */
@@ -448,6 +685,7 @@ static void unmap_all(dead_process *dp)
         munmap(dp->files[i].base, dp->files[i].size);
     munmap((void *)dp->proc, dp->proc_size);
     free(dp->sites);
+    free(dp->targets);
     if (dp->layout)
         xlog_layout_destroy(dp->layout);
 }
@@ -476,6 +714,7 @@ static long recover_process(int dir, const char *log_dir)
     dp->rules.mode = (xlog_file_mode)proc->file_mode;
     dp->rules.no_follow = !proc->follow_symlinks;
     dp->rules.local_time = proc->local_time;
+    dp->longest_format = proc->max_message;
     if (index_sites(dp) != 0 ||
         xlog_layout_create(&dp->layout, (xlog_layout_kind)proc->file_layout,
                            proc->file_pattern[0] ? proc->file_pattern : NULL, XLOG_DEFAULT_LINE,
@@ -517,19 +756,9 @@ static long recover_process(int dir, const char *log_dir)
     }
     if (d)
         closedir(d);
-    output out = {.fd = -1, .capacity = 256 * 1024, .no_follow = dp->rules.no_follow};
-    out.buffer = malloc(out.capacity);
-    if (out.buffer) {
-        for (size_t i = 0; i < dp->file_count; i++)
-            settle_buffer(dp, dp->files[i].base, &out);
-        output_flush(&out);
-        write_records(dp, &out);
-        output_flush(&out);
-    }
-    if (out.fd >= 0)
-        close(out.fd);
-    free(out.buffer);
-    long lines = dp->lines;
+    for (size_t i = 0; i < dp->file_count; i++)
+        settle_buffer(dp, dp->files[i].base);
+    long lines = write_all(dp);
     unmap_all(dp);
     free(dp);
     return lines;
@@ -558,10 +787,21 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     else
         xlog_survival_default_dir(persistent, sizeof persistent);
     xlog_survival_key_dir(key, sizeof key, persistent, log_dir);
+    /* Recovery writes where the files in there say: only this user may
+     * have put them there (/dev/shm is open to all, and a directory of
+     * that name could be anybody's). */
+    int rc = xlog_survival_is_private(persistent);
+    if (rc == 0)
+        rc = xlog_survival_is_private(key);
+    if (rc == -ENOENT && xlog_survival_is_private(persistent) == 0)
+        rmdir(persistent); /* left empty by a process killed before it made its key */
+    if (rc != 0)
+        return rc == -ENOENT ? 0 : rc;
     DIR *d = opendir(key);
     if (!d)
         return errno == ENOENT ? 0 : -errno;
     long total = 0;
+    int error = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
@@ -574,9 +814,14 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
             continue;
         int lock = openat(dir, "process", O_RDWR | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
-        if (lock < 0 && errno == ENOENT && fstat(dir, &st) == 0 &&
-            time(NULL) - st.st_mtime > 60) {
-            /* A process that died while making its directory, long ago. */
+        int pid;
+        unsigned long long start;
+        if (lock < 0 && errno == ENOENT &&
+            ((sscanf(e->d_name, "%d.%llu", &pid, &start) == 2 &&
+              xlog_survival_start_time(pid) != start) ||
+             (fstat(dir, &st) == 0 && time(NULL) - st.st_mtime > 60))) {
+            /* A process that died while making its directory (its name is
+             * its pid and start time), or one we cannot tell, long ago. */
             remove_process_dir(dir, path);
         }
         /* Taken only if the owner is gone; held while its lines are written,
@@ -586,6 +831,8 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
             if (lines >= 0) {
                 total += lines;
                 remove_process_dir(dir, path);
+            } else if (!error) {
+                error = (int)-lines; /* the rest is kept for a later recovery */
             }
         }
         if (lock >= 0)
@@ -596,5 +843,5 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     /* Left empty: they go (xlog_survival_start makes them again). */
     if (rmdir(key) == 0)
         rmdir(persistent);
-    return total;
+    return error ? -error : total;
 }

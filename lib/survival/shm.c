@@ -60,12 +60,15 @@ void xlog_survival_key_dir(char *out, size_t size, const char *persistent, const
     snprintf(out, size, "%s/%016llx", persistent, (unsigned long long)h);
 }
 
-/* Makes dir (mode 0700) if missing and checks that it is ours: a directory,
- * not a link, owned by this user and open to nobody else.  0 or -errno. */
 int xlog_survival_private_dir(const char *dir)
 {
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return -errno;
+    return xlog_survival_is_private(dir);
+}
+
+int xlog_survival_is_private(const char *dir)
+{
     struct stat st;
     if (lstat(dir, &st) != 0)
         return -errno;
@@ -76,12 +79,11 @@ int xlog_survival_private_dir(const char *dir)
     return 0;
 }
 
-/* The process's start time since boot (field 22 of /proc/self/stat), which
- * tells a process from a later one with the same pid; 0 if unknown. */
-static uint64_t start_time(void)
+uint64_t xlog_survival_start_time(int pid)
 {
-    char text[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
     if (fd >= 0)
         close(fd);
@@ -96,13 +98,11 @@ static uint64_t start_time(void)
 
 /* ---- the dictionary -------------------------------------------------------- */
 
-static void add_site(const xlog_impl_site *site)
+/* The entry of site, with its format (if it has one yet) or without. */
+static void add_site(const xlog_impl_site *site, int with_format)
 {
     xlog_survival_process *proc = sv.process;
-    /* Only a site whose records refer to its format and kinds needs them;
-     * the others' records carry their own. */
-    int prepared = site->state == XLOG_SITE_SCALAR || site->state == XLOG_SITE_READY;
-    const char *format = prepared ? site->format : NULL;
+    const char *format = with_format ? site->format : NULL;
     size_t file = strlen(site->file), function = strlen(site->func);
     size_t module = site->module ? strlen(site->module) : 0, fmt = format ? strlen(format) : 0;
     uint64_t size = xlog_align8(sizeof(xlog_survival_site) + file + function + module + fmt);
@@ -118,7 +118,8 @@ static void add_site(const xlog_impl_site *site)
     entry->module_length = (uint32_t)module;
     entry->format_length = (uint32_t)fmt;
     entry->nargs = format ? site->nargs : 0;
-    memcpy(entry->kinds, site->kinds, sizeof entry->kinds);
+    if (format) /* without, the preparing thread may be writing them */
+        memcpy(entry->kinds, site->kinds, sizeof entry->kinds);
     char *text = (char *)(entry + 1);
     memcpy(text, site->file, file);
     memcpy(text + file, site->func, function);
@@ -133,13 +134,20 @@ void xlog_survival_add_site(xlog_impl_site *s)
 {
     /* Noted first, then looked at: either a directory being started sees the
      * site in the list, or the site sees the directory active (or both:
-     * a site twice in a dictionary is harmless). */
+     * a site twice in a dictionary is harmless, recovery prefers the entry
+     * with a format). */
     s->next_noted = __atomic_load_n(&noted_sites, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&noted_sites, &s->next_noted, s, 1, __ATOMIC_SEQ_CST,
                                         __ATOMIC_RELAXED)) {
     }
     if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
-        add_site(s);
+        add_site(s, 1);
+}
+
+void xlog_survival_add_site_names(const xlog_impl_site *s)
+{
+    if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
+        add_site(s, 0);
 }
 
 void xlog_survival_set_clock(const xlog_clock *c)
@@ -206,6 +214,27 @@ void xlog_survival_discard(void *p, size_t size)
 
 /* ---- life -------------------------------------------------------------------- */
 
+/* Makes sv.dir, this process's directory under key; 0 or -errno.  A
+ * directory of its name already there is the one of this process before an
+ * exec (exec keeps the pid and the start time) that nobody has recovered
+ * yet: never ours to take over, so the next free name. */
+static int make_process_dir(const char *key, uint64_t start)
+{
+    for (unsigned again = 0; again <= 100; again++) {
+        int n = again ? snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu.%u", key, (int)getpid(),
+                                 (unsigned long long)start, again)
+                      : snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu", key, (int)getpid(),
+                                 (unsigned long long)start);
+        if (n >= (int)sizeof sv.dir)
+            return -ENAMETOOLONG;
+        if (mkdir(sv.dir, 0700) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -errno;
+    }
+    return -EEXIST;
+}
+
 int xlog_survival_start(const xlog_config *cfg)
 {
     char persistent[PATH_MAX], key[PATH_MAX + 32];
@@ -214,28 +243,27 @@ int xlog_survival_start(const xlog_config *cfg)
     else
         xlog_survival_default_dir(persistent, sizeof persistent);
     xlog_survival_key_dir(key, sizeof key, persistent, cfg->dir);
-    /* Twice: another process may remove the base directory between our
-     * making it and making the key directory in it (it removes both when it
-     * leaves them empty). */
-    int rc = 0;
-    for (int attempt = 0; attempt < 2; attempt++) {
+    /* Again when a directory vanishes: another process's recovery removes
+     * the key and base directories when it leaves them empty, which they
+     * are between our making them and making ours in them. */
+    uint64_t start = xlog_survival_start_time((int)getpid());
+    int rc = -ENOENT;
+    for (int attempt = 0; attempt < 8 && rc == -ENOENT; attempt++) {
         rc = xlog_survival_private_dir(persistent);
         if (rc == 0)
             rc = xlog_survival_private_dir(key);
-        if (rc != -ENOENT)
-            break;
+        if (rc == 0)
+            rc = make_process_dir(key, start);
     }
     if (rc != 0)
         return rc;
-    uint64_t start = start_time();
-    if (snprintf(sv.dir, sizeof sv.dir, "%s/%d.%llu", key, (int)getpid(),
-                 (unsigned long long)start) >= (int)sizeof sv.dir)
-        return -ENAMETOOLONG;
-    if (mkdir(sv.dir, 0700) != 0 && errno != EEXIST)
-        return -errno;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/process", sv.dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* Made under another name and renamed once locked and whole: recovery
+     * never finds a "process" file that its living owner has not locked yet
+     * (it would take it for a dead process's, and remove the directory). */
+    char path[PATH_MAX + 32], whole[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/process.new", sv.dir);
+    snprintf(whole, sizeof whole, "%s/process", sv.dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         rc = -errno;
         rmdir(sv.dir);
@@ -253,8 +281,6 @@ int xlog_survival_start(const xlog_config *cfg)
         rmdir(sv.dir);
         return rc ? rc : -EIO;
     }
-    sv.lock = fd;
-    sv.process = p;
     xlog_survival_process *proc = p;
     proc->header_size = (uint32_t)header;
     proc->pid = (int32_t)getpid();
@@ -272,11 +298,21 @@ int xlog_survival_start(const xlog_config *cfg)
              cfg->file_pattern ? cfg->file_pattern : "");
     proc->dictionary_used = 0;
     memcpy(proc->magic, XLOG_SURVIVAL_MAGIC, sizeof proc->magic);
+    if (rename(path, whole) != 0) {
+        rc = -errno;
+        munmap(p, sv.process_size);
+        close(fd);
+        unlink(path);
+        rmdir(sv.dir);
+        return rc;
+    }
+    sv.lock = fd;
+    sv.process = p;
     sv.next_slot = 0;
     __atomic_store_n(&sv.generation, sv.generation + 1 ? sv.generation + 1 : 1, __ATOMIC_RELAXED);
     __atomic_store_n(&sv.active, 1, __ATOMIC_SEQ_CST);
     for (xlog_impl_site *s = __atomic_load_n(&noted_sites, __ATOMIC_SEQ_CST); s; s = s->next_noted)
-        add_site(s);
+        add_site(s, 1);
     return 0;
 }
 

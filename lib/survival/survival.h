@@ -8,7 +8,9 @@
  *
  *   <key>/                 one per log directory (key: a hash of its path)
  *     <pid>.<start>/       one per process (start: its start time, so that
- *                          a reused pid is another directory)
+ *                          a reused pid is another directory; .<n> after
+ *                          it when the process's image before an exec
+ *                          still has its own there)
  *       process            xlog_survival_process, then the site dictionary
  *       ring.<n>           a thread's ring: the xlog_ring page, then the buffer
  *       file.<n>           a file's buffer: xlog_survival_file, then the bytes
@@ -140,6 +142,11 @@ void xlog_survival_after_fork(void);
 
 int xlog_survival_active(void);
 
+/* The start time since boot of process pid (field 22 of /proc/<pid>/stat),
+ * which tells a process from a later one with the same pid; 0 if there is
+ * no such process. */
+uint64_t xlog_survival_start_time(int pid);
+
 /* A new file "<kind>.<n>" of size bytes in the process's directory, mapped
  * shared; NULL when there is none (the caller then uses anonymous memory).
  * *slot receives n and *generation the directory's (never 0). */
@@ -155,24 +162,35 @@ void xlog_survival_unmap(void *p, size_t size, const char *kind, uint32_t slot,
 void xlog_survival_discard(void *p, size_t size);
 
 /* Adds a call site to the dictionary, now and in every later directory of
- * this process (once per site, when its first call has prepared it). */
+ * this process: once per site, by the thread that prepared it, before its
+ * state lets any record name it (its format, if it has one, is set). */
 void xlog_survival_add_site(xlog_impl_site *site);
+
+/* Adds the site's names only, to this directory's dictionary: for a record
+ * that names a site another thread is still preparing (the dictionary must
+ * hold every site a published record names). */
+void xlog_survival_add_site_names(const xlog_impl_site *site);
 
 /* Stores the clock's calibration (the back end, after each resync). */
 void xlog_survival_set_clock(const xlog_clock *c);
 
 /* The default persistent directory, /dev/shm/xlog-<uid>; the directory of
- * one log directory's processes under persistent; a private directory made
- * if missing and checked (ours, 0700, not a link): 0 or -errno. */
+ * one log directory's processes under persistent; whether dir is private (a
+ * directory, not a link, this user's, open to nobody else: what is in it
+ * was put there by this user), 0 or -errno; the same for a directory made
+ * if missing (mode 0700). */
 void xlog_survival_default_dir(char *out, size_t size);
 void xlog_survival_key_dir(char *out, size_t size, const char *persistent, const char *log_dir);
+int xlog_survival_is_private(const char *dir);
 int xlog_survival_private_dir(const char *dir);
 
 /* ---- recovery (recover.c) ------------------------------------------------ */
 
 /* Writes the lines of every process that used dir and ended without
  * xlog_close, and removes what they left; cfg gives the persistent
- * directory.  Returns the number of lines recovered, or a negative errno. */
+ * directory.  Returns the number of lines recovered, or a negative errno:
+ * then what could not be written (a full disk) is kept, marked so that a
+ * later recovery writes only the rest. */
 long xlog_survival_recover(const char *dir, const char *persistent_dir);
 
 #endif

@@ -35,8 +35,10 @@ void xlog_burst_process(const bench_options *options, const char *dir, bench_row
 int bench_xlog_open(const xlog_config *config);
 void bench_xlog_close(bench_row *row);
 /* bench_xlog_open with the defaults but for dir and mode, the environment
- * ignored. */
+ * ignored, and cfg.persistent = bench_xlog_persistent (1 but in the rows
+ * NAME:volatile, which compare rings in anonymous memory). */
 int bench_xlog_open_dir(const char *dir, xlog_file_mode mode);
+extern int bench_xlog_persistent;
 
 /* strategy_threads.c */
 void run_xlog_live_threads(const bench_options *options, const char *dir, bench_row *row);

@@ -12,7 +12,10 @@
  *                    the burst alone) with the default ring.
  *
  * The phased rows run with xlog's default configuration except the directory,
- * and with the caller threads' system calls audited (syscall_audit.h).
+ * and with the caller threads' system calls audited (syscall_audit.h).  With
+ * the suffix :volatile (suite.c), xlog-shared, xlog-per-thread and
+ * xlog-throughput run with cfg.persistent = 0, so that one run compares the
+ * rings in shared memory files (the default) with anonymous memory.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -36,12 +39,15 @@ int bench_xlog_open(const xlog_config *config)
     return rc;
 }
 
+int bench_xlog_persistent = 1;
+
 int bench_xlog_open_dir(const char *dir, xlog_file_mode mode)
 {
     xlog_config config = xlog_defaults();
     config.dir = dir;
     config.file_mode = mode;
     config.use_environment = 0;
+    config.persistent = bench_xlog_persistent;
     return bench_xlog_open(&config);
 }
 

@@ -22,42 +22,43 @@ typedef struct suite_entry {
     row_kind kind;
     const phased_strategy *phased; /* ROW_PHASED */
     void (*run)(const bench_options *options, const char *dir, bench_row *row); /* the others */
+    int volatile_variant; /* NAME:volatile runs it with cfg.persistent = 0 */
 } suite_entry;
 
 static const suite_entry entries[] = {
     {"timer", "timer: one " BENCH_TIMER_NAME " pair", "the timer's own cost", ROW_TIMER, NULL,
-     NULL},
+     NULL, 0},
     {"open-close", "open, append, close on every line", "field notes: open/close per line",
-     ROW_PHASED, &open_close_strategy, NULL},
+     ROW_PHASED, &open_close_strategy, NULL, 0},
     {"stdio-once", "stdio file opened once", "field notes: a file opened once", ROW_PHASED,
-     &stdio_once_strategy, NULL},
+     &stdio_once_strategy, NULL, 0},
     {"thread-files", "one stdio file per thread, reopened on date change",
-     "field notes: a file per thread", ROW_PHASED, &thread_files_strategy, NULL},
+     "field notes: a file per thread", ROW_PHASED, &thread_files_strategy, NULL, 0},
     {"flush-each", "flush after every line", "field notes: flushing each line", ROW_PHASED,
-     &flush_each_strategy, NULL},
+     &flush_each_strategy, NULL, 0},
     {"flock-procs", "lock / write / unlock per line, processes on one file",
-     "field notes: processes locking one file", ROW_PHASED, &flock_processes_strategy, NULL},
-    {"xlog-shared", "xlog, shared file", "xlog", ROW_PHASED, &xlog_shared_strategy, NULL},
+     "field notes: processes locking one file", ROW_PHASED, &flock_processes_strategy, NULL, 0},
+    {"xlog-shared", "xlog, shared file", "xlog", ROW_PHASED, &xlog_shared_strategy, NULL, 1},
     {"xlog-per-thread", "xlog, per-thread files", "xlog", ROW_PHASED,
-     &xlog_per_thread_strategy, NULL},
+     &xlog_per_thread_strategy, NULL, 1},
     {"xlog-off-level", "xlog, call below the level (DEBUG under INFO)", "xlog: a disabled call",
-     ROW_PHASED, &xlog_off_level_strategy, NULL},
+     ROW_PHASED, &xlog_off_level_strategy, NULL, 0},
     {"xlog-off-module", "xlog, call below its module's level (another module at DEBUG)",
-     "xlog: a call a module rule turns down", ROW_PHASED, &xlog_off_module_strategy, NULL},
+     "xlog: a call a module rule turns down", ROW_PHASED, &xlog_off_module_strategy, NULL, 0},
     {"xlog-module", "xlog, shared file, call from a module", "xlog: an enabled call with a module",
-     ROW_PHASED, &xlog_module_strategy, NULL},
+     ROW_PHASED, &xlog_module_strategy, NULL, 0},
     {"xlog-throughput", "xlog back end: one thread, back to back", "xlog: back-end throughput",
-     ROW_THROUGHPUT, NULL, run_xlog_throughput},
+     ROW_THROUGHPUT, NULL, run_xlog_throughput, 1},
     {"xlog-burst", "xlog burst in a fresh process (peak RSS)", "xlog: memory under a burst",
-     ROW_THROUGHPUT, NULL, run_xlog_burst},
+     ROW_THROUGHPUT, NULL, run_xlog_burst, 0},
     {"xlog-live-threads", "xlog, live threads, all alive at the reading",
-     "xlog: memory per thread", ROW_THREADS, NULL, run_xlog_live_threads},
+     "xlog: memory per thread", ROW_THREADS, NULL, run_xlog_live_threads, 0},
     {"xlog-short-threads", "xlog, short-lived threads, one at a time", "xlog: cost per thread",
-     ROW_THREADS, NULL, run_xlog_short_threads},
+     ROW_THREADS, NULL, run_xlog_short_threads, 0},
     {"tty-direct", "direct write to a terminal that stops reading",
-     "field notes: a terminal that stops reading", ROW_TERMINAL, NULL, run_terminal_direct},
+     "field notes: a terminal that stops reading", ROW_TERMINAL, NULL, run_terminal_direct, 0},
     {"tty-xlog", "xlog with a console sink, same terminal", "xlog: the same terminal",
-     ROW_TERMINAL, NULL, run_terminal_xlog},
+     ROW_TERMINAL, NULL, run_terminal_xlog, 0},
 };
 
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
@@ -70,22 +71,29 @@ static const char default_suite[] =
 
 void suite_print_list(FILE *out)
 {
-    fprintf(out, "Strategies (NAME:string runs a phased one with the string message):\n");
+    fprintf(out, "Strategies (NAME:string runs a phased one with the string message;\n"
+                 "NAME:volatile runs xlog-shared, xlog-per-thread or xlog-throughput with\n"
+                 "cfg.persistent = 0, its rings and buffers in anonymous memory):\n");
     for (size_t i = 0; i < ENTRY_COUNT; i++)
         fprintf(out, "  %-18s %s (%s)\n", entries[i].name, entries[i].label, entries[i].source);
     fprintf(out, "Default suite: %s\n", default_suite);
 }
 
-/* Finds the entry and payload of one item of a list ("name" or "name:string"). */
-static const suite_entry *find_entry(const char *item, size_t length, payload *payload_out)
+/* Finds the entry, payload and persistence of one item of a list ("name",
+ * "name:string", "name:volatile"). */
+static const suite_entry *find_entry(const char *item, size_t length, payload *payload_out,
+                                     int *persistent_out)
 {
     const char *colon = memchr(item, ':', length);
     size_t name_length = colon ? (size_t)(colon - item) : length;
     *payload_out = PAYLOAD_NUMBERS;
+    *persistent_out = 1;
     if (colon != NULL) {
         size_t variant_length = length - name_length - 1;
         if (variant_length == 6 && strncmp(colon + 1, "string", 6) == 0)
             *payload_out = PAYLOAD_STRING;
+        else if (variant_length == 8 && strncmp(colon + 1, "volatile", 8) == 0)
+            *persistent_out = 0;
         else if (!(variant_length == 7 && strncmp(colon + 1, "numbers", 7) == 0))
             return NULL;
     }
@@ -93,6 +101,8 @@ static const suite_entry *find_entry(const char *item, size_t length, payload *p
         if (strlen(entries[i].name) == name_length &&
             strncmp(entries[i].name, item, name_length) == 0) {
             if (*payload_out == PAYLOAD_STRING && entries[i].kind != ROW_PHASED)
+                return NULL;
+            if (!*persistent_out && !entries[i].volatile_variant)
                 return NULL;
             return &entries[i];
         }
@@ -105,7 +115,8 @@ int suite_check_names(const char *list)
     for (const char *item = list; *item != '\0';) {
         size_t length = strcspn(item, ",");
         payload ignored;
-        if (length == 0 || find_entry(item, length, &ignored) == NULL) {
+        int ignored_too;
+        if (length == 0 || find_entry(item, length, &ignored, &ignored_too) == NULL) {
             fprintf(stderr, "xlog-bench: unknown strategy '%.*s' (see --list)\n", (int)length,
                     item);
             return -1;
@@ -166,11 +177,14 @@ int suite_run(const bench_options *options, const char *base_dir, bench_row **ro
     for (const char *item = list; *item != '\0' && count < total;) {
         size_t length = strcspn(item, ",");
         payload payload;
-        const suite_entry *entry = find_entry(item, length, &payload);
+        int persistent;
+        const suite_entry *entry = find_entry(item, length, &payload, &persistent);
         char name[48], label[96], dir[PATH_MAX];
         snprintf(name, sizeof name, "%.*s", (int)length, item);
         snprintf(label, sizeof label, "%s%s", entry->label,
-                 payload == PAYLOAD_STRING ? " (string message)" : "");
+                 payload == PAYLOAD_STRING ? " (string message)"
+                 : persistent              ? ""
+                                           : " (persistent off)");
         bench_row *row = &rows[count++];
         bench_row_init(row, name, label, entry->source, entry->kind);
         snprintf(dir, sizeof dir, "%s/%s", base_dir, name);
@@ -182,7 +196,9 @@ int suite_run(const bench_options *options, const char *base_dir, bench_row **ro
         if (entry->kind != ROW_TIMER && mkdir(dir, 0750) != 0) {
             snprintf(row->note, sizeof row->note, "mkdir: %s", strerror(errno));
         } else {
+            bench_xlog_persistent = persistent;
             run_entry(entry, payload, options, dir, row);
+            bench_xlog_persistent = 1;
             if (entry->kind != ROW_TIMER && row->available)
                 bench_row_check_lines(row, dir);
             if (entry->kind != ROW_TIMER && !options->keep_files)

@@ -234,9 +234,33 @@ class TableAndOptions(unittest.TestCase):
             for arguments in (["--strategies", "nonsense"], ["--messages", "0"],
                               ["--threads", "x"], ["--strategies", "timer:string"],
                               ["--live-threads", "0"], ["--thread-pairs", "101"],
-                              ["--strategies", "xlog-live-threads:string"]):
+                              ["--strategies", "xlog-live-threads:string"],
+                              ["--strategies", "stdio-once:volatile"],
+                              ["--strategies", "xlog-burst:volatile"]):
                 result = run_bench(arguments, directory)
                 self.assertEqual(result.returncode, 2, arguments)
+
+    def test_volatile_rows(self):
+        # The xlog rows with persistent rings off, beside the same rows with
+        # them on: same checks, same audit.
+        with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
+            result = run_bench(["--strategies",
+                                "xlog-shared,xlog-shared:volatile,xlog-per-thread:volatile,"
+                                "xlog-throughput,xlog-throughput:volatile",
+                                "--messages", "2000", "--throughput-messages", "50000",
+                                "--json", "--no-progress"], directory)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = json.loads(result.stdout)
+        self.assertEqual([row["name"] for row in rows],
+                         ["xlog-shared", "xlog-shared:volatile", "xlog-per-thread:volatile",
+                          "xlog-throughput", "xlog-throughput:volatile"])
+        for row in rows:
+            self.assertIs(row["lines_ok"], True, row["name"])
+            self.assertEqual(row["label"].endswith("(persistent off)"),
+                             row["name"].endswith(":volatile"), row["name"])
+            if row["kind"] == "phased":
+                self.assertEqual(row["caller_syscalls"], 0, row["name"])
+                self.assertEqual(row["caller_mallocs"], 0, row["name"])
 
     def test_list(self):
         result = subprocess.run([BENCH, "--list"], stdout=subprocess.PIPE, text=True,

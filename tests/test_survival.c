@@ -1,0 +1,1682 @@
+/*
+ * test_survival.c - the lines of a process that ends without xlog_close
+ * outlive it, exactly once: a kill -9 at a random moment, _exit, exec, a
+ * kill while the disk is full; fork with persistent rings keeps each
+ * process's lines in its own file; nothing is left in shared memory.  Then
+ * the edges that the random cases found or might miss, each made to happen
+ * on purpose: a write(2) cut by the kill, the buffered position of a ring
+ * against its tail, a process killed while making its directory, exec
+ * while the old image is being recovered, a persistent directory that is not
+ * private, file_level, processes opening one directory together, and the
+ * xlog-recover program.
+ *
+ * What "every line whose call returned" means here: the child's threads
+ * count, in a MAP_SHARED page, each call after it has returned.  Once the
+ * child is gone and recovery has run (in turn: xlog_recover in this process,
+ * a second process's xlog_open, the xlog-recover program), thread t's lines
+ * must be seq 0 .. k-1, each once, intact, with returned[t] <= k <=
+ * returned[t] + 1: the call in flight at the kill may or may not have
+ * published its record.  Every recovered line follows a notice that says
+ * how many follow and whose they are.  When to kill is drawn at random (the
+ * seed is printed; XLOG_TEST_SEED repeats a run, as far as timing allows).
+ * Nothing is timed: alarms only catch a hang.
+ *
+ * Each case has a persistent_dir of its own, <base>/shm beside <base>/logs,
+ * so "nothing left behind" is exact: that directory is gone.  One case uses
+ * the default /dev/shm/xlog-<uid>, where other processes may be, and looks
+ * only at the key directory of its own log directory.
+ */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+#include "common/ring.h"
+#include "survival/survival.h"
+
+#define THREADS 4
+
+/* The children end by being killed or by _exit on purpose: what they leave
+ * (memory, threads) is not a leak. */
+__attribute__((used)) const char *__asan_default_options(void)
+{
+    return "detect_leaks=0";
+}
+__attribute__((used)) const char *__tsan_default_options(void)
+{
+    return "report_thread_leaks=0";
+}
+
+/* The sanitizers' runtimes cannot fork a multi-threaded process (see
+ * test_reliability.c): the fork-while-logging case runs in the plain build. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_FORK_LIMIT 1
+#else
+#define SANITIZER_FORK_LIMIT 0
+#endif
+
+/* ---- randomness ------------------------------------------------------------ */
+
+static uint64_t rng_state;
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t rnd(uint64_t below)
+{
+    rng_state = mix(rng_state);
+    return below ? rng_state % below : rng_state;
+}
+
+static int seeded(void **state)
+{
+    (void)state;
+    const char *s = getenv("XLOG_TEST_SEED");
+    rng_state = s && *s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+    print_message("XLOG_TEST_SEED=%llu\n", (unsigned long long)rng_state);
+    return 0;
+}
+
+/* Every case's what and where, for a failure's message. */
+static char context[512];
+
+__attribute__((format(printf, 2, 3))) static void check_failed(const char *cond,
+                                                               const char *format, ...)
+{
+    char why[1024];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(why, sizeof why, format, ap);
+    va_end(ap);
+    fail_msg("%s: %s [%s]", cond, why, context);
+}
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond))                                                                       \
+            check_failed(#cond, __VA_ARGS__);                                              \
+    } while (0)
+
+static void pause_us(long us)
+{
+    struct timespec t = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+}
+
+/* ---- directories ------------------------------------------------------------- */
+
+typedef struct place {
+    char *base;
+    char logs[PATH_MAX];
+    char shm[PATH_MAX];
+} place;
+
+static void place_make(place *p, const char *tag)
+{
+    p->base = test_make_dir(tag);
+    snprintf(p->logs, sizeof p->logs, "%s/logs", p->base);
+    snprintf(p->shm, sizeof p->shm, "%s/shm", p->base);
+    assert_int_equal(mkdir(p->logs, 0750), 0);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void place_remove(place *p)
+{
+    nftw(p->base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(p->base);
+    p->base = NULL;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* ---- what the children log ---------------------------------------------------- */
+
+/* Shared between a child and the test: what the child's threads did. */
+typedef struct shared_page {
+    long returned[THREADS]; /* atomic: calls that have returned */
+    int tids[THREADS];
+    int logging;            /* atomic: threads started */
+    int finished;           /* atomic: threads that logged all their lines */
+    int flushed;            /* atomic: after that, an xlog_flush returned */
+    int full;               /* atomic: the disk is full for the child */
+    int persistent;         /* atomic: processes that found their directory */
+} shared_page;
+
+typedef struct run_config {
+    xlog_file_mode mode;
+    size_t ring_size, write_buffer, max_message;
+    unsigned flush_interval_ms;
+    long lines;       /* per thread */
+    int pause_every;  /* a short pause after this many lines (0: never) */
+    int flush_every;  /* an xlog_flush after this many lines (0: never) */
+    long first_lines; /* then the threads wait twice at a barrier (0: never) */
+    int hold;         /* threads that logged all their lines wait for the end */
+} run_config;
+
+/* The child's threads and main thread meet here after first_lines. */
+static pthread_barrier_t phase;
+
+static const char *mode_name(xlog_file_mode mode)
+{
+    return mode == XLOG_FILE_PER_THREAD ? "per-thread" : mode == XLOG_FILE_PER_PROCESS
+                                                             ? "per-process"
+                                                             : "shared";
+}
+
+static xlog_config config_for(const run_config *rc, const place *p)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = p->logs;
+    cfg.persistent_dir = p->shm;
+    cfg.use_environment = 0;
+    cfg.file_mode = rc->mode;
+    cfg.ring_size = rc->ring_size;
+    cfg.write_buffer = rc->write_buffer;
+    cfg.max_message = rc->max_message;
+    cfg.flush_interval_ms = rc->flush_interval_ms;
+    return cfg;
+}
+
+/* A line's check value, and its payload: mostly short, one in sixteen up to
+ * longest bytes. */
+static uint64_t line_hash(int t, long seq)
+{
+    return mix((uint64_t)t << 40 ^ (uint64_t)seq);
+}
+
+static size_t payload_length(uint64_t h, size_t longest)
+{
+    return (h >> 8) % 16 == 0 ? (size_t)((h >> 12) % (longest + 1)) : (size_t)((h >> 12) % 48);
+}
+
+static char payload_char(uint64_t h, size_t j)
+{
+    return (char)('a' + (h + j * 7) % 26);
+}
+
+/* Three kinds of call sites: numbers only (the shortest path), a string,
+ * and a string with a precision (the dynamic path). */
+static void log_line(int t, long seq, size_t longest, char *payload)
+{
+    uint64_t h = line_hash(t, seq);
+    size_t n = payload_length(h, longest);
+    for (size_t j = 0; j < n; j++)
+        payload[j] = payload_char(h, j);
+    payload[n] = '\0';
+    switch (h % 4) {
+    case 2:
+        xlog_info("t%d seq %ld s %s", t, seq, payload);
+        break;
+    case 3:
+        xlog_info("t%d seq %ld d %.*s", t, seq, (int)n, payload);
+        break;
+    default:
+        xlog_info("t%d seq %ld x %llu", t, seq, (unsigned long long)h);
+        break;
+    }
+}
+
+typedef struct child_thread {
+    const run_config *rc;
+    shared_page *page;
+    int t;
+} child_thread;
+
+static void *child_logger(void *arg)
+{
+    child_thread *ct = arg;
+    const run_config *rc = ct->rc;
+    size_t longest = rc->max_message - 64;
+    char *payload = malloc(longest + 1);
+    __atomic_store_n(&ct->page->tids[ct->t], (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    for (long i = 0; i < rc->lines; i++) {
+        if (rc->first_lines && i == rc->first_lines) {
+            pthread_barrier_wait(&phase);
+            pthread_barrier_wait(&phase);
+        }
+        log_line(ct->t, i, longest, payload);
+        __atomic_store_n(&ct->page->returned[ct->t], i + 1, __ATOMIC_RELEASE);
+        if (rc->pause_every && (i + 1) % rc->pause_every == 0)
+            pause_us(50);
+        if (rc->flush_every && (i + 1) % rc->flush_every == 0)
+            xlog_flush();
+    }
+    __atomic_fetch_add(&ct->page->finished, 1, __ATOMIC_ACQ_REL);
+    free(payload);
+    while (rc->hold) /* a thread's end would write or give up its file (per thread) */
+        pause();
+    return NULL;
+}
+
+/* In a child: a safety net if the test dies first, then xlog, then the
+ * threads.  Returns once they are started. */
+static void child_start(const run_config *rc, const place *p, shared_page *page)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    alarm(120); /* a hang, not a timing check */
+    xlog_config cfg = config_for(rc, p);
+    if (xlog_open(&cfg) != 0)
+        _exit(90);
+    if (rc->first_lines)
+        pthread_barrier_init(&phase, NULL, THREADS + 1);
+    static child_thread cts[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        cts[t] = (child_thread){rc, page, t};
+        pthread_t id;
+        if (pthread_create(&id, NULL, child_logger, &cts[t]) != 0)
+            _exit(91);
+        pthread_detach(id);
+    }
+    __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+}
+
+static shared_page *page_new(void)
+{
+    shared_page *page =
+        mmap(NULL, sizeof *page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(page != MAP_FAILED);
+    return page;
+}
+
+/* Waits until the child's threads run (or it ended, which the caller will
+ * see). */
+static void wait_logging(shared_page *page, pid_t child)
+{
+    while (!__atomic_load_n(&page->logging, __ATOMIC_ACQUIRE)) {
+        if (waitpid(child, NULL, WNOHANG) == child)
+            fail_msg("the child ended before logging [%s]", context);
+        pause_us(100);
+    }
+}
+
+/* A random delay: 0 and very short ones often, up to max_us. */
+static long random_delay_us(long max_us)
+{
+    switch (rnd(4)) {
+    case 0:
+        return 0;
+    case 1:
+        return (long)rnd(50);
+    case 2:
+        return (long)rnd(2000);
+    default:
+        return (long)rnd((uint64_t)max_us);
+    }
+}
+
+static run_config random_config(void)
+{
+    static const size_t rings[] = {65536, 262144, 1u << 20};
+    static const size_t buffers[] = {4096, 65536, 256 * 1024, 4u << 20};
+    static const size_t messages[] = {256, 1024, 16384};
+    static const unsigned intervals[] = {1, 20, 1000};
+    run_config rc = {0};
+    rc.mode = (xlog_file_mode)rnd(3);
+    rc.ring_size = rings[rnd(3)];
+    rc.write_buffer = buffers[rnd(4)];
+    rc.max_message = messages[rnd(3)];
+    if (rc.max_message > rc.ring_size / 4)
+        rc.max_message = rc.ring_size / 4;
+    rc.flush_interval_ms = intervals[rnd(3)];
+    rc.lines = 4000000;
+    rc.pause_every = rnd(3) == 0 ? 0 : (int)(1 + rnd(200));
+    rc.flush_every = rnd(4) == 0 ? (int)(1 + rnd(5000)) : 0;
+    return rc;
+}
+
+static void describe(const char *scenario, int iteration, const run_config *rc)
+{
+    snprintf(context, sizeof context,
+             "%s #%d: %s, ring %zu, buffer %zu, max_message %zu, flush %ums, pause every %d, "
+             "flush every %d (XLOG_TEST_SEED printed at the start)",
+             scenario, iteration, mode_name(rc->mode), rc->ring_size, rc->write_buffer,
+             rc->max_message, rc->flush_interval_ms, rc->pause_every, rc->flush_every);
+}
+
+/* ---- recovery, three ways ------------------------------------------------------ */
+
+/* What a recovery reported: lines (-1 when it does not say) and by whom. */
+typedef struct recovery {
+    long lines;
+    pid_t by;
+} recovery;
+
+static int wait_exit(pid_t pid)
+{
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+    CHECK(WIFEXITED(status), "ended by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return WEXITSTATUS(status);
+}
+
+static recovery recover_in_this_process(const place *p)
+{
+    long lines = xlog_recover(p->logs, p->shm);
+    CHECK(lines >= 0, "xlog_recover: %ld (%s)", lines, xlog_last_error());
+    return (recovery){lines, getpid()};
+}
+
+/* A second process's xlog_open on the same directory recovers the first. */
+static recovery recover_by_open(const place *p, const run_config *rc)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(60);
+        xlog_config cfg = config_for(rc, p);
+        _exit(xlog_open(&cfg) == 0 && xlog_close() == 0 ? 0 : 1);
+    }
+    CHECK(wait_exit(pid) == 0, "xlog_open in a second process failed");
+    return (recovery){-1, pid};
+}
+
+#ifdef XLOG_RECOVER_PROGRAM
+/* Runs xlog-recover LOGS SHM; its exit status, its output in out. */
+static int run_recover_program(const char *logs, const char *shm, pid_t *pid, char *out,
+                               size_t size)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    *pid = fork();
+    if (*pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        alarm(60);
+        execl(XLOG_RECOVER_PROGRAM, XLOG_RECOVER_PROGRAM, logs, shm, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < size && (n = read(fds[0], out + got, size - 1 - got)) > 0)
+        got += (size_t)n;
+    out[got] = '\0';
+    close(fds[0]);
+    return wait_exit(*pid);
+}
+
+static recovery recover_by_program(const place *p)
+{
+    char out[1024];
+    pid_t pid;
+    CHECK(run_recover_program(p->logs, p->shm, &pid, out, sizeof out) == 0, "xlog-recover: %s",
+          out);
+    long lines = -1;
+    CHECK(sscanf(out, "xlog-recover: %ld lines recovered", &lines) == 1, "its output: %s", out);
+    return (recovery){lines, pid};
+}
+#endif
+
+static recovery recover_somehow(const place *p, const run_config *rc, int iteration)
+{
+    switch (iteration % 3) {
+    case 1:
+        return recover_by_open(p, rc);
+#ifdef XLOG_RECOVER_PROGRAM
+    case 2:
+        return recover_by_program(p);
+#endif
+    default:
+        return recover_in_this_process(p);
+    }
+}
+
+/* ---- checking the files ---------------------------------------------------------- */
+
+typedef struct expectation {
+    pid_t pid;                 /* the process whose lines these are */
+    const shared_page *page;
+    xlog_file_mode mode;
+    recovery rec;
+    int extra_line_allowed;    /* a line whose message is "after exec" */
+} expectation;
+
+/* Whether name is the file of a line of thread tid (per thread), of the
+ * process pid (per process), or the shared file. */
+static int right_file(const char *name, xlog_file_mode mode, long tid, pid_t pid)
+{
+    char tail[32];
+    if (mode == XLOG_FILE_PER_THREAD)
+        snprintf(tail, sizeof tail, "-%ld.log", tid);
+    else if (mode == XLOG_FILE_PER_PROCESS)
+        snprintf(tail, sizeof tail, "-p%d.log", (int)pid);
+    else
+        return strlen(name) == strlen("YYYY-MM-DD.log") && strstr(name, ".log");
+    size_t n = strlen(name), m = strlen(tail);
+    return n > m && strcmp(name + n - m, tail) == 0 && n - m == strlen("YYYY-MM-DD");
+}
+
+/* Whether the message of a data line is what thread t logged as seq. */
+static int intact(const char *m, size_t len, int t, long seq, size_t longest)
+{
+    uint64_t h = line_hash(t, seq);
+    char prefix[64];
+    int n = snprintf(prefix, sizeof prefix, "t%d seq %ld %c ", t, seq,
+                     h % 4 == 2 ? 's' : h % 4 == 3 ? 'd' : 'x');
+    if (len < (size_t)n || memcmp(m, prefix, (size_t)n) != 0)
+        return 0;
+    m += n;
+    len -= (size_t)n;
+    if (h % 4 < 2) {
+        char number[32];
+        int k = snprintf(number, sizeof number, "%llu", (unsigned long long)h);
+        return len == (size_t)k && memcmp(m, number, len) == 0;
+    }
+    if (len != payload_length(h, longest))
+        return 0;
+    for (size_t j = 0; j < len; j++)
+        if (m[j] != payload_char(h, j))
+            return 0;
+    return 1;
+}
+
+/* Checks every file of the log directory against what the child's threads
+ * did (see the top of this file); returns the number of data lines. */
+static long check_logs(const place *p, const expectation *e, size_t longest)
+{
+    long next[THREADS] = {0}, noticed = 0, notices = 0;
+    size_t n;
+    char **files = test_list_files(p->logs, &n);
+    for (size_t f = 0; f < n; f++) {
+        char *path = test_path(p->logs, files[f]);
+        size_t len = 0;
+        char *text = test_read_file(path, &len);
+        free(path);
+        CHECK(text != NULL, "cannot read %s", files[f]);
+        CHECK(len == 0 || text[len - 1] == '\n', "%s does not end with a newline", files[f]);
+        long after_notice = -1, promised = 0; /* lines since the last notice, and its count */
+        for (char *s = text; s < text + len;) {
+            char *nl = memchr(s, '\n', (size_t)(text + len - s));
+            test_line l;
+            CHECK(test_parse_line(s, (size_t)(nl - s), &l), "%s: a line that does not parse: %.*s",
+                  files[f], (int)(nl - s > 300 ? 300 : nl - s), s);
+            char msg[160];
+            test_message(&l, msg, sizeof msg);
+            int t, off = 0;
+            long seq, lines;
+            int of, by;
+            if (sscanf(msg, "t%d seq %ld %n", &t, &seq, &off) == 2 && off > 0) {
+                CHECK(t >= 0 && t < THREADS, "thread %d", t);
+                CHECK(seq == next[t], "thread %d: seq %ld where %ld was due (%s)", t, seq, next[t],
+                      seq < next[t] ? "a duplicate" : "a gap");
+                CHECK(intact(l.message, l.message_len, t, seq, longest),
+                      "not intact (%zu bytes, %zu of payload due): %.*s ... %.*s", l.message_len,
+                      payload_length(line_hash(t, seq), longest),
+                      (int)(nl - s > 200 ? 200 : nl - s), s, (int)(nl - s > 400 ? 200 : 0),
+                      nl - 200);
+                int tid = __atomic_load_n(&e->page->tids[t], __ATOMIC_ACQUIRE);
+                CHECK(l.tid == tid, "thread %d's line has tid %ld, not %d", t, l.tid, tid);
+                CHECK(right_file(files[f], e->mode, l.tid, e->pid), "thread %d's line in %s", t,
+                      files[f]);
+                next[t]++;
+                if (after_notice >= 0)
+                    after_notice++;
+            } else if (sscanf(msg,
+                              "%ld lines of process %d follow, recovered by process %d: it "
+                              "ended without xlog_clos%n",
+                              &lines, &of, &by, &off) == 3 &&
+                       off > 0) {
+                CHECK(strcmp(l.level, "WARN") == 0, "a notice at %s", l.level);
+                CHECK(of == e->pid, "a notice for process %d, not %d", of, (int)e->pid);
+                CHECK(by == e->rec.by, "recovered by %d, not %d", by, (int)e->rec.by);
+                CHECK(after_notice < 0 || after_notice == promised,
+                      "%s: a notice promised %ld lines, %ld followed", files[f], promised,
+                      after_notice);
+                after_notice = 0;
+                promised = lines;
+                noticed += lines;
+                notices++;
+            } else {
+                CHECK(e->extra_line_allowed && strcmp(msg, "after exec") == 0,
+                      "%s: unexpected line: %.*s", files[f], (int)(nl - s > 300 ? 300 : nl - s),
+                      s);
+            }
+            s = nl + 1;
+        }
+        CHECK(after_notice < 0 || after_notice == promised,
+              "%s: a notice promised %ld lines, %ld followed", files[f], promised, after_notice);
+        free(text);
+    }
+    test_free_list(files, n);
+    long total = 0;
+    for (int t = 0; t < THREADS; t++) {
+        long returned = __atomic_load_n(&e->page->returned[t], __ATOMIC_ACQUIRE);
+        CHECK(next[t] >= returned && next[t] <= returned + 1,
+              "thread %d: %ld lines in the files, %ld calls returned", t, next[t], returned);
+        total += next[t];
+    }
+    if (e->rec.lines >= 0) {
+        CHECK(noticed == e->rec.lines, "notices count %ld lines, recovery reported %ld", noticed,
+              e->rec.lines);
+        CHECK((e->rec.lines > 0) == (notices > 0), "%ld notices for %ld lines", notices,
+              e->rec.lines);
+    }
+    return total;
+}
+
+static int print_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)flag;
+    (void)ftw;
+    print_message("left: %s (%lld bytes)\n", path, (long long)st->st_size);
+    return 0;
+}
+
+/* Recovery must have taken everything: a second one finds nothing, and the
+ * persistent directory is gone. */
+static void check_nothing_left(const place *p)
+{
+    long again = xlog_recover(p->logs, p->shm);
+    CHECK(again == 0, "a second recovery found %ld lines", again);
+    if (exists(p->shm))
+        nftw(p->shm, print_entry, 16, FTW_PHYS);
+    CHECK(!exists(p->shm), "%s is still there", p->shm);
+}
+
+/* ---- kill -9, _exit, exec ----------------------------------------------------------- */
+
+typedef enum ending { END_KILL, END_EXIT, END_EXEC } ending;
+
+static const char *const ending_names[] = {"kill -9", "_exit", "exec"};
+
+/* One iteration: a child logs from 4 threads and ends as told at a random
+ * moment; recovery; the check. */
+static void end_at_random(ending how, int iteration)
+{
+    run_config rc = random_config();
+    describe(ending_names[how], iteration, &rc);
+    place p;
+    place_make(&p, "survival");
+    shared_page *page = page_new();
+    /* Now and then the kill falls in the child's xlog_open. */
+    int early = how == END_KILL && rnd(5) == 0;
+    long delay = early ? (long)rnd(3000) : random_delay_us(30000);
+    int exec_recovers = (int)rnd(2);
+    pid_t child = fork();
+    if (child == 0) {
+        child_start(&rc, &p, page);
+        if (how == END_KILL)
+            for (;;)
+                pause();
+        while (!__atomic_load_n(&page->returned[0], __ATOMIC_ACQUIRE))
+            pause_us(10); /* something to recover */
+        pause_us(delay);
+        if (how == END_EXIT)
+            _exit(7);
+        char mode[16];
+        snprintf(mode, sizeof mode, "%d", (int)rc.mode);
+        execl(EXEC_TARGET, EXEC_TARGET, exec_recovers ? "recover" : "check", p.logs, p.shm, mode,
+              (char *)NULL);
+        _exit(95);
+    }
+    recovery rec = {-1, 0};
+    if (how == END_KILL) {
+        if (!early)
+            wait_logging(page, child);
+        pause_us(delay);
+        kill(child, SIGKILL);
+        int status;
+        CHECK(waitpid(child, &status, 0) == child, "waitpid");
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child ended otherwise: %d",
+              status);
+        rec = recover_somehow(&p, &rc, iteration);
+    } else if (how == END_EXIT) {
+        CHECK(wait_exit(child) == 7, "the child's exit status");
+        rec = recover_somehow(&p, &rc, iteration);
+    } else {
+        int status = wait_exit(child);
+        CHECK(status == 0, "the exec'd program said %d (see tests/survival/exec_target.c)",
+              status);
+        rec = exec_recovers ? (recovery){-1, child} : recover_somehow(&p, &rc, iteration);
+    }
+    expectation e = {child, page, rc.mode, rec, how == END_EXEC && exec_recovers};
+    check_logs(&p, &e, rc.max_message - 64);
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+static void repeat(ending how)
+{
+    long n = test_scaled(100);
+    alarm(3600); /* a hang, not a timing check */
+    for (int i = 0; i < n; i++)
+        end_at_random(how, i);
+    alarm(0);
+}
+
+static void kill_at_a_random_moment(void **state)
+{
+    (void)state;
+    repeat(END_KILL);
+}
+
+static void underscore_exit_at_a_random_moment(void **state)
+{
+    (void)state;
+    repeat(END_EXIT);
+}
+
+static void exec_at_a_random_moment(void **state)
+{
+    (void)state;
+    repeat(END_EXEC);
+}
+
+/* ---- a kill while the disk is full ------------------------------------------------ */
+
+/* The size of the biggest file in dir. */
+static off_t biggest_file(const char *dir)
+{
+    size_t n;
+    char **files = test_list_files(dir, &n);
+    off_t biggest = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *path = test_path(dir, files[i]);
+        struct stat st;
+        if (stat(path, &st) == 0 && st.st_size > biggest)
+            biggest = st.st_size;
+        free(path);
+    }
+    test_free_list(files, n);
+    return biggest;
+}
+
+/* Fills the file system of dir (a small tmpfs) to the last byte. */
+static void fill_up(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    static char block[65536];
+    for (size_t size = sizeof block; size > 0;)
+        if (write(fd, block, size) < 0)
+            size /= 2;
+    close(fd);
+}
+
+/* A recovery while there is still no room: it must fail, write nothing,
+ * and keep everything for the next one.  Under a file size limit of 0 (a
+ * process of its own), or in a full file system. */
+static void recover_without_room(const place *p, int by_limit)
+{
+    if (!by_limit) {
+        long lines = xlog_recover(p->logs, p->shm);
+        CHECK(lines < 0, "a recovery on a full disk returned %ld", lines);
+    } else {
+        pid_t pid = fork();
+        if (pid == 0) {
+            signal(SIGXFSZ, SIG_IGN);
+            struct rlimit none = {0, 0};
+            setrlimit(RLIMIT_FSIZE, &none);
+            _exit(xlog_recover(p->logs, p->shm) < 0 ? 0 : 1);
+        }
+        CHECK(wait_exit(pid) == 0, "a recovery under a file size limit of 0 did not fail");
+    }
+    CHECK(exists(p->shm), "a recovery that could not write removed %s", p->shm);
+}
+
+/* The child logs a modest number of lines (fewer than its buffer holds)
+ * that cannot be written: a full tmpfs (ENOSPC) on even iterations when one
+ * can be mounted, else a file size limit (EFBIG) set after the first lines,
+ * a few bytes above the file's size, so that a line is cut.  Killed at a
+ * random moment; a recovery without room fails and keeps everything; one
+ * with room writes it all, once. */
+static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
+{
+    run_config rc = random_config();
+    rc.write_buffer = 256 * 1024;
+    rc.max_message = 256;
+    rc.lines = 250;
+    rc.flush_every = (int)(1 + rnd(100));
+    rc.hold = 1;
+    place p;
+    place_make(&p, "full");
+    char disk[PATH_MAX], filler[PATH_MAX + 16];
+    snprintf(disk, sizeof disk, "%s/disk", p.base);
+    snprintf(filler, sizeof filler, "%s/filler", disk);
+    int by_limit = 1;
+    if (iteration % 2 == 0 && *tmpfs_ok) {
+        assert_int_equal(mkdir(disk, 0750), 0);
+        if (mount("tmpfs", disk, "tmpfs", 0, "size=2m") == 0) {
+            by_limit = 0;
+            if (snprintf(p.logs, sizeof p.logs, "%s/logs", disk) >= (int)sizeof p.logs)
+                fail_msg("%s: too long", disk);
+            assert_int_equal(mkdir(p.logs, 0750), 0);
+            fill_up(filler);
+        } else {
+            print_message("cannot mount a tmpfs (%s): a file size limit instead\n",
+                          strerror(errno));
+            *tmpfs_ok = 0;
+        }
+    }
+    if (by_limit)
+        rc.first_lines = (long)(1 + rnd(20));
+    describe(by_limit ? "disk full (file size limit)" : "disk full (tmpfs)", iteration, &rc);
+    shared_page *page = page_new();
+    int after_all = (int)rnd(2);
+    long delay = random_delay_us(20000);
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        child_start(&rc, &p, page);
+        if (by_limit) {
+            /* Every ring and buffer exists now (a limit would stop their
+             * files from growing too). */
+            pthread_barrier_wait(&phase);
+            xlog_flush();
+            struct rlimit limit = {(rlim_t)biggest_file(p.logs) + rnd(300), RLIM_INFINITY};
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+                _exit(92);
+            pthread_barrier_wait(&phase);
+        }
+        __atomic_store_n(&page->full, 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < THREADS)
+            pause_us(100);
+        xlog_flush(); /* fails, and keeps the lines */
+        __atomic_store_n(&page->flushed, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    /* Killed once lines that cannot have been written are logged (more
+     * than the few hundred bytes the file size limit leaves), so that there
+     * is something to recover. */
+    long due = by_limit ? THREADS * rc.first_lines + 5 : 1;
+    for (;;) {
+        long returned = 0;
+        for (int t = 0; t < THREADS; t++)
+            returned += __atomic_load_n(&page->returned[t], __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(after_all ? &page->flushed : &page->full, __ATOMIC_ACQUIRE) &&
+            returned >= due)
+            break;
+        CHECK(waitpid(child, NULL, WNOHANG) == 0, "the child ended");
+        pause_us(10);
+    }
+    pause_us(after_all ? 0 : delay);
+    kill(child, SIGKILL);
+    int status;
+    CHECK(waitpid(child, &status, 0) == child && WIFSIGNALED(status), "the child ended otherwise");
+    recover_without_room(&p, by_limit);
+    if (!by_limit)
+        unlink(filler);
+    recovery rec = recover_somehow(&p, &rc, iteration);
+    expectation e = {child, page, rc.mode, rec, 0};
+    check_logs(&p, &e, rc.max_message - 64);
+    check_nothing_left(&p);
+    if (!by_limit)
+        umount2(disk, MNT_DETACH);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+static void kill_while_the_disk_is_full(void **state)
+{
+    (void)state;
+    int tmpfs_ok = 1;
+    long n = test_scaled(100);
+    alarm(3600);
+    for (int i = 0; i < n; i++)
+        kill_while_the_disk_is_full_once(i, &tmpfs_ok);
+    alarm(0);
+}
+
+/* ---- a write cut by the kill ------------------------------------------------------- */
+
+/* The directory of process pid under the persistent directory, or "". */
+static void process_dir(const place *p, pid_t pid, char *out, size_t size)
+{
+    char key[PATH_MAX + 64], prefix[32];
+    xlog_survival_key_dir(key, sizeof key, p->shm, p->logs);
+    snprintf(prefix, sizeof prefix, "%d.", (int)pid);
+    size_t n;
+    char **names = test_list_files(key, &n);
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(names[i], prefix, strlen(prefix)) == 0)
+            if (snprintf(out, size, "%s/%s", key, names[i]) >= (int)size)
+                out[0] = '\0';
+    test_free_list(names, n);
+}
+
+/* Maps dir/name (a ring or a file buffer of the process), or NULL. */
+static void *map_survival_file(const char *dir, const char *name, size_t *size)
+{
+    char *path = test_path(dir, name);
+    int fd = open(path, O_RDWR);
+    free(path);
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+        *size = (size_t)st.st_size;
+        p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    if (fd >= 0)
+        close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Whether the back end has read every record of every ring of the process
+ * directory dir into a file buffer. */
+static int rings_all_buffered(const char *dir)
+{
+    size_t n;
+    char **names = test_list_files(dir, &n);
+    int all = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t size;
+        xlog_ring *r = strncmp(names[i], "ring.", 5) == 0 ? map_survival_file(dir, names[i], &size)
+                                                         : NULL;
+        if (r) {
+            all &= __atomic_load_n(&r->buffered, __ATOMIC_ACQUIRE) ==
+                   (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) & ~(uint64_t)1);
+            munmap(r, size);
+        }
+    }
+    test_free_list(names, n);
+    return all;
+}
+
+/* A child that logs lines (those of rc's threads) and waits to be killed;
+ * returns once they have all returned and the back end has read them. */
+static pid_t child_logs_then_waits(const run_config *rc, const place *p, shared_page *page)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        child_start(rc, p, page);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    char dir[PATH_MAX];
+    process_dir(p, child, dir, sizeof dir);
+    CHECK(dir[0], "no directory of process %d", (int)child);
+    while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < THREADS ||
+           !rings_all_buffered(dir))
+        pause_us(1000);
+    return child;
+}
+
+static void kill_and_reap(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* A process killed in the middle of a write(2) of its buffer: the kernel
+ * stops a write at a fatal signal, so the file gets the first bytes only
+ * (or all, or none), and `written` never moves.  Recovery must find what
+ * went in, finish the line cut there, and write the rest: each line once.
+ * The kill is made here by hand, so every place of the cut is tried: none,
+ * inside a line, at a line's end, all. */
+static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
+{
+    (void)state;
+    static const char *const cuts[] = {"none", "inside a line", "at a line's end", "all"};
+    for (int cut = 0; cut < 4; cut++) {
+        snprintf(context, sizeof context, "a write cut %s", cuts[cut]);
+        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                         .write_buffer = 1u << 20, .max_message = 1024,
+                         .flush_interval_ms = 600000, .lines = 100, .hold = 1};
+        place p;
+        place_make(&p, "cut");
+        shared_page *page = page_new();
+        pid_t child = child_logs_then_waits(&rc, &p, page);
+        kill_and_reap(child);
+        char dir[PATH_MAX];
+        process_dir(&p, child, dir, sizeof dir);
+        CHECK(dir[0], "no directory of process %d", (int)child);
+        size_t size;
+        xlog_survival_file *h = map_survival_file(dir, "file.0", &size);
+        CHECK(h && h->written == 0 && h->length > 0, "the buffer: %s",
+              h ? "written, or empty" : "not there");
+        const char *bytes = (const char *)(h + 1);
+        size_t k = cut == 0 ? 0 : cut == 3 ? h->length : 0;
+        if (cut == 1 || cut == 2) {
+            const char *nl = memchr(bytes + h->length / 2, '\n', h->length / 2);
+            k = (size_t)(nl - bytes) + (cut == 2);
+        }
+        int fd = open(h->path, O_WRONLY | O_APPEND);
+        struct stat st;
+        CHECK(fd >= 0 && fstat(fd, &st) == 0, "%s", h->path);
+        h->chunk_dev = st.st_dev;
+        h->chunk_ino = st.st_ino;
+        h->chunk_size = (uint64_t)st.st_size;
+        snprintf(h->chunk_path, sizeof h->chunk_path, "%s", h->path);
+        h->chunk = h->length;
+        CHECK(write(fd, bytes, k) == (ssize_t)k, "the cut write");
+        close(fd);
+        munmap(h, size);
+
+        recovery rec = recover_in_this_process(&p);
+        expectation e = {child, page, rc.mode, rec, 0};
+        CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
+        check_nothing_left(&p);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
+/* What recovery reads of a ring, from its buffered position to its head,
+ * must still be there: the producer may overwrite only what lies before the
+ * tail, so buffered must never fall behind it.  It did when the back end
+ * skipped the padding at the end of a lap (the tail moved past it, the
+ * buffered position stayed before it until the next record was written):
+ * a kill then cost the whole ring.  Here a thread logs bursts that wrap a
+ * small ring many times while this process watches the two positions in
+ * the ring's file. */
+static void the_buffered_position_never_falls_behind_the_tail(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "buffered and tail");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 65536, .write_buffer = 65536,
+                     .max_message = 1024, .flush_interval_ms = 1, .lines = 200000,
+                     .pause_every = 20, .hold = 1};
+    place p;
+    place_make(&p, "tail");
+    shared_page *page = page_new();
+    pid_t child = fork();
+    if (child == 0) {
+        child_start(&rc, &p, page);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    char dir[PATH_MAX];
+    process_dir(&p, child, dir, sizeof dir);
+    CHECK(dir[0], "no directory of process %d", (int)child);
+    xlog_ring *rings[THREADS];
+    size_t sizes[THREADS], found = 0;
+    while (found < THREADS) {
+        found = 0;
+        size_t n;
+        char **names = test_list_files(dir, &n);
+        for (size_t i = 0; i < n && found < THREADS; i++)
+            if (strncmp(names[i], "ring.", 5) == 0 &&
+                (rings[found] = map_survival_file(dir, names[i], &sizes[found])))
+                found++;
+        test_free_list(names, n);
+        for (size_t i = 0; found < THREADS && i < found; i++)
+            munmap(rings[i], sizes[i]);
+    }
+    long samples = 0, behind = 0;
+    uint64_t laps = 0;
+    while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < THREADS) {
+        for (size_t i = 0; i < found; i++) {
+            uint64_t tail = __atomic_load_n(&rings[i]->tail, __ATOMIC_ACQUIRE);
+            uint64_t buffered = __atomic_load_n(&rings[i]->buffered, __ATOMIC_ACQUIRE);
+            uint64_t capacity = __atomic_load_n(&rings[i]->capacity, __ATOMIC_ACQUIRE);
+            behind += buffered < tail;
+            samples++;
+            if (capacity && tail / capacity > laps) /* 0 while the ring is being made */
+                laps = tail / capacity;
+        }
+    }
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    for (size_t i = 0; i < found; i++)
+        munmap(rings[i], sizes[i]);
+    CHECK(laps >= 10, "only %llu laps: the test shows nothing", (unsigned long long)laps);
+    CHECK(behind == 0, "buffered behind the tail in %ld of %ld samples", behind, samples);
+    recover_in_this_process(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+/* ---- the edges of recovery ------------------------------------------------------ */
+
+/* A process killed in its xlog_open, after making its directory and
+ * before its "process" file was there: the directory is removed at once
+ * (its name says whose it was, and that process is gone), while that of a
+ * process still alive in the same moment of its start is left alone.  And
+ * one killed before making its key directory: the persistent directory it
+ * made goes. */
+static void a_process_killed_while_making_its_directory_leaves_nothing(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "killed while making its directory");
+    place p;
+    place_make(&p, "making");
+    assert_int_equal(xlog_survival_private_dir(p.shm), 0);
+    check_nothing_left(&p);
+    char key[PATH_MAX + 64], dead[PATH_MAX + 160], alive[PATH_MAX + 160];
+    xlog_survival_key_dir(key, sizeof key, p.shm, p.logs);
+    assert_int_equal(xlog_survival_private_dir(p.shm), 0);
+    assert_int_equal(xlog_survival_private_dir(key), 0);
+    int gate[2];
+    assert_int_equal(pipe(gate), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        char byte;
+        close(gate[1]);
+        _exit(read(gate[0], &byte, 1) < 0);
+    }
+    close(gate[0]);
+    uint64_t start = xlog_survival_start_time(child);
+    CHECK(start != 0, "no start time for %d", (int)child);
+    snprintf(dead, sizeof dead, "%s/%d.%llu", key, (int)child, (unsigned long long)start);
+    assert_int_equal(mkdir(dead, 0700), 0);
+    char *half = test_path(dead, "process.new");
+    close(open(half, O_WRONLY | O_CREAT, 0600));
+    free(half);
+    close(gate[1]);
+    waitpid(child, NULL, 0);
+    snprintf(alive, sizeof alive, "%s/%d.%llu", key, (int)getpid(),
+             (unsigned long long)xlog_survival_start_time(getpid()));
+    assert_int_equal(mkdir(alive, 0700), 0);
+    CHECK(xlog_recover(p.logs, p.shm) == 0, "%s", xlog_last_error());
+    CHECK(!exists(dead), "the directory of a dead process is left");
+    CHECK(exists(alive), "the directory of a living process was removed");
+    rmdir(alive);
+    check_nothing_left(&p);
+    place_remove(&p);
+}
+
+/* exec while a recovery of the process's old image is under way (its lock
+ * is held, here by the test): the new image's xlog_open must neither take
+ * nor spoil the old image's directory (same pid, same start time), and the
+ * recovery then finds all of it. */
+static void exec_while_the_old_image_is_being_recovered(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "exec during a recovery of the old image");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 1000,
+                     .hold = 1};
+    place p;
+    place_make(&p, "execwait");
+    shared_page *page = page_new();
+    int to_target[2], from_target[2];
+    assert_int_equal(pipe(to_target), 0);
+    assert_int_equal(pipe(from_target), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        child_start(&rc, &p, page);
+        while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < THREADS)
+            pause_us(100);
+        dup2(to_target[0], 3);
+        dup2(from_target[1], 4);
+        char mode[16];
+        snprintf(mode, sizeof mode, "%d", (int)rc.mode);
+        execl(EXEC_TARGET, EXEC_TARGET, "wait", p.logs, p.shm, mode, (char *)NULL);
+        _exit(95);
+    }
+    close(to_target[0]);
+    close(from_target[1]);
+    char byte;
+    CHECK(read(from_target[0], &byte, 1) == 1, "the exec'd program did not answer");
+    char dir[PATH_MAX], *path;
+    process_dir(&p, child, dir, sizeof dir);
+    CHECK(dir[0], "no directory of process %d", (int)child);
+    path = test_path(dir, "process");
+    int lock = open(path, O_RDWR);
+    free(path);
+    CHECK(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0, "the old image's lock is held");
+    CHECK(write(to_target[1], &byte, 1) == 1, "handshake");
+    CHECK(wait_exit(child) == 0, "the exec'd program failed");
+    close(lock);
+    close(to_target[1]);
+    close(from_target[0]);
+    recovery rec = recover_in_this_process(&p);
+    expectation e = {child, page, rc.mode, rec, 1};
+    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
+    char *text = test_read_dir(p.logs, NULL);
+    CHECK(strstr(text, " after exec\n"), "the new image's line is missing");
+    free(text);
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+/* Recovery writes where the files of the persistent directory say: it must
+ * refuse a directory that someone else could have written to. */
+static void recovery_trusts_only_a_private_directory(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "a persistent directory that is not private");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 25,
+                     .hold = 1};
+    place p;
+    place_make(&p, "private");
+    shared_page *page = page_new();
+    pid_t child = child_logs_then_waits(&rc, &p, page);
+    kill_and_reap(child);
+    char key[PATH_MAX + 64];
+    xlog_survival_key_dir(key, sizeof key, p.shm, p.logs);
+    assert_int_equal(chmod(p.shm, 0777), 0);
+    CHECK(xlog_recover(p.logs, p.shm) == -EPERM, "a directory open to all was trusted");
+    assert_int_equal(chmod(p.shm, 0700), 0);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(key, 65534, 65534), 0);
+        CHECK(xlog_recover(p.logs, p.shm) == -EPERM, "another user's directory was trusted");
+        assert_int_equal(chown(key, 0, 0), 0);
+    }
+    size_t bytes;
+    free(test_read_dir(p.logs, &bytes));
+    CHECK(bytes == 0, "%zu bytes written from an untrusted directory", bytes);
+    recovery rec = recover_in_this_process(&p);
+    expectation e = {child, page, rc.mode, rec, 0};
+    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+/* With file_level above the level logged (the lines below it are for
+ * another sink), recovery writes into the files only what they would have
+ * had. */
+static void recovery_writes_only_what_the_file_would_have(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "file_level");
+    place p;
+    place_make(&p, "level");
+    shared_page *page = page_new();
+    pid_t child = fork();
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(60);
+        xlog_config cfg = xlog_defaults();
+        cfg.dir = p.logs;
+        cfg.persistent_dir = p.shm;
+        cfg.use_environment = 0;
+        cfg.file_level = XLOG_WARN;
+        cfg.flush_interval_ms = 600000;
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        for (int i = 0; i < 100; i++) {
+            xlog_info("info %d", i);
+            xlog_warn("warn %d", i);
+        }
+        __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    kill_and_reap(child);
+    long lines = xlog_recover(p.logs, p.shm);
+    CHECK(lines == 100, "%ld lines recovered", lines);
+    char *text = test_read_dir(p.logs, NULL);
+    CHECK(!strstr(text, " info "), "a line below file_level was written");
+    CHECK(test_count_lines(text) == 101, "%zu lines", test_count_lines(text));
+    free(text);
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+/* Processes that open the same log directory at the same moment recover
+ * each other's leftovers while they make their own directories: none may
+ * take another's directory, still being made, for a dead process's.  Each
+ * logs, all are killed, and every line comes back. */
+static void processes_opening_one_directory_together_all_survive(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "processes opening one directory together");
+    enum { PROCESSES = 16, LINES = 20 };
+    place p;
+    place_make(&p, "together");
+    shared_page *page = page_new();
+    int gate[2];
+    assert_int_equal(pipe(gate), 0);
+    pid_t pids[PROCESSES];
+    for (int i = 0; i < PROCESSES; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(60);
+            char byte;
+            close(gate[1]);
+            if (read(gate[0], &byte, 1) != 0)
+                _exit(93);
+            xlog_config cfg = xlog_defaults();
+            cfg.dir = p.logs;
+            cfg.persistent_dir = p.shm;
+            cfg.use_environment = 0;
+            cfg.file_mode = XLOG_FILE_PER_PROCESS;
+            cfg.flush_interval_ms = 600000;
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            char dir[PATH_MAX];
+            process_dir(&p, getpid(), dir, sizeof dir);
+            if (dir[0])
+                __atomic_fetch_add(&page->persistent, 1, __ATOMIC_ACQ_REL);
+            for (int n = 0; n < LINES; n++)
+                xlog_info("process %d line %d", i, n);
+            __atomic_fetch_add(&page->finished, 1, __ATOMIC_ACQ_REL);
+            for (;;)
+                pause();
+        }
+    }
+    close(gate[0]);
+    close(gate[1]); /* all go */
+    while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < PROCESSES)
+        pause_us(1000);
+    pause_us(20000); /* the back ends read their rings (not needed: the rings survive too) */
+    for (int i = 0; i < PROCESSES; i++)
+        kill_and_reap(pids[i]);
+    CHECK(__atomic_load_n(&page->persistent, __ATOMIC_ACQUIRE) == PROCESSES,
+          "%d processes of %d have their directory", page->persistent, PROCESSES);
+    CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
+    char *text = test_read_dir(p.logs, NULL);
+    for (int i = 0; i < PROCESSES; i++)
+        for (int n = 0; n < LINES; n++) {
+            char line[64];
+            snprintf(line, sizeof line, " process %d line %d\n", i, n);
+            CHECK(strstr(text, line), "%s is missing", line);
+        }
+    free(text);
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+#define TEN_TIMES(s) s s s s s s s s s s
+
+/* A call site whose format is longer than max_message (legal: the
+ * message is cut, with a mark): recovery must render its lines as the back
+ * end does, not drop them. */
+static void a_format_longer_than_max_message_is_recovered(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "a format longer than max_message");
+    place p;
+    place_make(&p, "longformat");
+    shared_page *page = page_new();
+    pid_t child = fork();
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(60);
+        xlog_config cfg = xlog_defaults();
+        cfg.dir = p.logs;
+        cfg.persistent_dir = p.shm;
+        cfg.use_environment = 0;
+        cfg.max_message = 256;
+        cfg.flush_interval_ms = 600000;
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        xlog_info("%d " TEN_TIMES(TEN_TIMES(TEN_TIMES("abcdefghij"))), 7);
+        __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    kill_and_reap(child);
+    CHECK(xlog_recover(p.logs, p.shm) == 1, "%s", xlog_last_error());
+    char *text = test_read_dir(p.logs, NULL);
+    char *line = strstr(text, " 7 abcdefghij");
+    CHECK(line && strstr(line, "[truncated]\n"), "the line: %.400s", text);
+    free(text);
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+/* A format of a million bytes: the thread that prepares its site (the
+ * first to call it) parses it for a while, and another thread's call
+ * meanwhile takes the dynamic path, which reads at most max_message of it. */
+#define MEGABYTE_FORMAT TEN_TIMES(TEN_TIMES(TEN_TIMES(TEN_TIMES(TEN_TIMES("abcdefghij")))))
+
+static void log_at_the_slow_site(int t)
+{
+    xlog_info("%d " MEGABYTE_FORMAT, t);
+}
+
+static void *first_caller(void *arg)
+{
+    shared_page *page = arg;
+    xlog_info("first"); /* its ring is there: its next call is quick */
+    __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+    log_at_the_slow_site(0);
+    __atomic_store_n(&page->returned[0], 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* A record that names a call site must find it in the survival dictionary,
+ * even when the thread that prepares the site has not finished: a second
+ * thread's call returns meanwhile, and the process is killed before the
+ * first is done.  (The kill/_exit/exec cases found it: a line missing now
+ * and then at the start of a run.) */
+static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
+{
+    (void)state;
+    int hits = 0;
+    for (int i = 0; i < 10; i++) {
+        snprintf(context, sizeof context, "a site still being prepared, #%d", i);
+        place p;
+        place_make(&p, "site");
+        shared_page *page = page_new();
+        pid_t child = fork();
+        if (child == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(60);
+            xlog_config cfg = xlog_defaults();
+            cfg.dir = p.logs;
+            cfg.persistent_dir = p.shm;
+            cfg.use_environment = 0;
+            cfg.max_message = 1024;
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            xlog_info("open"); /* the same for this thread */
+            pthread_t first;
+            pthread_create(&first, NULL, first_caller, page);
+            while (!__atomic_load_n(&page->logging, __ATOMIC_ACQUIRE))
+                ;
+            pause_us(100);
+            log_at_the_slow_site(1);
+            __atomic_store_n(&page->returned[1], 1, __ATOMIC_RELEASE);
+            for (;;)
+                pause();
+        }
+        while (!__atomic_load_n(&page->returned[1], __ATOMIC_ACQUIRE))
+            CHECK(waitpid(child, NULL, WNOHANG) == 0, "the child ended");
+        kill(child, SIGKILL);
+        int first_done = __atomic_load_n(&page->returned[0], __ATOMIC_ACQUIRE);
+        waitpid(child, NULL, 0);
+        hits += !first_done;
+        /* The back end may have written the lines already (a slow run). */
+        CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
+        char *text = test_read_dir(p.logs, NULL);
+        char line[64];
+        snprintf(line, sizeof line, " %d 1 abcdefghij", (int)child);
+        CHECK(strstr(text, line), "the second caller's line is missing: %.600s", text);
+        free(text);
+        check_nothing_left(&p);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+    CHECK(hits > 0, "the first caller was never still preparing: the test shows nothing");
+}
+
+/* ---- fork ------------------------------------------------------------------------------ */
+
+static int keep_logging;
+
+static void *log_until_told(void *arg)
+{
+    long t = (long)arg, i = 0;
+    while (__atomic_load_n(&keep_logging, __ATOMIC_RELAXED)) {
+        xlog_info("t%ld seq %ld", t, i++);
+        if (i % 16 == 0)
+            pause_us(100); /* steady, without filling the disk */
+    }
+    return (void *)i;
+}
+
+#define CHILDREN 100
+#define CHILD_LINES 100
+
+/* 100 forks while 4 threads log, per-process files, persistent rings.  The
+ * children end in four ways: exit(), xlog_close, _exit without it, SIGKILL
+ * (the last two are recovered by the parent's xlog_recover while it logs,
+ * which must leave the parent's own directory alone).  Every parent line is
+ * in the parent's file once and in order, every child's 100 in its own
+ * file, and nothing is left under the persistent directory. */
+static void fork_while_threads_log(void **state)
+{
+    (void)state;
+    if (SANITIZER_FORK_LIMIT) {
+        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
+        skip();
+    }
+    snprintf(context, sizeof context, "fork x %d", CHILDREN);
+    alarm(600);
+    place p;
+    place_make(&p, "fork");
+    run_config rc = {.mode = XLOG_FILE_PER_PROCESS, .ring_size = 1u << 20,
+                     .write_buffer = 256 * 1024, .max_message = 16384, .flush_interval_ms = 20};
+    xlog_config cfg = config_for(&rc, &p);
+    assert_int_equal(xlog_open(&cfg), 0);
+    __atomic_store_n(&keep_logging, 1, __ATOMIC_RELAXED);
+    pthread_t threads[THREADS];
+    for (long t = 0; t < THREADS; t++)
+        pthread_create(&threads[t], NULL, log_until_told, (void *)t);
+    pid_t children[CHILDREN];
+    for (int c = 0; c < CHILDREN; c++) {
+        pid_t child = fork();
+        if (child == 0) {
+            alarm(60);
+            for (int i = 0; i < CHILD_LINES; i++)
+                xlog_info("child %d line %d", c, i);
+            switch (c % 4) {
+            case 0:
+                exit(0); /* xlog's exit hooks write everything and clean up */
+            case 1:
+                _exit(xlog_close() == 0 ? 0 : 1);
+            case 2:
+                _exit(0);
+            default:
+                raise(SIGKILL);
+            }
+        }
+        children[c] = child;
+        int status;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        if (c % 4 == 3)
+            CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child %d", c);
+        else
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d: status %d", c,
+                  status);
+        if (c % 10 == 9)
+            CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
+    }
+    __atomic_store_n(&keep_logging, 0, __ATOMIC_RELAXED);
+    long logged[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        void *n;
+        pthread_join(threads[t], &n);
+        logged[t] = (long)n;
+    }
+    assert_int_equal(xlog_close(), 0);
+    CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
+    CHECK(!exists(p.shm), "%s is still there", p.shm);
+
+    size_t n;
+    char **files = test_list_files(p.logs, &n);
+    long seen[THREADS] = {0};
+    int child_lines[CHILDREN] = {0};
+    for (size_t f = 0; f < n; f++) {
+        int pid;
+        CHECK(sscanf(files[f], "%*4d-%*2d-%*2d-p%d.log", &pid) == 1, "a file %s", files[f]);
+        int c = -1;
+        for (int i = 0; i < CHILDREN && c < 0; i++)
+            if (children[i] == pid)
+                c = i;
+        CHECK(c >= 0 || pid == getpid(), "a file of process %d", pid);
+        char *path = test_path(p.logs, files[f]);
+        char *text = test_read_file(path, NULL);
+        free(path);
+        for (const char *s = text; *s;) {
+            const char *nl = strchr(s, '\n');
+            test_line l;
+            CHECK(test_parse_line(s, (size_t)(nl - s), &l), "%s: %.*s", files[f], (int)(nl - s),
+                  s);
+            char msg[256];
+            test_message(&l, msg, sizeof msg);
+            long t, seq, count;
+            int cc, i, of, by;
+            if (c < 0 && sscanf(msg, "t%ld seq %ld", &t, &seq) == 2) {
+                CHECK(t >= 0 && t < THREADS && seq == seen[t], "parent thread %ld: %ld, not %ld",
+                      t, seq, seen[t]);
+                seen[t]++;
+            } else if (c >= 0 && sscanf(msg, "child %d line %d", &cc, &i) == 2) {
+                CHECK(cc == c && i == child_lines[c], "%s: %s", files[f], msg);
+                child_lines[c]++;
+            } else if (c >= 0 && c % 4 >= 2 &&
+                       sscanf(msg, "%ld lines of process %d follow, recovered by process %d", &count,
+                              &of, &by) == 3) {
+                CHECK(of == pid && by == getpid(), "%s", msg);
+            } else {
+                fail_msg("%s: unexpected line: %s", files[f], msg);
+            }
+            s = nl + 1;
+        }
+        free(text);
+    }
+    test_free_list(files, n);
+    for (int t = 0; t < THREADS; t++)
+        CHECK(seen[t] == logged[t], "parent thread %d: %ld lines of %ld", t, seen[t], logged[t]);
+    for (int c = 0; c < CHILDREN; c++)
+        CHECK(child_lines[c] == CHILD_LINES, "child %d: %d lines", c, child_lines[c]);
+    place_remove(&p);
+    alarm(0);
+}
+
+/* ---- the default persistent directory ----------------------------------------------- */
+
+/* /dev/shm/xlog-<uid>/<key>: the only place there this test may look at
+ * (other processes of this user may use the rest). */
+static void default_key_dir(const char *logs, char *out, size_t size)
+{
+    char persistent[PATH_MAX];
+    xlog_survival_default_dir(persistent, sizeof persistent);
+    xlog_survival_key_dir(out, size, persistent, logs);
+}
+
+/* A clean run, and a killed one recovered, leave nothing of theirs in the
+ * default persistent directory. */
+static void default_persistent_dir_keeps_nothing_of_ours(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "the default persistent directory");
+    char *logs = test_make_dir("default");
+    char key[PATH_MAX + 64];
+    default_key_dir(logs, key, sizeof key);
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = logs;
+    cfg.use_environment = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("a line");
+    CHECK(exists(key), "%s is not there while xlog is open", key);
+    assert_int_equal(xlog_close(), 0);
+    CHECK(!exists(key), "%s is left after xlog_close", key);
+
+    shared_page *page = page_new();
+    pid_t child = fork();
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(60);
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        for (int i = 0; i < 1000; i++)
+            xlog_info("child line %d", i);
+        __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    CHECK(exists(key), "a killed process left nothing to recover in %s", key);
+    long lines = xlog_recover(logs, NULL);
+    CHECK(lines >= 0 && lines <= 1000, "recovered %ld", lines);
+    char *text = test_read_dir(logs, NULL);
+    for (int i = 0; i < 1000; i++) {
+        char line[64];
+        snprintf(line, sizeof line, " child line %d\n", i);
+        CHECK(strstr(text, line), "%s is missing", line);
+    }
+    free(text);
+    CHECK(!exists(key), "%s is left after recovery", key);
+    munmap(page, sizeof *page);
+    test_remove_dir(logs);
+    free(logs);
+}
+
+/* ---- xlog-recover --------------------------------------------------------------------- */
+
+#ifdef XLOG_RECOVER_PROGRAM
+/* After a kill, xlog-recover says how many lines it wrote (all 1000: the
+ * buffer is never written in time here) and exits 0; again, 0 lines; on a
+ * persistent directory it cannot read, it says why and exits 1. */
+static void xlog_recover_program_after_a_kill(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "xlog-recover");
+    place p;
+    place_make(&p, "program");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 250,
+                     .hold = 1};
+    shared_page *page = page_new();
+    kill_and_reap(child_logs_then_waits(&rc, &p, page));
+    char out[1024];
+    pid_t pid;
+    CHECK(run_recover_program(p.logs, p.shm, &pid, out, sizeof out) == 0, "%s", out);
+    char expected[PATH_MAX + 64];
+    snprintf(expected, sizeof expected, "xlog-recover: 1000 lines recovered into %s\n", p.logs);
+    CHECK(strcmp(out, expected) == 0, "it said: %s", out);
+    char *text = test_read_dir(p.logs, NULL);
+    CHECK(test_count_lines(text) == 1001, "%zu lines", test_count_lines(text));
+    free(text);
+    CHECK(!exists(p.shm), "%s is left", p.shm);
+    CHECK(run_recover_program(p.logs, p.shm, &pid, out, sizeof out) == 0, "%s", out);
+    snprintf(expected, sizeof expected, "xlog-recover: 0 lines recovered into %s\n", p.logs);
+    CHECK(strcmp(out, expected) == 0, "it said: %s", out);
+    /* A key directory that is a file: an error. */
+    char key[PATH_MAX + 64];
+    assert_int_equal(mkdir(p.shm, 0700), 0);
+    xlog_survival_key_dir(key, sizeof key, p.shm, p.logs);
+    close(open(key, O_WRONLY | O_CREAT, 0600));
+    CHECK(run_recover_program(p.logs, p.shm, &pid, out, sizeof out) == 1, "%s", out);
+    CHECK(strstr(out, "Not a directory"), "it said: %s", out);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+#endif
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kill_at_a_random_moment),
+        cmocka_unit_test(underscore_exit_at_a_random_moment),
+        cmocka_unit_test(exec_at_a_random_moment),
+        cmocka_unit_test(kill_while_the_disk_is_full),
+        cmocka_unit_test(a_write_cut_by_the_kill_is_finished_not_repeated),
+        cmocka_unit_test(the_buffered_position_never_falls_behind_the_tail),
+        cmocka_unit_test(a_process_killed_while_making_its_directory_leaves_nothing),
+        cmocka_unit_test(exec_while_the_old_image_is_being_recovered),
+        cmocka_unit_test(recovery_trusts_only_a_private_directory),
+        cmocka_unit_test(recovery_writes_only_what_the_file_would_have),
+        cmocka_unit_test(processes_opening_one_directory_together_all_survive),
+        cmocka_unit_test(a_format_longer_than_max_message_is_recovered),
+        cmocka_unit_test(a_site_still_being_prepared_is_in_the_dictionary),
+        cmocka_unit_test(fork_while_threads_log),
+        cmocka_unit_test(default_persistent_dir_keeps_nothing_of_ours),
+#ifdef XLOG_RECOVER_PROGRAM
+        cmocka_unit_test(xlog_recover_program_after_a_kill),
+#endif
+    };
+    return cmocka_run_group_tests(tests, seeded, NULL);
+}
