@@ -70,6 +70,7 @@ typedef struct bench_row {
 
     uint64_t messages_sent;  /* every call of every phase */
     int writes_nothing;      /* the calls are below the level: no line is due */
+    line_shape line_shape;   /* what the files' lines look like (LINE_TEXT unless set) */
     line_census census;      /* what the files hold afterwards */
     int lines_ok;            /* 1: census.lines == messages_sent and none malformed;
                                 0: not so; -1: the row writes no file */
@@ -112,7 +113,8 @@ double bench_row_writes_per_1000(const bench_row *row);
 /* Write calls per 64 KiB written during the throughput time, or -1. */
 double bench_row_writes_per_64kib(const bench_row *row);
 
-/* Sets lines_ok from messages_sent and the census of dir; returns lines_ok. */
+/* Sets lines_ok from messages_sent and the census of dir, whose lines must
+ * be of the row's line_shape; returns lines_ok. */
 int bench_row_check_lines(bench_row *row, const char *dir);
 
 #endif

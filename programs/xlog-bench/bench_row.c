@@ -45,7 +45,7 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
 
 int bench_row_check_lines(bench_row *row, const char *dir)
 {
-    int rc = census_directory(dir, &row->census);
+    int rc = census_directory(dir, row->line_shape, &row->census);
     uint64_t due = row->writes_nothing ? 0 : row->messages_sent;
     row->lines_ok = rc == 0 && row->census.lines == due && row->census.malformed == 0;
     return row->lines_ok;
