@@ -21,7 +21,7 @@ static const char usage_text[] =
     "the file, write calls per 1,000 messages, and whether every line arrived; then\n"
     "xlog against each strategy, as ratios of the figures of this run.\n"
     "\n"
-    "  --quick                 the short suite (what `make run` runs)\n"
+    "  --quick                 the short suite (what `make run` runs; see --list)\n"
     "  --strategies LIST       comma-separated strategy names (see --list);\n"
     "                          NAME:string runs a strategy with the string message\n"
     "  --list                  list the strategies and exit\n"

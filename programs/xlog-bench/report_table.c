@@ -388,12 +388,13 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
     const bench_row *xlog = find_row(rows, count, "xlog-shared");
     const bench_row *per_thread = find_row(rows, count, "xlog-per-thread");
     const bench_row *backend = find_row(rows, count, "xlog-throughput");
+    const bench_row *json = find_row(rows, count, "xlog-json-throughput");
     const bench_row *burst = find_row(rows, count, "xlog-burst");
     const bench_row *live = find_row(rows, count, "xlog-live-threads");
     const bench_row *short_lived = find_row(rows, count, "xlog-short-threads");
     const bench_row *tty_direct = find_row(rows, count, "tty-direct");
     const bench_row *tty_xlog = find_row(rows, count, "tty-xlog");
-    if (xlog == NULL && backend == NULL && burst == NULL && live == NULL &&
+    if (xlog == NULL && backend == NULL && json == NULL && burst == NULL && live == NULL &&
         short_lived == NULL && tty_xlog == NULL)
         return;
     fprintf(out, "\nxlog in this run:\n");
@@ -423,6 +424,16 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
         fprintf(out, "- the back end wrote %.2f M lines/s from one thread, until they were in "
                      "the file, %.0f KiB per write call\n",
                 backend->messages_per_s / 1e6, per_write);
+    }
+    if (json != NULL) {
+        fprintf(out, "- with the files in JSON lines it wrote %.2f M lines/s",
+                json->messages_per_s / 1e6);
+        if (backend != NULL)
+            fprintf(out, ", %.2f times the text lines' rate, %.2f times their bytes per line",
+                    json->messages_per_s / backend->messages_per_s,
+                    ((double)json->bytes_written / (double)json->throughput_messages) /
+                        ((double)backend->bytes_written / (double)backend->throughput_messages));
+        fputc('\n', out);
     }
     if (burst != NULL) {
         char lines[CELL_SIZE], growth[CELL_SIZE], bound[CELL_SIZE];

@@ -24,6 +24,7 @@ extern const phased_strategy flock_processes_strategy;
 extern const phased_strategy xlog_shared_strategy;
 extern const phased_strategy xlog_per_thread_strategy;
 void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row);
+void run_xlog_json_throughput(const bench_options *options, const char *dir, bench_row *row);
 void run_xlog_burst(const bench_options *options, const char *dir, bench_row *row);
 
 /* The burst's fresh process (fresh_process.h). */
@@ -34,8 +35,9 @@ void xlog_burst_process(const bench_options *options, const char *dir, bench_row
  * this run into a row. */
 int bench_xlog_open(const xlog_config *config);
 void bench_xlog_close(bench_row *row);
-/* bench_xlog_open with the defaults but for dir and mode, the environment
- * ignored. */
+/* The defaults but for dir and mode, the environment ignored; and
+ * bench_xlog_open with it. */
+xlog_config bench_xlog_config(const char *dir, xlog_file_mode mode);
 int bench_xlog_open_dir(const char *dir, xlog_file_mode mode);
 
 /* strategy_threads.c */

@@ -7,6 +7,8 @@
  *                    layout);
  *   xlog-throughput  SPEC's back-end figure: N lines from one thread, back to
  *                    back, until xlog_flush() says they are in the file;
+ *   xlog-json-throughput  the same with the files in JSON lines
+ *                    (XLOG_LAYOUT_JSON), the census checking every object;
  *   xlog-burst       SPEC's memory figure: a burst of 10 million lines in a
  *                    fresh process (fresh_process.h: its peak RSS belongs to
  *                    the burst alone) with the default ring.
@@ -36,12 +38,18 @@ int bench_xlog_open(const xlog_config *config)
     return rc;
 }
 
-int bench_xlog_open_dir(const char *dir, xlog_file_mode mode)
+xlog_config bench_xlog_config(const char *dir, xlog_file_mode mode)
 {
     xlog_config config = xlog_defaults();
     config.dir = dir;
     config.file_mode = mode;
     config.use_environment = 0;
+    return config;
+}
+
+int bench_xlog_open_dir(const char *dir, xlog_file_mode mode)
+{
+    xlog_config config = bench_xlog_config(dir, mode);
     return bench_xlog_open(&config);
 }
 
@@ -137,18 +145,18 @@ static void *log_back_to_back(void *arg)
     return NULL;
 }
 
-/* Opens xlog on dir, logs `messages` lines from a new thread, and fills the
- * throughput figures of row (time until xlog_flush() returns).  Returns 0 or
- * a negative errno. */
-static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *row)
+/* Opens xlog with config, logs `messages` lines from a new thread, and fills
+ * the throughput figures of row (time until xlog_flush() returns).  Returns 0
+ * or a negative errno. */
+static int measure_back_to_back(const xlog_config *config, uint64_t messages, bench_row *row)
 {
-    int rc = bench_xlog_open_dir(dir, XLOG_FILE_SHARED);
+    int rc = bench_xlog_open(config);
     if (rc != 0)
         return rc;
     back_to_back job = {.messages = messages};
     int64_t progress_writes_before = progress_write_calls();
     int64_t writes_before = process_write_calls();
-    uint64_t bytes_before = directory_bytes(dir);
+    uint64_t bytes_before = directory_bytes(config->dir);
     pthread_t caller;
     rc = pthread_create(&caller, NULL, log_back_to_back, &job);
     if (rc != 0) {
@@ -160,7 +168,7 @@ static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *r
     uint64_t finished = bench_ticks();
     row->write_calls = process_write_calls() - writes_before -
                        (progress_write_calls() - progress_writes_before);
-    row->bytes_written = (int64_t)(directory_bytes(dir) - bytes_before);
+    row->bytes_written = (int64_t)(directory_bytes(config->dir) - bytes_before);
     row->seconds = ticks_to_ns(finished - job.started) * 1e-9;
     row->messages_per_s = (double)messages / row->seconds;
     row->throughput_messages = messages;
@@ -171,11 +179,25 @@ static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *r
     return 0;
 }
 
-void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row)
+static void run_back_to_back(const xlog_config *config, uint64_t messages, bench_row *row)
 {
-    int rc = measure_back_to_back(dir, options->throughput_messages, row);
+    int rc = measure_back_to_back(config, messages, row);
     if (rc != 0)
         snprintf(row->note, sizeof row->note, "xlog_open: %s", xlog_strerror(rc));
+}
+
+void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row)
+{
+    xlog_config config = bench_xlog_config(dir, XLOG_FILE_SHARED);
+    run_back_to_back(&config, options->throughput_messages, row);
+}
+
+void run_xlog_json_throughput(const bench_options *options, const char *dir, bench_row *row)
+{
+    xlog_config config = bench_xlog_config(dir, XLOG_FILE_SHARED);
+    config.file_layout = XLOG_LAYOUT_JSON;
+    row->line_shape = LINE_JSON;
+    run_back_to_back(&config, options->throughput_messages, row);
 }
 
 /* ---- the burst, in a fresh process --------------------------------------- */
@@ -189,9 +211,8 @@ static int64_t memory_bound_kib(void)
 void xlog_burst_process(const bench_options *options, const char *dir, bench_row *row)
 {
     row->rss_before_kib = process_rss_kib();
-    int rc = measure_back_to_back(dir, options->burst_messages, row);
-    if (rc != 0)
-        snprintf(row->note, sizeof row->note, "xlog_open: %s", xlog_strerror(rc));
+    xlog_config config = bench_xlog_config(dir, XLOG_FILE_SHARED);
+    run_back_to_back(&config, options->burst_messages, row);
     row->peak_rss_kib = process_peak_rss_kib();
     row->memory_bound_kib = memory_bound_kib();
 }

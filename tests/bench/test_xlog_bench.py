@@ -5,9 +5,11 @@ Runs a small version of the default suite once, in a temporary directory, and
 checks that:
   - --json prints one JSON array that parses, one object per strategy, with
     numbers as numbers;
-  - every strategy of the default suite has its row, in order;
+  - every strategy of the default suite has its row, in order, and --list
+    names the default and the quick suites;
   - for every strategy that writes files, the lines in the files equal the
-    messages sent, and none is malformed;
+    messages sent, and none is malformed (as text, or as JSON objects for the
+    JSON row);
   - the threads rows carry their memory and time figures, consistent with
     each other (never a threshold on them);
   - the table output names every row, and --chart writes well-formed SVG;
@@ -29,12 +31,17 @@ DEFAULT_SUITE = [
     "timer", "open-close", "stdio-once", "stdio-once:string", "thread-files",
     "flush-each", "flock-procs", "xlog-shared", "xlog-shared:string",
     "xlog-per-thread", "xlog-off-level", "xlog-off-module", "xlog-module",
-    "xlog-throughput", "xlog-burst", "xlog-live-threads",
+    "xlog-throughput", "xlog-json-throughput", "xlog-burst", "xlog-live-threads",
     "xlog-short-threads", "tty-direct", "tty-xlog",
 ]
 
+# What --quick runs: the default suite without the rows of xlog's other
+# layouts and sinks.
+QUICK_SUITE = [name for name in DEFAULT_SUITE if name not in ("xlog-json-throughput",)]
+
+# The default suite with small figures (every figure --quick changes is set).
 SMALL_RUN = [
-    "--quick", "--messages", "5000", "--batch", "500", "--gap-us", "200",
+    "--messages", "5000", "--batch", "500", "--gap-us", "200",
     "--throughput-messages", "100000", "--burst-messages", "200000",
     "--stall-seconds", "1", "--live-threads", "30", "--short-threads", "50",
     "--thread-lines", "4", "--thread-pairs", "2", "--no-progress",
@@ -103,6 +110,20 @@ class DefaultSuiteJson(unittest.TestCase):
             self.assertEqual(row["lines_written"], due, row["name"])
             self.assertEqual(row["lines_malformed"], 0, row["name"])
             self.assertIs(row["lines_ok"], True, row["name"])
+
+    def test_json_lines_row(self):
+        rows = {row["name"]: row for row in self.rows()}
+        # Its files were checked as JSON objects, every other row's as text.
+        for name, row in rows.items():
+            expected = None if name == "timer" else \
+                "json" if name == "xlog-json-throughput" else "text"
+            self.assertEqual(row["line_shape"], expected, name)
+        json_row = rows["xlog-json-throughput"]
+        self.assertEqual(json_row["kind"], "throughput")
+        self.assertEqual(json_row["messages_sent"], 100000)
+        self.assertIs(json_row["lines_ok"], True)
+        # The same lines as the text row, each a longer JSON object.
+        self.assertGreater(json_row["bytes_written"], rows["xlog-throughput"]["bytes_written"])
 
     def test_worker_counts(self):
         rows = {row["name"]: row for row in self.rows()}
@@ -244,6 +265,10 @@ class TableAndOptions(unittest.TestCase):
         self.assertEqual(result.returncode, 0)
         for name in DEFAULT_SUITE:
             self.assertIn(name.split(":")[0], result.stdout)
+        suites = dict(line.split(": ", 1) for line in result.stdout.splitlines()
+                      if line.startswith(("Default suite: ", "Quick suite (--quick): ")))
+        self.assertEqual(suites["Default suite"].split(","), DEFAULT_SUITE)
+        self.assertEqual(suites["Quick suite (--quick)"].split(","), QUICK_SUITE)
 
 
 if __name__ == "__main__":
