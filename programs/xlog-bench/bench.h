@@ -62,7 +62,10 @@ typedef struct bench_row {
     int64_t first_call_mallocs;  /* the same call's mallocs, the most of any worker; < 0: none */
     int64_t first_call_syscalls; /* its system calls (audited rows); < 0: none */
 
-    double seconds;          /* throughput time, first call until the data is in the file */
+    double seconds;          /* throughput time, first call until the data is in the file
+                                (and, with a syslog collector, in the collector) */
+    double files_seconds;    /* rows with a collector: first call until it was in the file;
+                                < 0: none */
     double messages_per_s;   /* < 0: none */
     int64_t write_calls;     /* syscw during the throughput time; < 0: none */
     int64_t bytes_written;   /* bytes added to the files during it */
@@ -96,6 +99,14 @@ typedef struct bench_row {
     int64_t xlog_blocked;    /* xlog rows: calls that waited for room; < 0: none */
     int64_t xlog_dropped;
     int64_t console_dropped; /* xlog rows: lines the console sink did not show */
+
+    /* syslog rows (< 0 for the others): what the collector took, and what
+     * xlog counted as not delivered (xlog_counters.syslog_dropped) */
+    int64_t syslog_received;       /* whole messages of the workload */
+    int64_t syslog_malformed;      /* anything else but xlog's notices of drops */
+    int64_t syslog_dropped;
+    int64_t syslog_lost_in_kernel; /* UDP: dropped by the collector's socket; < 0: none */
+    int syslog_balanced;           /* received + dropped == sent, none malformed, in time */
 
     uint64_t terminal_lines;      /* terminal rows: lines the terminal received */
     int64_t file_lines_at_resume; /* terminal rows: lines in the file when the reader resumed */

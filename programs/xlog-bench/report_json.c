@@ -103,6 +103,7 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "first_call_mallocs", row->first_call_mallocs);
     field_integer(out, "first_call_syscalls", row->first_call_syscalls);
     field_number(out, "throughput_seconds", row->messages_per_s >= 0 ? row->seconds : -1);
+    field_number(out, "files_seconds", row->files_seconds);
     field_integer(out, "throughput_messages",
                   row->throughput_messages ? (int64_t)row->throughput_messages : -1);
     field_number(out, "messages_per_s", row->messages_per_s);
@@ -138,6 +139,11 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "xlog_blocked", row->xlog_blocked);
     field_integer(out, "xlog_dropped", row->xlog_dropped);
     field_integer(out, "console_dropped", row->console_dropped);
+    field_integer(out, "syslog_received", row->syslog_received);
+    field_integer(out, "syslog_malformed", row->syslog_malformed);
+    field_integer(out, "syslog_dropped", row->syslog_dropped);
+    field_integer(out, "syslog_lost_in_kernel", row->syslog_lost_in_kernel);
+    field_boolean(out, "syslog_balanced", row->syslog_balanced);
     field_integer(out, "terminal_lines",
                   row->kind == ROW_TERMINAL && row->available ? (int64_t)row->terminal_lines : -1);
     field_integer(out, "file_lines_at_resume", row->file_lines_at_resume);

@@ -14,7 +14,9 @@
  *                    the burst alone) with the default ring.
  *
  * The phased rows run with xlog's default configuration except the directory,
- * and with the caller threads' system calls audited (syscall_audit.h).
+ * and with the caller threads' system calls audited (syscall_audit.h).  The
+ * back-to-back measure is shared with the syslog rows (strategy_syslog.c),
+ * which add a sink and wait for their collector after xlog_flush().
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -51,6 +53,13 @@ int bench_xlog_open_dir(const char *dir, xlog_file_mode mode)
 {
     xlog_config config = bench_xlog_config(dir, mode);
     return bench_xlog_open(&config);
+}
+
+uint64_t bench_xlog_syslog_dropped(void)
+{
+    xlog_counters now;
+    xlog_stats(&now);
+    return now.syslog_dropped - counters_at_open.syslog_dropped;
 }
 
 void bench_xlog_close(bench_row *row)
@@ -145,10 +154,9 @@ static void *log_back_to_back(void *arg)
     return NULL;
 }
 
-/* Opens xlog with config, logs `messages` lines from a new thread, and fills
- * the throughput figures of row (time until xlog_flush() returns).  Returns 0
- * or a negative errno. */
-static int measure_back_to_back(const xlog_config *config, uint64_t messages, bench_row *row)
+int measure_back_to_back(const xlog_config *config, uint64_t messages,
+                         uint64_t (*wait_after_flush)(void *context), void *context,
+                         bench_row *row)
 {
     int rc = bench_xlog_open(config);
     if (rc != 0)
@@ -169,6 +177,12 @@ static int measure_back_to_back(const xlog_config *config, uint64_t messages, be
     row->write_calls = process_write_calls() - writes_before -
                        (progress_write_calls() - progress_writes_before);
     row->bytes_written = (int64_t)(directory_bytes(config->dir) - bytes_before);
+    if (wait_after_flush != NULL) {
+        row->files_seconds = ticks_to_ns(finished - job.started) * 1e-9;
+        uint64_t collected = wait_after_flush(context);
+        if (collected > finished)
+            finished = collected;
+    }
     row->seconds = ticks_to_ns(finished - job.started) * 1e-9;
     row->messages_per_s = (double)messages / row->seconds;
     row->throughput_messages = messages;
@@ -181,7 +195,7 @@ static int measure_back_to_back(const xlog_config *config, uint64_t messages, be
 
 static void run_back_to_back(const xlog_config *config, uint64_t messages, bench_row *row)
 {
-    int rc = measure_back_to_back(config, messages, row);
+    int rc = measure_back_to_back(config, messages, NULL, NULL, row);
     if (rc != 0)
         snprintf(row->note, sizeof row->note, "xlog_open: %s", xlog_strerror(rc));
 }

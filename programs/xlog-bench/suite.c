@@ -51,6 +51,10 @@ static const suite_entry entries[] = {
      ROW_THROUGHPUT, NULL, run_xlog_throughput},
     {"xlog-json-throughput", "xlog back end, JSON lines: one thread, back to back", "xlog: JSON layout throughput",
      ROW_THROUGHPUT, NULL, run_xlog_json_throughput},
+    {"xlog-syslog-throughput", "xlog back end + syslog, local socket: one thread, back to back",
+     "xlog: syslog sink throughput", ROW_THROUGHPUT, NULL, run_xlog_syslog_throughput},
+    {"xlog-syslog-udp-throughput", "xlog back end + syslog, UDP: one thread, back to back",
+     "xlog: syslog sink throughput", ROW_THROUGHPUT, NULL, run_xlog_syslog_udp_throughput},
     {"xlog-burst", "xlog burst in a fresh process (peak RSS)", "xlog: memory under a burst",
      ROW_THROUGHPUT, NULL, run_xlog_burst},
     {"xlog-live-threads", "xlog, live threads, all alive at the reading",
@@ -68,7 +72,7 @@ static const suite_entry entries[] = {
 static const char default_suite[] =
     "timer,open-close,stdio-once,stdio-once:string,thread-files,flush-each,flock-procs,"
     "xlog-shared,xlog-shared:string,xlog-per-thread,xlog-off-level,xlog-off-module,xlog-module,"
-    "xlog-throughput,xlog-json-throughput,xlog-burst,"
+    "xlog-throughput,xlog-json-throughput,xlog-syslog-throughput,xlog-burst,"
     "xlog-live-threads,xlog-short-threads,tty-direct,tty-xlog";
 
 /* What `make run` runs (--quick): the default suite without the rows of

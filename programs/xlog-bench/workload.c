@@ -1,6 +1,7 @@
 /*
- * workload.c - the note-000 line as the baseline strategies build it, and the
- * census that checks every strategy wrote exactly the lines it was asked to.
+ * workload.c - the note-000 line as the baseline strategies build it, the
+ * census that checks every strategy wrote exactly the lines it was asked to,
+ * and the check of one numbers message (for the syslog rows' collector).
  *
  * The census reads each file once in large blocks and checks every whole
  * line by the shape its row says the files hold: a text line's first 37
@@ -104,6 +105,71 @@ int write_all(int fd, const void *data, size_t size)
     return 0;
 }
 
+/* ---- checking what was written ------------------------------------------------ */
+
+/* What is left to check of a line or a message. */
+typedef struct cursor {
+    const char *next;
+    const char *end;
+} cursor;
+
+static int take(cursor *c, const char *literal)
+{
+    size_t length = strlen(literal);
+    if ((size_t)(c->end - c->next) < length || memcmp(c->next, literal, length) != 0)
+        return 0;
+    c->next += length;
+    return 1;
+}
+
+/* The rest of a string whose opening quote is taken, closing quote included. */
+static int take_string(cursor *c)
+{
+    while (c->next < c->end) {
+        unsigned char byte = (unsigned char)*c->next++;
+        if (byte == '"')
+            return 1;
+        if (byte < 0x20 || byte >= 0x7f)
+            return 0;
+        if (byte != '\\')
+            continue;
+        if (c->next == c->end || strchr("\"\\/bfnrtu", *c->next) == NULL)
+            return 0;
+        if (*c->next++ == 'u') {
+            for (int i = 0; i < 4; i++, c->next++) {
+                if (c->next == c->end || strchr("0123456789abcdefABCDEF", *c->next) == NULL)
+                    return 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A number as printf's %d writes one that is not negative, of at most 18
+ * digits. */
+static int take_number(cursor *c, uint64_t *value)
+{
+    const char *first = c->next;
+    for (*value = 0; c->next < c->end && *c->next >= '0' && *c->next <= '9'; c->next++)
+        *value = *value * 10 + (uint64_t)(*c->next - '0');
+    size_t digits = (size_t)(c->next - first);
+    return digits > 0 && digits <= 18 && (*first != '0' || digits == 1);
+}
+
+int numbers_message_ok(const char *text, size_t length, uint64_t limit)
+{
+    /* NUMBERS_ARGS(i): i, i % 1000, and i * 0.25, which %.3f writes exactly
+     * as i / 4 and a fraction of .000, .250, .500 or .750. */
+    static const char *const quarters[4] = {".000", ".250", ".500", ".750"};
+    cursor c = {text, text + length};
+    uint64_t i, filled, whole;
+    if (!take(&c, "order ") || !take_number(&c, &i) || i >= limit || i > INT32_MAX)
+        return 0;
+    return take(&c, " filled ") && take_number(&c, &filled) && filled == i % 1000 &&
+           take(&c, " units at ") && take_number(&c, &whole) && whole == i / 4 &&
+           take(&c, quarters[i % 4]) && c.next == c.end;
+}
+
 /* Whether the first length bytes of text match pattern, where '#' stands for
  * any digit. */
 static int matches(const char *text, const char *pattern, size_t length)
@@ -160,62 +226,19 @@ static const char json_head[] = "{\"timestamp\":\"####-##-##T##:##:##.#########Z
 #define JSON_HEAD_LENGTH (sizeof json_head - 1)
 #define JSON_DATE_AT 14 /* where the timestamp's date begins */
 
-typedef struct cursor {
-    const char *next;
-    const char *end;
-} cursor;
-
-static int take(cursor *c, const char *literal)
-{
-    size_t length = strlen(literal);
-    if ((size_t)(c->end - c->next) < length || memcmp(c->next, literal, length) != 0)
-        return 0;
-    c->next += length;
-    return 1;
-}
-
-/* The rest of a string whose opening quote is taken, closing quote included. */
-static int take_string(cursor *c)
-{
-    while (c->next < c->end) {
-        unsigned char byte = (unsigned char)*c->next++;
-        if (byte == '"')
-            return 1;
-        if (byte < 0x20 || byte >= 0x7f)
-            return 0;
-        if (byte != '\\')
-            continue;
-        if (c->next == c->end || strchr("\"\\/bfnrtu", *c->next) == NULL)
-            return 0;
-        if (*c->next++ == 'u') {
-            for (int i = 0; i < 4; i++, c->next++) {
-                if (c->next == c->end || strchr("0123456789abcdefABCDEF", *c->next) == NULL)
-                    return 0;
-            }
-        }
-    }
-    return 0;
-}
-
-static int take_number(cursor *c)
-{
-    const char *first = c->next;
-    while (c->next < c->end && *c->next >= '0' && *c->next <= '9')
-        c->next++;
-    return c->next > first && (*first != '0' || c->next - first == 1);
-}
-
 static int json_line_ok(const char *line, size_t length)
 {
     if (length < JSON_HEAD_LENGTH || !matches(line, json_head, JSON_HEAD_LENGTH) ||
         !valid_date_time(line + JSON_DATE_AT, 'T'))
         return 0;
     cursor c = {line + JSON_HEAD_LENGTH, line + length};
+    uint64_t number;
     return take_string(&c) && take(&c, ",\"attributes\":{\"code.filepath\":\"") &&
-           take_string(&c) && take(&c, ",\"code.lineno\":") && take_number(&c) &&
+           take_string(&c) && take(&c, ",\"code.lineno\":") && take_number(&c, &number) &&
            take(&c, ",\"code.function\":\"") && take_string(&c) &&
-           take(&c, ",\"thread.id\":") && take_number(&c) && take(&c, ",\"process.pid\":") &&
-           take_number(&c) && take(&c, "}}") && c.next == c.end;
+           take(&c, ",\"thread.id\":") && take_number(&c, &number) &&
+           take(&c, ",\"process.pid\":") && take_number(&c, &number) && take(&c, "}}") &&
+           c.next == c.end;
 }
 
 /* ---- reading the files ------------------------------------------------------ */

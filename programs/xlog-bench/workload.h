@@ -28,6 +28,10 @@ typedef enum payload { PAYLOAD_NUMBERS = 0, PAYLOAD_STRING = 1 } payload;
 #define STRING_FORMAT "user %s logged in from %s"
 #define STRING_ARGS(i) workload_user_name(i), workload_user_host(i)
 
+/* Whether text[0 .. length) is exactly the numbers message of a call index
+ * below limit, as printf writes it. */
+int numbers_message_ok(const char *text, size_t length, uint64_t limit);
+
 const char *workload_user_name(uint64_t i);
 const char *workload_user_host(uint64_t i);
 
