@@ -271,13 +271,18 @@ static int64_t udp_drops(int fd)
     return drops;
 }
 
+int64_t collector_lost_in_kernel(collector *c)
+{
+    return c->transport == XLOG_SYSLOG_UDP ? udp_drops(c->fd) : -1;
+}
+
 void collector_stop(collector *c, collector_counts *counts)
 {
     atomic_store(&c->stopping, 1);
     pthread_join(c->reader, NULL);
     counts->received = atomic_load(&c->received);
     counts->malformed = atomic_load(&c->malformed);
-    counts->lost_in_kernel = c->transport == XLOG_SYSLOG_UDP ? udp_drops(c->fd) : -1;
+    counts->lost_in_kernel = collector_lost_in_kernel(c);
     close(c->fd);
     if (c->transport == XLOG_SYSLOG_UNIX)
         unlink(c->address);

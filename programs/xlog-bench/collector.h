@@ -40,7 +40,7 @@ typedef struct collector_counts {
     /* UDP: datagrams the kernel dropped because the socket's receive buffer
      * was full (the drops column of /proc/net/udp), which no sender can
      * count; -1 for the local socket, whose sender waits for room instead,
-     * or when it cannot be read. */
+     * or when that column cannot be read. */
     int64_t lost_in_kernel;
 } collector_counts;
 
@@ -56,6 +56,10 @@ const char *collector_address(const collector *c);
 /* Datagrams taken so far that were not xlog's notices (received +
  * malformed), and the bench_ticks() at which the last of them was taken. */
 uint64_t collector_arrived(collector *c, uint64_t *last_ticks);
+
+/* UDP: datagrams the kernel dropped so far (as lost_in_kernel below); -1 for
+ * the local socket. */
+int64_t collector_lost_in_kernel(collector *c);
 
 /* Stops the reader (within 100 ms), closes and removes the socket, fills
  * *counts and frees c. */

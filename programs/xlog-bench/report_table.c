@@ -517,9 +517,8 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
             format_count(lost, row->syslog_lost_in_kernel);
             fprintf(out, ", the kernel dropped %s", lost);
         }
-        fprintf(out, ": %s\n",
-                row->syslog_balanced ? "every message accounted for"
-                                     : "NOT every message accounted for");
+        fprintf(out, ": received + dropped by xlog %s sent\n",
+                row->syslog_balanced ? "=" : "!=");
     }
     if (burst != NULL) {
         char lines[CELL_SIZE], growth[CELL_SIZE], bound[CELL_SIZE];

@@ -277,8 +277,7 @@ class SyslogRows(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("| received + dropped = sent |", result.stdout)
         self.assertIn("with a syslog sink on a local socket", result.stdout)
-        self.assertIn("every message accounted for", result.stdout)
-        self.assertNotIn("NOT every message", result.stdout)
+        self.assertIn("received + dropped by xlog = sent", result.stdout)
 
 
 class TableAndOptions(unittest.TestCase):
