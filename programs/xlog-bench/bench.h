@@ -62,7 +62,10 @@ typedef struct bench_row {
     int64_t first_call_mallocs;  /* the same call's mallocs, the most of any worker; < 0: none */
     int64_t first_call_syscalls; /* its system calls (audited rows); < 0: none */
 
-    double seconds;          /* throughput time, first call until the data is in the file */
+    double seconds;          /* throughput time, first call until the data is in the file
+                                (and, with a syslog collector, in the collector) */
+    double files_seconds;    /* rows with a collector: first call until it was in the file;
+                                < 0: none */
     double messages_per_s;   /* < 0: none */
     int64_t write_calls;     /* syscw during the throughput time; < 0: none */
     int64_t bytes_written;   /* bytes added to the files during it */
@@ -70,6 +73,7 @@ typedef struct bench_row {
 
     uint64_t messages_sent;  /* every call of every phase */
     int writes_nothing;      /* the calls are below the level: no line is due */
+    line_shape line_shape;   /* what the files' lines look like (LINE_TEXT unless set) */
     line_census census;      /* what the files hold afterwards */
     int lines_ok;            /* 1: census.lines == messages_sent and none malformed;
                                 0: not so; -1: the row writes no file */
@@ -96,6 +100,14 @@ typedef struct bench_row {
     int64_t xlog_dropped;
     int64_t console_dropped; /* xlog rows: lines the console sink did not show */
 
+    /* syslog rows (< 0 for the others): what the collector took, and what
+     * xlog counted as not delivered (xlog_counters.syslog_dropped) */
+    int64_t syslog_received;       /* whole messages of the workload */
+    int64_t syslog_malformed;      /* anything else but xlog's notices of drops */
+    int64_t syslog_dropped;
+    int64_t syslog_lost_in_kernel; /* UDP: dropped by the collector's socket; < 0: none */
+    int syslog_balanced;           /* received + dropped == sent, none malformed, in time */
+
     uint64_t terminal_lines;      /* terminal rows: lines the terminal received */
     int64_t file_lines_at_resume; /* terminal rows: lines in the file when the reader resumed */
     int64_t lines_due_at_resume;  /* terminal rows: calls scheduled up to that moment */
@@ -112,7 +124,8 @@ double bench_row_writes_per_1000(const bench_row *row);
 /* Write calls per 64 KiB written during the throughput time, or -1. */
 double bench_row_writes_per_64kib(const bench_row *row);
 
-/* Sets lines_ok from messages_sent and the census of dir; returns lines_ok. */
+/* Sets lines_ok from messages_sent and the census of dir, whose lines must
+ * be of the row's line_shape; returns lines_ok. */
 int bench_row_check_lines(bench_row *row, const char *dir);
 
 #endif

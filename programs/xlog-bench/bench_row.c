@@ -19,6 +19,7 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
     row->first_call_mallocs = -1;
     row->first_call_syscalls = -1;
     row->timer_pair_p50_ns = -1;
+    row->files_seconds = -1;
     row->messages_per_s = -1;
     row->write_calls = -1;
     row->bytes_written = -1;
@@ -38,6 +39,11 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
     row->xlog_blocked = -1;
     row->xlog_dropped = -1;
     row->console_dropped = -1;
+    row->syslog_received = -1;
+    row->syslog_malformed = -1;
+    row->syslog_dropped = -1;
+    row->syslog_lost_in_kernel = -1;
+    row->syslog_balanced = -1;
     row->file_lines_at_resume = -1;
     row->lines_due_at_resume = -1;
     row->stall_worst_ns = -1;
@@ -45,7 +51,7 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
 
 int bench_row_check_lines(bench_row *row, const char *dir)
 {
-    int rc = census_directory(dir, &row->census);
+    int rc = census_directory(dir, row->line_shape, &row->census);
     uint64_t due = row->writes_nothing ? 0 : row->messages_sent;
     row->lines_ok = rc == 0 && row->census.lines == due && row->census.malformed == 0;
     return row->lines_ok;

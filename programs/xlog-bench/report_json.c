@@ -103,6 +103,7 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "first_call_mallocs", row->first_call_mallocs);
     field_integer(out, "first_call_syscalls", row->first_call_syscalls);
     field_number(out, "throughput_seconds", row->messages_per_s >= 0 ? row->seconds : -1);
+    field_number(out, "files_seconds", row->files_seconds);
     field_integer(out, "throughput_messages",
                   row->throughput_messages ? (int64_t)row->throughput_messages : -1);
     field_number(out, "messages_per_s", row->messages_per_s);
@@ -112,6 +113,10 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_number(out, "write_calls_per_64kib", bench_row_writes_per_64kib(row));
     field_integer(out, "messages_sent", has_files ? (int64_t)row->messages_sent : -1);
     field_boolean(out, "writes_nothing", row->writes_nothing);
+    if (has_files)
+        field_string(out, "line_shape", row->line_shape == LINE_JSON ? "json" : "text");
+    else
+        fprintf(out, ", \"line_shape\": null");
     field_integer(out, "lines_written", has_files && row->lines_ok >= 0
                                             ? (int64_t)row->census.lines : -1);
     field_integer(out, "lines_malformed", has_files && row->lines_ok >= 0
@@ -134,6 +139,11 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "xlog_blocked", row->xlog_blocked);
     field_integer(out, "xlog_dropped", row->xlog_dropped);
     field_integer(out, "console_dropped", row->console_dropped);
+    field_integer(out, "syslog_received", row->syslog_received);
+    field_integer(out, "syslog_malformed", row->syslog_malformed);
+    field_integer(out, "syslog_dropped", row->syslog_dropped);
+    field_integer(out, "syslog_lost_in_kernel", row->syslog_lost_in_kernel);
+    field_boolean(out, "syslog_balanced", row->syslog_balanced);
     field_integer(out, "terminal_lines",
                   row->kind == ROW_TERMINAL && row->available ? (int64_t)row->terminal_lines : -1);
     field_integer(out, "file_lines_at_resume", row->file_lines_at_resume);

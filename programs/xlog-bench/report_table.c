@@ -1,8 +1,8 @@
 /*
  * report_table.c - the human-readable report: what machine and settings, the
- * main table (one row per strategy), the back-end/memory, threads and terminal
- * tables,
- * then xlog against each strategy as ratios of this run's figures, and what
+ * main table (one row per strategy), the back-end/memory table, what the
+ * syslog rows' collector received, the threads and terminal tables, then
+ * xlog against each strategy as ratios of this run's figures, and what
  * xlog's own rows show.
  *
  * Tables are Markdown so that the output of `make run` can be pasted into
@@ -128,7 +128,7 @@ typedef struct table_layout {
     int columns;
     const char *const *headers;
     const char *alignment;
-    unsigned kinds; /* the rows it shows: 1 << their row_kind */
+    int (*shows)(const bench_row *row); /* the rows it has */
     /* Fills cells 1 .. columns - 1 of a row (cell 0 is its label). */
     void (*fill)(row_cells cell, const bench_row *row);
     /* A row that could not run shows "n/a: why" here, and "-" after it. */
@@ -144,7 +144,7 @@ static void print_rows(FILE *out, const table_layout *layout, const bench_row *r
         return;
     for (int i = 0; i < count; i++) {
         const bench_row *row = &rows[i];
-        if (!(layout->kinds & (1u << row->kind)))
+        if (!layout->shows(row))
             continue;
         row_cells cell = table.cells[table.lines++];
         snprintf(cell[0], CELL_SIZE, "%s", row->label);
@@ -180,9 +180,14 @@ static const char *const latency_headers[] = {
     "msg/s to file", "writes/1k msg", "lines ok", "caller mallocs", "caller syscalls",
 };
 
+static int timed_calls(const bench_row *row)
+{
+    return row->kind == ROW_TIMER || row->kind == ROW_PHASED;
+}
+
 static const table_layout latency_table = {
     .columns = 13, .headers = latency_headers, .alignment = "lrrrrrrrrrlrr",
-    .kinds = (1u << ROW_TIMER) | (1u << ROW_PHASED), .fill = fill_latency_cells, .note_column = 2,
+    .shows = timed_calls, .fill = fill_latency_cells, .note_column = 2,
 };
 
 static void fill_throughput_cells(row_cells cell, const bench_row *row)
@@ -209,9 +214,55 @@ static const char *const throughput_headers[] = {
     "lines ok",
 };
 
+static int back_to_back(const bench_row *row)
+{
+    return row->kind == ROW_THROUGHPUT;
+}
+
 static const table_layout throughput_table = {
     .columns = 12, .headers = throughput_headers, .alignment = "lrrrrrrrrrrl",
-    .kinds = 1u << ROW_THROUGHPUT, .fill = fill_throughput_cells, .note_column = 1,
+    .shows = back_to_back, .fill = fill_throughput_cells, .note_column = 1,
+};
+
+static void format_balance(char *cell, const bench_row *row)
+{
+    if (row->syslog_balanced < 0)
+        strcpy(cell, "-");
+    else if (row->syslog_balanced)
+        strcpy(cell, "yes");
+    else
+        snprintf(cell, CELL_SIZE, "NO: %" PRId64 " + %" PRId64 " of %" PRIu64 "%s",
+                 row->syslog_received, row->syslog_dropped, row->messages_sent,
+                 row->syslog_malformed > 0 ? ", malformed" : "");
+}
+
+static void fill_syslog_cells(row_cells cell, const bench_row *row)
+{
+    format_count(cell[1], (int64_t)row->messages_sent);
+    format_fixed(cell[2], row->files_seconds, 3);
+    format_fixed(cell[3], row->messages_per_s < 0 ? -1 : row->seconds, 3);
+    format_count(cell[4], row->syslog_received);
+    format_count(cell[5], row->syslog_dropped);
+    format_count(cell[6], row->syslog_lost_in_kernel);
+    format_count(cell[7], row->syslog_malformed);
+    format_balance(cell[8], row);
+}
+
+static const char *const syslog_headers[] = {
+    "strategy", "messages", "files complete s", "collector complete s", "received",
+    "dropped by xlog", "dropped by the kernel", "malformed", "received + dropped = sent",
+};
+
+/* The syslog rows that ran (one that could not says why in the throughput
+ * table). */
+static int has_collector(const bench_row *row)
+{
+    return row->syslog_balanced >= 0;
+}
+
+static const table_layout syslog_table = {
+    .columns = 9, .headers = syslog_headers, .alignment = "lrrrrrrrl",
+    .shows = has_collector, .fill = fill_syslog_cells, .note_column = 1,
 };
 
 static void fill_terminal_cells(row_cells cell, const bench_row *row)
@@ -233,9 +284,14 @@ static const char *const terminal_headers[] = {
     "file complete",
 };
 
+static int terminal(const bench_row *row)
+{
+    return row->kind == ROW_TERMINAL;
+}
+
 static const table_layout terminal_table = {
     .columns = 9, .headers = terminal_headers, .alignment = "lrrrrrrrl",
-    .kinds = 1u << ROW_TERMINAL, .fill = fill_terminal_cells, .note_column = 1,
+    .shows = terminal, .fill = fill_terminal_cells, .note_column = 1,
 };
 
 static void format_ms(char *cell, double seconds)
@@ -265,9 +321,14 @@ static const char *const threads_headers[] = {
     "ms, logging off", "on / off, median of pairs", "peak RSS KiB", "lines ok",
 };
 
+static int many_threads(const bench_row *row)
+{
+    return row->kind == ROW_THREADS;
+}
+
 static const table_layout threads_table = {
     .columns = 13, .headers = threads_headers, .alignment = "lrrrrrrrrrrrl",
-    .kinds = 1u << ROW_THREADS, .fill = fill_threads_cells, .note_column = 1,
+    .shows = many_threads, .fill = fill_threads_cells, .note_column = 1,
 };
 
 /* ---- header and summary -------------------------------------------------- */
@@ -388,13 +449,18 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
     const bench_row *xlog = find_row(rows, count, "xlog-shared");
     const bench_row *per_thread = find_row(rows, count, "xlog-per-thread");
     const bench_row *backend = find_row(rows, count, "xlog-throughput");
+    const bench_row *json = find_row(rows, count, "xlog-json-throughput");
+    const bench_row *syslog[] = {find_row(rows, count, "xlog-syslog-throughput"),
+                                 find_row(rows, count, "xlog-syslog-udp-throughput")};
+    const char *const transports[] = {"a local socket", "UDP"};
     const bench_row *burst = find_row(rows, count, "xlog-burst");
     const bench_row *live = find_row(rows, count, "xlog-live-threads");
     const bench_row *short_lived = find_row(rows, count, "xlog-short-threads");
     const bench_row *tty_direct = find_row(rows, count, "tty-direct");
     const bench_row *tty_xlog = find_row(rows, count, "tty-xlog");
-    if (xlog == NULL && backend == NULL && burst == NULL && live == NULL &&
-        short_lived == NULL && tty_xlog == NULL)
+    if (xlog == NULL && backend == NULL && json == NULL && syslog[0] == NULL &&
+        syslog[1] == NULL && burst == NULL && live == NULL && short_lived == NULL &&
+        tty_xlog == NULL)
         return;
     fprintf(out, "\nxlog in this run:\n");
     if (xlog != NULL && xlog->timer_pair_p50_ns > 0)
@@ -423,6 +489,36 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
         fprintf(out, "- the back end wrote %.2f M lines/s from one thread, until they were in "
                      "the file, %.0f KiB per write call\n",
                 backend->messages_per_s / 1e6, per_write);
+    }
+    if (json != NULL) {
+        fprintf(out, "- with the files in JSON lines it wrote %.2f M lines/s",
+                json->messages_per_s / 1e6);
+        if (backend != NULL)
+            fprintf(out, ", %.2f times the text lines' rate, %.2f times their bytes per line",
+                    json->messages_per_s / backend->messages_per_s,
+                    ((double)json->bytes_written / (double)json->throughput_messages) /
+                        ((double)backend->bytes_written / (double)backend->throughput_messages));
+        fputc('\n', out);
+    }
+    for (int i = 0; i < 2; i++) {
+        const bench_row *row = syslog[i];
+        if (row == NULL)
+            continue;
+        char received[CELL_SIZE], dropped[CELL_SIZE];
+        format_count(received, row->syslog_received);
+        format_count(dropped, row->syslog_dropped);
+        fprintf(out, "- with a syslog sink on %s, the files had every line after %.2f s and the "
+                     "collector every message after %.2f s, %.2f M lines/s; it received %s, "
+                     "xlog dropped %s",
+                transports[i], row->files_seconds, row->seconds, row->messages_per_s / 1e6,
+                received, dropped);
+        if (row->syslog_lost_in_kernel >= 0) {
+            char lost[CELL_SIZE];
+            format_count(lost, row->syslog_lost_in_kernel);
+            fprintf(out, ", the kernel dropped %s", lost);
+        }
+        fprintf(out, ": received + dropped by xlog %s sent\n",
+                row->syslog_balanced ? "=" : "!=");
     }
     if (burst != NULL) {
         char lines[CELL_SIZE], growth[CELL_SIZE], bound[CELL_SIZE];
@@ -473,7 +569,7 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
 }
 
 static const table_layout *const layouts[] = {
-    &latency_table, &throughput_table, &threads_table, &terminal_table,
+    &latency_table, &throughput_table, &syslog_table, &threads_table, &terminal_table,
 };
 
 void report_table(FILE *out, const bench_options *options, const bench_row *rows, int count)
@@ -483,7 +579,7 @@ void report_table(FILE *out, const bench_options *options, const bench_row *rows
     for (size_t t = 0; t < sizeof layouts / sizeof layouts[0]; t++) {
         int shown = 0;
         for (int i = 0; i < count; i++)
-            shown += (layouts[t]->kinds & (1u << rows[i].kind)) != 0;
+            shown += layouts[t]->shows(&rows[i]);
         if (shown == 0)
             continue;
         if (tables++ > 0)

@@ -103,7 +103,7 @@ static void *terminal_reader(void *arg)
     drain_until(run, stall_begins);
     sleep_until(stall_ends);
     line_census census;
-    census_directory(run->dir, &census);
+    census_directory(run->dir, LINE_TEXT, &census);
     run->file_lines_at_resume = census.lines;
     run->lines_due_at_resume = 1 + (uint64_t)((stall_ends - run->started) / CALL_INTERVAL_S);
     drain_until(run, -1);

@@ -7,6 +7,8 @@
  *                    layout);
  *   xlog-throughput  SPEC's back-end figure: N lines from one thread, back to
  *                    back, until xlog_flush() says they are in the file;
+ *   xlog-json-throughput  the same with the files in JSON lines
+ *                    (XLOG_LAYOUT_JSON), the census checking every object;
  *   xlog-burst       SPEC's memory figure: a burst of 10 million lines in a
  *                    fresh process (fresh_process.h: its peak RSS belongs to
  *                    the burst alone) with the default ring.
@@ -15,7 +17,9 @@
  * and with the caller threads' system calls audited (syscall_audit.h).  With
  * the suffix :volatile (suite.c), xlog-shared, xlog-per-thread and
  * xlog-throughput run with cfg.persistent = 0, so that one run compares the
- * rings in shared memory files (the default) with anonymous memory.
+ * rings in shared memory files (the default) with anonymous memory.  The
+ * back-to-back measure is shared with the syslog rows (strategy_syslog.c),
+ * which add a sink and wait for their collector after xlog_flush().
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -41,14 +45,27 @@ int bench_xlog_open(const xlog_config *config)
 
 int bench_xlog_persistent = 1;
 
-int bench_xlog_open_dir(const char *dir, xlog_file_mode mode)
+xlog_config bench_xlog_config(const char *dir, xlog_file_mode mode)
 {
     xlog_config config = xlog_defaults();
     config.dir = dir;
     config.file_mode = mode;
     config.use_environment = 0;
     config.persistent = bench_xlog_persistent;
+    return config;
+}
+
+int bench_xlog_open_dir(const char *dir, xlog_file_mode mode)
+{
+    xlog_config config = bench_xlog_config(dir, mode);
     return bench_xlog_open(&config);
+}
+
+uint64_t bench_xlog_syslog_dropped(void)
+{
+    xlog_counters now;
+    xlog_stats(&now);
+    return now.syslog_dropped - counters_at_open.syslog_dropped;
 }
 
 void bench_xlog_close(bench_row *row)
@@ -143,18 +160,17 @@ static void *log_back_to_back(void *arg)
     return NULL;
 }
 
-/* Opens xlog on dir, logs `messages` lines from a new thread, and fills the
- * throughput figures of row (time until xlog_flush() returns).  Returns 0 or
- * a negative errno. */
-static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *row)
+int measure_back_to_back(const xlog_config *config, uint64_t messages,
+                         uint64_t (*wait_after_flush)(void *context), void *context,
+                         bench_row *row)
 {
-    int rc = bench_xlog_open_dir(dir, XLOG_FILE_SHARED);
+    int rc = bench_xlog_open(config);
     if (rc != 0)
         return rc;
     back_to_back job = {.messages = messages};
     int64_t progress_writes_before = progress_write_calls();
     int64_t writes_before = process_write_calls();
-    uint64_t bytes_before = directory_bytes(dir);
+    uint64_t bytes_before = directory_bytes(config->dir);
     pthread_t caller;
     rc = pthread_create(&caller, NULL, log_back_to_back, &job);
     if (rc != 0) {
@@ -166,7 +182,13 @@ static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *r
     uint64_t finished = bench_ticks();
     row->write_calls = process_write_calls() - writes_before -
                        (progress_write_calls() - progress_writes_before);
-    row->bytes_written = (int64_t)(directory_bytes(dir) - bytes_before);
+    row->bytes_written = (int64_t)(directory_bytes(config->dir) - bytes_before);
+    if (wait_after_flush != NULL) {
+        row->files_seconds = ticks_to_ns(finished - job.started) * 1e-9;
+        uint64_t collected = wait_after_flush(context);
+        if (collected > finished)
+            finished = collected;
+    }
     row->seconds = ticks_to_ns(finished - job.started) * 1e-9;
     row->messages_per_s = (double)messages / row->seconds;
     row->throughput_messages = messages;
@@ -177,11 +199,25 @@ static int measure_back_to_back(const char *dir, uint64_t messages, bench_row *r
     return 0;
 }
 
-void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row)
+static void run_back_to_back(const xlog_config *config, uint64_t messages, bench_row *row)
 {
-    int rc = measure_back_to_back(dir, options->throughput_messages, row);
+    int rc = measure_back_to_back(config, messages, NULL, NULL, row);
     if (rc != 0)
         snprintf(row->note, sizeof row->note, "xlog_open: %s", xlog_strerror(rc));
+}
+
+void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row)
+{
+    xlog_config config = bench_xlog_config(dir, XLOG_FILE_SHARED);
+    run_back_to_back(&config, options->throughput_messages, row);
+}
+
+void run_xlog_json_throughput(const bench_options *options, const char *dir, bench_row *row)
+{
+    xlog_config config = bench_xlog_config(dir, XLOG_FILE_SHARED);
+    config.file_layout = XLOG_LAYOUT_JSON;
+    row->line_shape = LINE_JSON;
+    run_back_to_back(&config, options->throughput_messages, row);
 }
 
 /* ---- the burst, in a fresh process --------------------------------------- */
@@ -195,9 +231,8 @@ static int64_t memory_bound_kib(void)
 void xlog_burst_process(const bench_options *options, const char *dir, bench_row *row)
 {
     row->rss_before_kib = process_rss_kib();
-    int rc = measure_back_to_back(dir, options->burst_messages, row);
-    if (rc != 0)
-        snprintf(row->note, sizeof row->note, "xlog_open: %s", xlog_strerror(rc));
+    xlog_config config = bench_xlog_config(dir, XLOG_FILE_SHARED);
+    run_back_to_back(&config, options->burst_messages, row);
     row->peak_rss_kib = process_peak_rss_kib();
     row->memory_bound_kib = memory_bound_kib();
 }

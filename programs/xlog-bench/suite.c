@@ -1,7 +1,8 @@
 /*
- * suite.c - the strategies by name, the default suite, and the loop that runs
- * a selection: one fresh directory per row, the row's own runner, then the
- * line census, then the directory is removed (unless --keep).
+ * suite.c - the strategies by name, the default and quick suites, and the
+ * loop that runs a selection: one fresh directory per row, the row's own
+ * runner, then the line census, then the directory is removed (unless
+ * --keep).
  */
 #include "suite.h"
 
@@ -49,6 +50,12 @@ static const suite_entry entries[] = {
      ROW_PHASED, &xlog_module_strategy, NULL, 0},
     {"xlog-throughput", "xlog back end: one thread, back to back", "xlog: back-end throughput",
      ROW_THROUGHPUT, NULL, run_xlog_throughput, 1},
+    {"xlog-json-throughput", "xlog back end, JSON lines: one thread, back to back", "xlog: JSON layout throughput",
+     ROW_THROUGHPUT, NULL, run_xlog_json_throughput, 0},
+    {"xlog-syslog-throughput", "xlog back end + syslog, local socket: one thread, back to back",
+     "xlog: syslog sink throughput", ROW_THROUGHPUT, NULL, run_xlog_syslog_throughput, 0},
+    {"xlog-syslog-udp-throughput", "xlog back end + syslog, UDP: one thread, back to back",
+     "xlog: syslog sink throughput", ROW_THROUGHPUT, NULL, run_xlog_syslog_udp_throughput, 0},
     {"xlog-burst", "xlog burst in a fresh process (peak RSS)", "xlog: memory under a burst",
      ROW_THROUGHPUT, NULL, run_xlog_burst, 0},
     {"xlog-live-threads", "xlog, live threads, all alive at the reading",
@@ -66,6 +73,14 @@ static const suite_entry entries[] = {
 static const char default_suite[] =
     "timer,open-close,stdio-once,stdio-once:string,thread-files,flush-each,flock-procs,"
     "xlog-shared,xlog-shared:string,xlog-per-thread,xlog-off-level,xlog-off-module,xlog-module,"
+    "xlog-throughput,xlog-json-throughput,xlog-syslog-throughput,xlog-burst,"
+    "xlog-live-threads,xlog-short-threads,tty-direct,tty-xlog";
+
+/* What `make run` runs (--quick): the default suite without the rows of
+ * xlog's other layouts and sinks, which measure xlog against itself. */
+static const char quick_suite[] =
+    "timer,open-close,stdio-once,stdio-once:string,thread-files,flush-each,flock-procs,"
+    "xlog-shared,xlog-shared:string,xlog-per-thread,xlog-off-level,xlog-off-module,xlog-module,"
     "xlog-throughput,xlog-burst,"
     "xlog-live-threads,xlog-short-threads,tty-direct,tty-xlog";
 
@@ -75,8 +90,9 @@ void suite_print_list(FILE *out)
                  "NAME:volatile runs xlog-shared, xlog-per-thread or xlog-throughput with\n"
                  "cfg.persistent = 0, its rings and buffers in anonymous memory):\n");
     for (size_t i = 0; i < ENTRY_COUNT; i++)
-        fprintf(out, "  %-18s %s (%s)\n", entries[i].name, entries[i].label, entries[i].source);
+        fprintf(out, "  %-22s %s (%s)\n", entries[i].name, entries[i].label, entries[i].source);
     fprintf(out, "Default suite: %s\n", default_suite);
+    fprintf(out, "Quick suite (--quick): %s\n", quick_suite);
 }
 
 /* Finds the entry, payload and persistence of one item of a list ("name",
@@ -136,8 +152,8 @@ static uint64_t work_units(const suite_entry *entry, const bench_options *option
     case ROW_PHASED:
         return (uint64_t)(entry->phased->multi_worker ? options->threads : 1) * 2 *
                options->messages;
-    case ROW_THROUGHPUT:
-        return entry->run == run_xlog_throughput ? options->throughput_messages : 0;
+    case ROW_THROUGHPUT: /* the burst counts in a process of its own */
+        return entry->run == run_xlog_burst ? 0 : options->throughput_messages;
     case ROW_TERMINAL:
         return terminal_calls(options);
     case ROW_THREADS:
@@ -166,7 +182,9 @@ static void run_entry(const suite_entry *entry, payload payload, const bench_opt
 
 int suite_run(const bench_options *options, const char *base_dir, bench_row **rows_out)
 {
-    const char *list = options->strategies ? options->strategies : default_suite;
+    const char *list = options->strategies ? options->strategies
+                       : options->quick    ? quick_suite
+                                           : default_suite;
     int total = 1;
     for (const char *c = list; *c != '\0'; c++)
         total += *c == ',';

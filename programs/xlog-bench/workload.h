@@ -28,6 +28,10 @@ typedef enum payload { PAYLOAD_NUMBERS = 0, PAYLOAD_STRING = 1 } payload;
 #define STRING_FORMAT "user %s logged in from %s"
 #define STRING_ARGS(i) workload_user_name(i), workload_user_host(i)
 
+/* Whether text[0 .. length) is exactly the numbers message of a call index
+ * below limit, as printf writes it. */
+int numbers_message_ok(const char *text, size_t length, uint64_t limit);
+
 const char *workload_user_name(uint64_t i);
 const char *workload_user_host(uint64_t i);
 
@@ -60,15 +64,26 @@ int write_all(int fd, const void *data, size_t size);
 /* Longest line a strategy formats into its own buffer. */
 #define LINE_CAPACITY 512
 
+/* The lines a row's files hold, as the census checks them. */
+typedef enum line_shape {
+    LINE_TEXT = 0, /* the note-000 line (xlog's default line): its prefix */
+    LINE_JSON = 1, /* XLOG_LAYOUT_JSON: the whole object, as xlog.h shows it */
+} line_shape;
+
 /* What a strategy left in its directory. */
 typedef struct line_census {
     uint64_t lines;     /* newline characters in all regular files */
-    uint64_t malformed; /* lines that do not start with the note-000 prefix */
+    uint64_t malformed; /* lines not of the expected shape, or without a newline */
     uint64_t bytes;
 } line_census;
 
-/* Counts the lines in every regular file of dir.  Returns 0 or -errno. */
-int census_directory(const char *dir, line_census *out);
+/* Counts the lines in every regular file of dir and checks each against
+ * shape.  Returns 0 or -errno. */
+int census_directory(const char *dir, line_shape shape, line_census *out);
+
+/* Whether text starts with "YYYY-MM-DD<separator>HH:MM:SS" naming a day that
+ * exists and a time of it (second 60 allowed). */
+int valid_date_time(const char *text, char separator);
 
 /* Total size of the regular files in dir (0 if it cannot be read). */
 uint64_t directory_bytes(const char *dir);

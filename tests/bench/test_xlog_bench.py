@@ -5,11 +5,15 @@ Runs a small version of the default suite once, in a temporary directory, and
 checks that:
   - --json prints one JSON array that parses, one object per strategy, with
     numbers as numbers;
-  - every strategy of the default suite has its row, in order;
+  - every strategy of the default suite has its row, in order, and --list
+    names the default and the quick suites;
   - for every strategy that writes files, the lines in the files equal the
-    messages sent, and none is malformed;
+    messages sent, and none is malformed (as text, or as JSON objects for the
+    JSON row);
   - the threads rows carry their memory and time figures, consistent with
     each other (never a threshold on them);
+  - the syslog rows' collector got every message xlog did not count as
+    dropped, none malformed (both transports; UDP's kernel drops counted);
   - the table output names every row, and --chart writes well-formed SVG;
   - bad options are refused with exit status 2.
 
@@ -29,18 +33,39 @@ DEFAULT_SUITE = [
     "timer", "open-close", "stdio-once", "stdio-once:string", "thread-files",
     "flush-each", "flock-procs", "xlog-shared", "xlog-shared:string",
     "xlog-per-thread", "xlog-off-level", "xlog-off-module", "xlog-module",
-    "xlog-throughput", "xlog-burst", "xlog-live-threads",
+    "xlog-throughput", "xlog-json-throughput", "xlog-syslog-throughput", "xlog-burst",
+    "xlog-live-threads",
     "xlog-short-threads", "tty-direct", "tty-xlog",
 ]
 
+# What --quick runs: the default suite without the rows of xlog's other
+# layouts and sinks.
+QUICK_SUITE = [name for name in DEFAULT_SUITE
+               if name not in ("xlog-json-throughput", "xlog-syslog-throughput")]
+
+# The default suite with small figures (every figure --quick changes is set).
 SMALL_RUN = [
-    "--quick", "--messages", "5000", "--batch", "500", "--gap-us", "200",
+    "--messages", "5000", "--batch", "500", "--gap-us", "200",
     "--throughput-messages", "100000", "--burst-messages", "200000",
     "--stall-seconds", "1", "--live-threads", "30", "--short-threads", "50",
     "--thread-lines", "4", "--thread-pairs", "2", "--no-progress",
 ]
 
 LATENCY_FIELDS = ["count", "avg", "min", "p50", "p99", "p999", "max"]
+
+
+def check_syslog_row(test, row, messages):
+    """What every syslog row must show, whatever the machine's speed."""
+    test.assertEqual(row["kind"], "throughput")
+    test.assertIs(row["available"], True, row["note"])
+    test.assertEqual(row["messages_sent"], messages)
+    test.assertIs(row["lines_ok"], True)
+    test.assertEqual(row["syslog_malformed"], 0)
+    test.assertIsInstance(row["syslog_received"], int)
+    test.assertIsInstance(row["syslog_dropped"], int)
+    # The row's time runs until the files and the collector are complete.
+    test.assertGreater(row["files_seconds"], 0)
+    test.assertLessEqual(row["files_seconds"], row["throughput_seconds"])
 
 
 def run_bench(arguments, directory):
@@ -103,6 +128,34 @@ class DefaultSuiteJson(unittest.TestCase):
             self.assertEqual(row["lines_written"], due, row["name"])
             self.assertEqual(row["lines_malformed"], 0, row["name"])
             self.assertIs(row["lines_ok"], True, row["name"])
+
+    def test_json_lines_row(self):
+        rows = {row["name"]: row for row in self.rows()}
+        # Its files were checked as JSON objects, every other row's as text.
+        for name, row in rows.items():
+            expected = None if name == "timer" else \
+                "json" if name == "xlog-json-throughput" else "text"
+            self.assertEqual(row["line_shape"], expected, name)
+        json_row = rows["xlog-json-throughput"]
+        self.assertEqual(json_row["kind"], "throughput")
+        self.assertEqual(json_row["messages_sent"], 100000)
+        self.assertIs(json_row["lines_ok"], True)
+        # The same lines as the text row, each a longer JSON object.
+        self.assertGreater(json_row["bytes_written"], rows["xlog-throughput"]["bytes_written"])
+
+    def test_syslog_row(self):
+        row = {row["name"]: row for row in self.rows()}["xlog-syslog-throughput"]
+        check_syslog_row(self, row, 100000)
+        # The local socket makes the sender wait for room: nothing is lost
+        # in the kernel, and it is not counted.
+        self.assertIsNone(row["syslog_lost_in_kernel"])
+        self.assertIs(row["syslog_balanced"], True)
+        self.assertEqual(row["syslog_received"] + row["syslog_dropped"], 100000)
+        # Only the syslog rows have a collector.
+        for other in self.rows():
+            if other["name"] != "xlog-syslog-throughput":
+                self.assertIsNone(other["syslog_balanced"], other["name"])
+                self.assertIsNone(other["files_seconds"], other["name"])
 
     def test_worker_counts(self):
         rows = {row["name"]: row for row in self.rows()}
@@ -192,6 +245,41 @@ class DefaultSuiteJson(unittest.TestCase):
         self.assertEqual(left, [])
 
 
+class SyslogRows(unittest.TestCase):
+    """Both syslog rows, the UDP one not being in the default suite."""
+
+    def test_both_transports(self):
+        with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
+            result = run_bench(["--strategies",
+                                "xlog-syslog-throughput,xlog-syslog-udp-throughput",
+                                "--throughput-messages", "20000", "--json", "--no-progress"],
+                               directory)
+            self.assertEqual(os.listdir(directory), [])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = {row["name"]: row for row in json.loads(result.stdout)}
+        for row in rows.values():
+            check_syslog_row(self, row, 20000)
+        self.assertIs(rows["xlog-syslog-throughput"]["syslog_balanced"], True)
+        self.assertEqual(rows["xlog-syslog-throughput"]["syslog_received"] +
+                         rows["xlog-syslog-throughput"]["syslog_dropped"], 20000)
+        # UDP may lose datagrams in the kernel (the collector's socket full),
+        # which xlog cannot count; the collector reads how many.
+        udp = rows["xlog-syslog-udp-throughput"]
+        self.assertIsInstance(udp["syslog_lost_in_kernel"], int)
+        self.assertEqual(udp["syslog_received"] + udp["syslog_dropped"] +
+                         udp["syslog_lost_in_kernel"], 20000)
+        self.assertIs(udp["syslog_balanced"], udp["syslog_lost_in_kernel"] == 0)
+
+    def test_table(self):
+        with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
+            result = run_bench(["--strategies", "xlog-throughput,xlog-syslog-throughput",
+                                "--throughput-messages", "20000", "--no-progress"], directory)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("| received + dropped = sent |", result.stdout)
+        self.assertIn("with a syslog sink on a local socket", result.stdout)
+        self.assertIn("received + dropped by xlog = sent", result.stdout)
+
+
 class TableAndOptions(unittest.TestCase):
     def test_table_names_every_row(self):
         with tempfile.TemporaryDirectory(prefix="xlog-bench-test.") as directory:
@@ -268,6 +356,10 @@ class TableAndOptions(unittest.TestCase):
         self.assertEqual(result.returncode, 0)
         for name in DEFAULT_SUITE:
             self.assertIn(name.split(":")[0], result.stdout)
+        suites = dict(line.split(": ", 1) for line in result.stdout.splitlines()
+                      if line.startswith(("Default suite: ", "Quick suite (--quick): ")))
+        self.assertEqual(suites["Default suite"].split(","), DEFAULT_SUITE)
+        self.assertEqual(suites["Quick suite (--quick)"].split(","), QUICK_SUITE)
 
 
 if __name__ == "__main__":
