@@ -7,10 +7,9 @@
 #                       then build and run every test: plain, ASan+UBSan,
 #                       TSan, fuzzing
 #   make install        install the library, header, pkg-config and CMake
-#                       files under PREFIX
+#                       files, and xlog-recover (which writes the lines of
+#                       processes that ended without xlog_close) under PREFIX
 #   make install-bench  install the benchmark program, xlog-bench, alone
-#   make install-tools  install the tools, alone: xlog-recover, which writes
-#                       the lines of processes that ended without xlog_close
 #   make fuzz           a long fuzzing run (FUZZ_SECONDS, default 600)
 #
 # run and install need only a C compiler, CMake and zlib: the build
@@ -23,7 +22,7 @@ FUZZ_SECONDS ?= 600
 # CI turns warnings into errors.
 CMAKE_ARGS   ?= -DXLOG_WERROR=$(if $(CI),ON,OFF)
 
-.PHONY: all build run deps test install install-bench install-tools fuzz clean
+.PHONY: all build run deps test install install-bench fuzz clean
 
 all: build
 
@@ -45,9 +44,6 @@ install: build
 
 install-bench: build
 	cmake --install $(BUILD) --prefix $(PREFIX) --component bench
-
-install-tools: build
-	cmake --install $(BUILD) --prefix $(PREFIX) --component tools
 
 fuzz: deps
 	CC=clang cmake -S . -B build-fuzz -DXLOG_BUILD_FUZZERS=ON -DXLOG_BUILD_TESTS=OFF -DXLOG_BUILD_PROGRAMS=OFF $(CMAKE_ARGS)
