@@ -10,7 +10,8 @@
 #                       files, and xlog-recover (which writes the lines of
 #                       processes that ended without xlog_close) under PREFIX
 #   make install-bench  install the benchmark program, xlog-bench, alone
-#   make fuzz           a long fuzzing run (FUZZ_SECONDS, default 600)
+#   make fuzz           a long fuzzing run of each fuzzer (FUZZ_SECONDS each,
+#                       default 600) on a working copy of its seed corpus
 #
 # run and install need only a C compiler, CMake and zlib: the build
 # configures the tests only when what they need is there.
@@ -48,7 +49,10 @@ install-bench: build
 fuzz: deps
 	CC=clang cmake -S . -B build-fuzz -DXLOG_BUILD_FUZZERS=ON -DXLOG_BUILD_TESTS=OFF -DXLOG_BUILD_PROGRAMS=OFF $(CMAKE_ARGS)
 	cmake --build build-fuzz -j $(JOBS)
-	build-fuzz/fuzz/fuzz_format -max_total_time=$(FUZZ_SECONDS) fuzz/corpus/format
+	for target in format escape; do \
+	  mkdir -p build-fuzz/corpus/$$target && cp -n fuzz/corpus/$$target/* build-fuzz/corpus/$$target/ && \
+	  build-fuzz/fuzz/fuzz_$$target -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus/$$target || exit 1; \
+	done
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -115,8 +115,8 @@ enum {
 typedef enum xlog_file_mode {
     /* One file for every thread: <dir>/YYYY-MM-DD.log, lines in time order. */
     XLOG_FILE_SHARED = 0,
-    /* One file per thread, as note 000: <dir>/YYYY-MM-DD-<tid>.log, where tid
-     * is the kernel thread id. */
+    /* One file per thread, as the in-house logger xlog replaces did:
+     * <dir>/YYYY-MM-DD-<tid>.log, where tid is the kernel thread id. */
     XLOG_FILE_PER_THREAD = 1,
     /* One file per process: <dir>/YYYY-MM-DD-p<pid>.log. */
     XLOG_FILE_PER_PROCESS = 2
@@ -764,7 +764,8 @@ void xlog_stats(xlog_counters *out);
 
 /* XLOG(level, format, ...) logs one message.  The format is checked at
  * compile time as a printf format (-Wformat).  When the level is disabled the
- * call costs a load and a compare, and the arguments are NOT evaluated.
+ * call costs a thread-local load, a global load and a compare (see "Levels,
+ * modules and filters"), and the arguments are NOT evaluated.
  *
  * Conversions are those of C and glibc's printf, including glibc's
  * extensions: %b and %B (binary, as in C23), the ' flag (thousands grouping

@@ -4,7 +4,8 @@
  * wins), the filter string that sets them all at once, and each call site's
  * cached decision.
  *
- * Why a cache: a disabled call must cost a load and a compare, and matching
+ * Why a cache: a disabled call must cost no more than a thread-local load,
+ * a global load and a compare, and matching
  * a module against rules costs far more.  So the XLOG macro first compares
  * the level with the floor (the lowest level any rule lets through, or the
  * calling thread's own threshold); only a call that passes looks at its call
