@@ -178,7 +178,7 @@ static void every_argument_kind_round_trips(void **state)
     free(m);
 }
 
-static void note_000_entry_point(void **state)
+static void xlogout_keeps_the_old_entry_point_working(void **state)
 {
     (void)state;
     char *dir = test_make_dir("xlogout");
@@ -199,6 +199,34 @@ static void note_000_entry_point(void **state)
     assert_true(strncmp(second, "[ERROR] other.c:7 g ", 20) == 0);
     assert_non_null(strstr(text, " fmt 1 one\n"));
     assert_non_null(strstr(text, " no args\n"));
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* xlogout's file and function come from the caller, not the compiler: a
+ * newline in them must not start a line of its own (issue: a file argument
+ * "\n2026-01-01 ... [FATAL] forged.c:1 forged 1 FORGED" made a real-looking
+ * FATAL line, "\r\n" in the function a third). */
+static void xlogout_file_and_function_cannot_forge_a_line(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("xlogout-forged");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlogout(XLOG_INFO, "a.c\n2026-01-01 00:00:00.000000000 [FATAL] forged.c:1 forged 1 FORGED", 3,
+            "fn\r\n2026-01-01 00:00:00.000000000 [FATAL] x.c:1 f 1 AGAIN", "real %d", 1);
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 1);
+    assert_null(strchr(text, '\r'));
+    assert_non_null(strstr(text, "[INFO] "));
+    assert_null(strstr(text, "\n2026-01-01"));
+    assert_non_null(strstr(text, "\\n2026-01-01 00:00:00.000000000 [FATAL] forged.c:1"));
+    assert_non_null(strstr(text, "fn\\r\\n2026-01-01"));
+    assert_non_null(strstr(text, " real 1\n"));
     free(text);
     test_remove_dir(dir);
     free(dir);
@@ -780,7 +808,8 @@ int main(void)
         cmocka_unit_test(thread_override_is_per_thread),
         cmocka_unit_test(formats_that_are_not_literals),
         cmocka_unit_test(every_argument_kind_round_trips),
-        cmocka_unit_test(note_000_entry_point),
+        cmocka_unit_test(xlogout_keeps_the_old_entry_point_working),
+        cmocka_unit_test(xlogout_file_and_function_cannot_forge_a_line),
         cmocka_unit_test(percent_m_prints_errno_as_it_was_at_the_call),
         cmocka_unit_test(bad_input_gets_defined_results),
         cmocka_unit_test(file_name_follows_the_utc_date),
