@@ -665,10 +665,12 @@ const char *xlog_last_error(void);
  *
  * (none by default: such messages follow the process-wide level).  A
  * thread's own threshold (xlog_thread_level) wins over every rule.  A
- * disabled call costs a thread-local load, a global load and a compare; a
- * call that passes those and is then turned down by a module rule also
- * reads its call site's cached decision (computed again only after a rule
- * changes).  Module names: letters, digits, '_', '-', and dots between
+ * disabled call costs a load and a compare: its level against the floor,
+ * the lowest level any rule or any thread's own threshold lets through.  A
+ * call at or above the floor that is then turned down (by a module rule, or
+ * because the floor is low for another thread's sake) also reads the
+ * thread's own threshold and its call site's cached decision (computed
+ * again only after a rule changes).  Module names: letters, digits, '_', '-', and dots between
  * them; at most 63 bytes; at most 64 module rules.
  *
  * Operators set all of it with one string, like RUST_LOG: XLOG_LEVEL in the
@@ -709,7 +711,11 @@ int xlog_module_enabled(const char *module, int level);
  * level and every module rule (in either direction):
  * xlog_thread_level(XLOG_TRACE) at the start of a request and
  * xlog_thread_level(XLOG_LEVEL_PROCESS) at its end log exactly that one
- * request in full. */
+ * request in full.  A threshold below every rule lowers the floor (see
+ * "Levels, modules and filters") while the thread has it, so that other
+ * threads' calls at those levels cost a few loads more until it is dropped
+ * (or the thread ends).  It takes the lock of the rules: not for a signal
+ * handler. */
 void xlog_thread_level(int level);
 
 /* Writes the calling thread's backtrace now (xlog_config.backtrace_lines):
@@ -764,8 +770,8 @@ void xlog_stats(xlog_counters *out);
 
 /* XLOG(level, format, ...) logs one message.  The format is checked at
  * compile time as a printf format (-Wformat).  When the level is disabled the
- * call costs a thread-local load, a global load and a compare (see "Levels,
- * modules and filters"), and the arguments are NOT evaluated.
+ * call costs a load and a compare (see "Levels, modules and filters"), and
+ * the arguments are NOT evaluated.
  *
  * Conversions are those of C and glibc's printf, including glibc's
  * extensions: %b and %B (binary, as in C23), the ' flag (thousands grouping
@@ -919,7 +925,8 @@ typedef struct xlog_impl_site {
 #define XLOG_IMPL_AT(level, limit, rated, literal_entry, ...)                                \
     do {                                                                                   \
         int xlog_impl_level_var = XLOG_IMPL_CHECKED_LEVEL(level);                          \
-        if (XLOG_IMPL_UNLIKELY(xlog_impl_level_var >= xlog_impl_threshold())) {            \
+        if (XLOG_IMPL_UNLIKELY(xlog_impl_level_var >=                                      \
+                               __atomic_load_n(&xlog_impl_floor, __ATOMIC_RELAXED))) {     \
             static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
                                                         XLOG_IMPL_NULL, XLOG_IMPL_MODULE,  \
                                                         0, 0, 0, XLOG_IMPL_NULL, 0, 0,     \
@@ -937,9 +944,10 @@ typedef struct xlog_impl_site {
         }                                                                                  \
     } while (0)
 
-/* The process-wide level; the lowest level any rule lets through (or keeps
- * for a backtrace); the rules' generation; the calling thread's own
- * threshold (or XLOG_LEVEL_PROCESS).  Written by the library only. */
+/* The process-wide level; the floor, the lowest level any rule lets through
+ * (or keeps for a backtrace) or any thread's own threshold names; the
+ * rules' generation; the calling thread's own threshold (or
+ * XLOG_LEVEL_PROCESS).  Written by the library only. */
 extern int xlog_impl_process_threshold;
 extern int xlog_impl_floor;
 extern uint32_t xlog_impl_generation;
@@ -953,22 +961,14 @@ void xlog_impl_log_rated(xlog_impl_site *site, int level, const char *format, ..
 uint64_t xlog_impl_site_refresh(xlog_impl_site *site);
 int xlog_impl_every_ms(xlog_impl_site *site, unsigned long ms);
 
-/* The first test of every call: the thread's own threshold, or the lowest
- * level of every rule. */
-static inline int xlog_impl_threshold(void)
-{
-    int threshold = xlog_impl_thread_threshold;
-    if (threshold < 0)
-        threshold = __atomic_load_n(&xlog_impl_floor, __ATOMIC_RELAXED);
-    return threshold;
-}
-
-/* The second, for a call that passed the first: 0 to skip it, else the level
- * and what to do with it, from the site's cached thresholds. */
+/* The second test, for a call at or above the floor (the first, in
+ * XLOG_IMPL_AT): 0 to skip it, else the level and what to do with it, from
+ * the thread's own threshold or the site's cached thresholds. */
 static inline int xlog_impl_decide(xlog_impl_site *site, int level)
 {
-    if (xlog_impl_thread_threshold >= 0)
-        return level | XLOG_IMPL_GO;
+    int own = xlog_impl_thread_threshold;
+    if (own >= 0)
+        return level >= own ? level | XLOG_IMPL_GO : 0;
     uint64_t levels = __atomic_load_n(&site->levels, __ATOMIC_RELAXED);
     if (XLOG_IMPL_UNLIKELY((uint32_t)(levels >> 32) !=
                            __atomic_load_n(&xlog_impl_generation, __ATOMIC_RELAXED)))

@@ -12,7 +12,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
+#include <sys/wait.h>
 #include <stdarg.h>
 #include <cmocka.h>
 
@@ -163,6 +165,106 @@ static void thread_override_wins_over_module_rules(void **state)
     assert_false(has(text, "DEBUG", "storage 100"));
     free(text);
     xlog_set_filter("info");
+}
+
+/* A thread that takes a threshold of its own, logs once at TRACE when told,
+ * and then drops it or just ends. */
+typedef struct holder {
+    int level;
+    int drop;
+    sem_t ready, go;
+} holder;
+
+static void *hold_own_threshold(void *p)
+{
+    holder *h = p;
+    xlog_thread_level(h->level);
+    sem_post(&h->ready);
+    sem_wait(&h->go);
+    xlog_trace("held %d", h->level);
+    xlog_error("held error %d", h->level);
+    if (h->drop)
+        xlog_thread_level(XLOG_LEVEL_PROCESS);
+    return NULL;
+}
+
+static void start_holder(holder *h, pthread_t *t, int level, int drop)
+{
+    h->level = level;
+    h->drop = drop;
+    sem_init(&h->ready, 0, 0);
+    sem_init(&h->go, 0, 0);
+    assert_int_equal(pthread_create(t, NULL, hold_own_threshold, h), 0);
+    sem_wait(&h->ready);
+}
+
+static void finish_holder(holder *h, pthread_t t)
+{
+    sem_post(&h->go);
+    pthread_join(t, NULL);
+    sem_destroy(&h->ready);
+    sem_destroy(&h->go);
+}
+
+/* A disabled call compares its level with one floor; a thread's own
+ * threshold below the rules lowers it while the thread has it (until it
+ * drops it, ends, or is left behind by a fork), and other threads' calls
+ * that pass it are still turned down; a thread's threshold above the rules
+ * silences it alone. */
+static void a_threads_own_threshold_moves_the_floor_only_while_it_has_it(void **state)
+{
+    (void)state;
+    char *dir = open_in("floor", xlog_defaults());
+    assert_int_equal(xlog_impl_floor, XLOG_INFO);
+
+    holder h;
+    pthread_t t;
+    start_holder(&h, &t, XLOG_TRACE, 0); /* ends without dropping it */
+    assert_int_equal(xlog_impl_floor, XLOG_TRACE);
+    xlog_debug("main debug while the floor is low");
+    xlog_info("main info while the floor is low");
+    if (!SANITIZER_FORK_LIMIT) {
+        pid_t child = fork();
+        if (child == 0)
+            _exit(xlog_impl_floor == XLOG_INFO ? 0 : 1); /* the holder did not come along */
+        int status;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(xlog_impl_floor, XLOG_TRACE);
+    }
+    finish_holder(&h, t);
+    assert_int_equal(xlog_impl_floor, XLOG_INFO);
+
+    start_holder(&h, &t, XLOG_DEBUG, 1); /* drops it */
+    assert_int_equal(xlog_impl_floor, XLOG_DEBUG);
+    finish_holder(&h, t);
+    assert_int_equal(xlog_impl_floor, XLOG_INFO);
+
+    xlog_set_level(XLOG_TRACE);
+    start_holder(&h, &t, XLOG_OFF, 1); /* silenced: the floor stays */
+    assert_int_equal(xlog_impl_floor, XLOG_TRACE);
+    finish_holder(&h, t);
+    xlog_trace("main trace at TRACE");
+
+    xlog_set_level(XLOG_WARN);
+    xlog_thread_level(XLOG_INFO);
+    assert_int_equal(xlog_impl_floor, XLOG_INFO);
+    xlog_info("main info with its own threshold");
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+    assert_int_equal(xlog_impl_floor, XLOG_WARN);
+    xlog_info("main info after dropping it");
+
+    char *text = close_and_read(dir);
+    assert_false(has(text, "DEBUG", "main debug while the floor is low"));
+    assert_true(has(text, "INFO", "main info while the floor is low"));
+    assert_true(has(text, "TRACE", "held 0"));
+    assert_true(has(text, "TRACE", "held 1") == 0 && has(text, "ERROR", "held error 1"));
+    assert_false(has(text, "TRACE", "held 6"));
+    assert_false(has(text, "ERROR", "held error 6"));
+    assert_true(has(text, "TRACE", "main trace at TRACE"));
+    assert_true(has(text, "INFO", "main info with its own threshold"));
+    assert_false(has(text, "INFO", "main info after dropping it"));
+    free(text);
 }
 
 static void filter_strings_are_checked_whole_with_the_place_of_the_mistake(void **state)
@@ -475,6 +577,8 @@ int main(void)
                                   reset_filter),
         cmocka_unit_test_teardown(module_level_changes_at_run_time, reset_filter),
         cmocka_unit_test_teardown(thread_override_wins_over_module_rules, reset_filter),
+        cmocka_unit_test_teardown(a_threads_own_threshold_moves_the_floor_only_while_it_has_it,
+                                  reset_filter),
         cmocka_unit_test_teardown(filter_strings_are_checked_whole_with_the_place_of_the_mistake,
                                   reset_filter),
         cmocka_unit_test_teardown(environment_filter_applies_at_open_and_is_refused_whole,

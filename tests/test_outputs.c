@@ -1467,14 +1467,6 @@ static void close_gives_up_on_a_console_that_never_reads_or_is_gone(void **state
     free(dir);
 }
 
-/* The sanitizers' runtimes are not fork-safe in a multi-threaded process
- * (TSan refuses to start threads in such a child, ASan's allocator can be
- * left locked): the fork test runs in the plain build. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_FORK_LIMIT 1
-#else
-#define SANITIZER_FORK_LIMIT 0
-#endif
 
 typedef struct pipe_reader {
     int fd;

@@ -318,14 +318,6 @@ static void *log_until_told(void *arg)
     return (void *)i;
 }
 
-/* The sanitizers' runtimes are not fork-safe in a multi-threaded process:
- * TSan refuses to start threads in such a child, and ASan's allocator can be
- * left locked by a parent thread.  This test runs in the plain build. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_FORK_LIMIT 1
-#else
-#define SANITIZER_FORK_LIMIT 0
-#endif
 
 static void fork_while_threads_log(void **state)
 {

@@ -60,13 +60,6 @@ __attribute__((used)) const char *__tsan_default_options(void)
     return "report_thread_leaks=0";
 }
 
-/* The sanitizers' runtimes cannot fork a multi-threaded process (see
- * test_reliability.c): the fork-while-logging case runs in the plain build. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_FORK_LIMIT 1
-#else
-#define SANITIZER_FORK_LIMIT 0
-#endif
 
 /* ---- randomness ------------------------------------------------------------ */
 

@@ -692,14 +692,6 @@ static void sink_level_is_its_own(void **state)
     free(dir);
 }
 
-/* The sanitizers' runtimes are not fork-safe in a multi-threaded process
- * (TSan refuses to start threads in such a child, ASan's allocator can be
- * left locked): the fork test runs in the plain build. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZER_FORK_LIMIT 1
-#else
-#define SANITIZER_FORK_LIMIT 0
-#endif
 
 /* fork(): the child's sink starts afresh, and never sends the parent's
  * messages again. */

@@ -1,6 +1,7 @@
 /*
  * testutil.h - what the tests share: temporary directories, reading log
- * files back, and checking that a line has the note-000 layout.
+ * files back, checking that a line has the default layout, and what the
+ * sanitizer builds cannot do.
  */
 #ifndef XLOG_TESTUTIL_H
 #define XLOG_TESTUTIL_H
@@ -17,6 +18,16 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The sanitizers' runtimes are not fork-safe in a multi-threaded process
+ * (TSan refuses to start threads in such a child, ASan's allocator can be
+ * left locked by a parent thread): tests that fork while threads run skip
+ * under them, and run in the plain build. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_FORK_LIMIT 1
+#else
+#define SANITIZER_FORK_LIMIT 0
+#endif
 
 /* Test sizes are multiplied by XLOG_TEST_SCALE (default 1); the sanitizer
  * runs use a smaller scale because they are 5-20 times slower. */

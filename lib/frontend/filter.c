@@ -4,15 +4,16 @@
  * wins), the filter string that sets them all at once, and each call site's
  * cached decision.
  *
- * Why a cache: a disabled call must cost no more than a thread-local load,
- * a global load and a compare, and matching
+ * Why a cache: a disabled call must cost a load and a compare, and matching
  * a module against rules costs far more.  So the XLOG macro first compares
- * the level with the floor (the lowest level any rule lets through, or the
- * calling thread's own threshold); only a call that passes looks at its call
- * site's cached thresholds, which carry the generation of the rules they
- * were computed from.  Every change of the rules bumps the generation, and a
- * site whose cache is older computes it again (xlog_impl_site_refresh) on
- * its next call.
+ * the level with the floor, one global: the lowest level any rule lets
+ * through, or any thread's own threshold names (xlog_thread_level; threads
+ * are counted by their threshold, and a thread that ends or forgets its
+ * threshold raises the floor again).  Only a call that passes looks at the
+ * thread's own threshold and then at its call site's cached thresholds,
+ * which carry the generation of the rules they were computed from.  Every
+ * change of the rules bumps the generation, and a site whose cache is older
+ * computes it again (xlog_impl_site_refresh) on its next call.
  *
  * The rules are read by callers on any thread, possibly in a signal handler
  * that interrupted a change, so readers take no lock: the rules live in a
@@ -24,11 +25,13 @@
  * cannot move before the reads it validates; this is slow only next to
  * the call sites' cache, which it fills.  Changes are made on a copy and
  * published whole, serialised by a mutex taken only by xlog_set_level,
- * xlog_set_filter and xlog_set_module_level.
+ * xlog_set_filter, xlog_set_module_level and xlog_thread_level (and fork).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -58,6 +61,15 @@ static pthread_mutex_t changing = PTHREAD_MUTEX_INITIALIZER;
 XLOG_API int xlog_impl_process_threshold = XLOG_OFF;
 XLOG_API int xlog_impl_floor = XLOG_OFF;
 XLOG_API uint32_t xlog_impl_generation = 1;
+XLOG_API XLOG_IMPL_TLS int xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
+
+/* Under the mutex: the lowest level of the rules, and how many threads
+ * have each own threshold.  A thread's count goes when it drops its
+ * threshold or ends (the key's destructor; its value is the level + 1). */
+static int rules_floor = XLOG_OFF;
+static unsigned long own_thresholds[XLOG_OFF + 1];
+static pthread_key_t own_threshold_key;
+static pthread_once_t own_threshold_key_once = PTHREAD_ONCE_INIT;
 
 /* ---- reading ---------------------------------------------------------------- */
 
@@ -140,6 +152,25 @@ static void lock_rules(void)
     pthread_mutex_lock(&changing);
 }
 
+static void unlock_rules(void)
+{
+    pthread_mutex_unlock(&changing);
+    xlog_leave();
+}
+
+/* The floor the XLOG macro compares with: the rules' lowest level, or a
+ * lower one some thread has as its own threshold.  Under the mutex. */
+static void store_floor(void)
+{
+    int floor = rules_floor;
+    for (int level = 0; level < floor; level++)
+        if (own_thresholds[level]) {
+            floor = level;
+            break;
+        }
+    __atomic_store_n(&xlog_impl_floor, floor, __ATOMIC_RELAXED);
+}
+
 /* Writes the table (every byte through a release store: see the top), and
  * publishes it with a new floor and a new generation, so that every site
  * computes its thresholds again at its next call.  Called with the mutex
@@ -157,16 +188,69 @@ static void publish(int process, int backtrace, const rule *table, size_t count)
         WRITE(r->level, table[i].level);
     }
     WRITE(rules.count, count);
-    int floor = process < backtrace ? process : backtrace;
+    rules_floor = process < backtrace ? process : backtrace;
     for (size_t i = 0; i < count; i++)
-        if (table[i].level < floor)
-            floor = table[i].level;
+        if (table[i].level < rules_floor)
+            rules_floor = table[i].level;
     WRITE(rules.sequence, rules.sequence + 1);
     __atomic_store_n(&xlog_impl_process_threshold, rules.process, __ATOMIC_RELAXED);
-    __atomic_store_n(&xlog_impl_floor, floor, __ATOMIC_RELAXED);
+    store_floor();
     __atomic_store_n(&xlog_impl_generation, xlog_impl_generation + 1, __ATOMIC_RELEASE);
+    unlock_rules();
+}
+
+/* ---- each thread's own threshold ---------------------------------------------- */
+
+static void count_own_threshold(int level, long change)
+{
+    if (level >= 0)
+        own_thresholds[level] += (unsigned long)change;
+}
+
+static void own_threshold_ended(void *value)
+{
+    lock_rules();
+    count_own_threshold((int)(uintptr_t)value - 1, -1);
+    store_floor();
+    unlock_rules();
+}
+
+static void make_own_threshold_key(void)
+{
+    pthread_key_create(&own_threshold_key, own_threshold_ended);
+}
+
+XLOG_API void xlog_thread_level(int level)
+{
+    int own = level < 0 ? XLOG_LEVEL_PROCESS : level > XLOG_OFF ? XLOG_OFF : level;
+    if (own == xlog_impl_thread_threshold)
+        return;
+    pthread_once(&own_threshold_key_once, make_own_threshold_key);
+    lock_rules();
+    count_own_threshold(xlog_impl_thread_threshold, -1);
+    count_own_threshold(own, +1);
+    xlog_impl_thread_threshold = own;
+    store_floor();
+    pthread_setspecific(own_threshold_key, own >= 0 ? (void *)(uintptr_t)(own + 1) : NULL);
+    unlock_rules();
+}
+
+/* fork(): the rules' mutex is taken before and released after, so that no
+ * thread that is gone holds it in the child; there, only the forking
+ * thread's own threshold is left to count. */
+void xlog_filter_before_fork(void)
+{
+    pthread_mutex_lock(&changing);
+}
+
+void xlog_filter_after_fork(int child)
+{
+    if (child) {
+        memset(own_thresholds, 0, sizeof own_thresholds);
+        count_own_threshold(xlog_impl_thread_threshold, +1);
+        store_floor();
+    }
     pthread_mutex_unlock(&changing);
-    xlog_leave();
 }
 
 static int clamp_level(int level)
@@ -323,8 +407,7 @@ int xlog_apply_filter(const char *filter, const char *what, int process, int che
     lock_rules();
     int rc = parse_filter(filter, what, &process, scratch, &count);
     if (rc != 0 || check_only) {
-        pthread_mutex_unlock(&changing);
-        xlog_leave();
+        unlock_rules();
         return rc;
     }
     publish(process, rules.backtrace, scratch, count);

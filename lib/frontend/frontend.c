@@ -63,8 +63,6 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-XLOG_API XLOG_IMPL_TLS int xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
-
 xlog_front_settings xlog_front = {
     .epoch = 0, .full_policy = XLOG_FULL_BLOCK, .ring_size = (size_t)1 << 20, .max_message = 16384};
 uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
@@ -81,13 +79,6 @@ static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 #define MAX_NAME 1024
 /* Most arguments the dynamic path captures; later conversions show literally. */
 #define MAX_DYNAMIC_ARGS 64
-
-/* ---- levels ------------------------------------------------------------- */
-
-XLOG_API void xlog_thread_level(int level)
-{
-    xlog_impl_thread_threshold = level < 0 ? XLOG_LEVEL_PROCESS : level > XLOG_OFF ? XLOG_OFF : level;
-}
 
 /* ---- the call region ------------------------------------------------------ */
 
