@@ -36,7 +36,6 @@ libclang-rt-CLANG_MAJOR-dev   # clang's libFuzzer and sanitizer runtimes, for th
 gzip                          # tests read compressed rotated files
 logrotate                     # tests rotate files as an operator would
 rsyslog                       # tests send syslog messages to a real rsyslogd
-jq                            # tests parse JSON log lines
 locales                       # the format tests build de_DE, fr_FR ... locales (localedef)
 END
 )
