@@ -458,8 +458,13 @@ typedef struct xlog_config {
      * xlog_recover(), or the xlog-recover program) writes them, exactly
      * once, with a line saying from which process they come.  It costs the
      * caller nothing more.  If the directory cannot be used, xlog works as
-     * with 0 and its first line says why.  A power loss takes shared memory
-     * with it.  xlog_close removes the process's files.  Default 1. */
+     * with 0 and its first line says why.  When it is full, nothing
+     * crashes: each ring and file buffer has its whole size reserved
+     * there when it is made (ring_size of /dev/shm per thread that logs),
+     * or is made in ordinary memory when it cannot
+     * (xlog_counters.not_persistent; docs/RELIABILITY.md, "Survival").
+     * A power loss takes shared memory with it.  xlog_close removes the
+     * process's files.  Default 1. */
     int persistent;
 
     /* Where those files live: a directory of this user only (mode 0700;
@@ -757,6 +762,13 @@ typedef struct xlog_counters {
     uint64_t syslog_dropped;  /* messages not delivered to syslog collectors:
                           the sink's buffer was full, or sending failed (the
                           collector was then told how many) */
+    uint64_t not_persistent;  /* rings and file buffers made in ordinary
+                          memory although cfg.persistent was on, because
+                          their file in persistent_dir could not be made or
+                          could not have its memory reserved (a full
+                          /dev/shm; docs/RELIABILITY.md, "Survival"): their
+                          lines are written as usual, but those still in
+                          them when the process is killed are lost */
 } xlog_counters;
 
 /* Fills *out with the current totals.  Counts of messages still in the rings

@@ -740,6 +740,19 @@ static void recover_without_room(const place *p, int by_limit)
     CHECK(exists(p->shm), "a recovery that could not write removed %s", p->shm);
 }
 
+/* The tmpfs an iteration mounted, until it unmounts it: a check that fails
+ * leaves the iteration at once, and the case's teardown unmounts it then. */
+static char mounted_disk[PATH_MAX];
+
+static int unmount_disk(void **state)
+{
+    (void)state;
+    if (mounted_disk[0] && umount2(mounted_disk, MNT_DETACH) != 0)
+        print_message("cannot unmount %s: %s\n", mounted_disk, strerror(errno));
+    mounted_disk[0] = '\0';
+    return 0;
+}
+
 /* The child logs a modest number of lines (fewer than its buffer holds)
  * that cannot be written: a full tmpfs (ENOSPC) on even iterations when one
  * can be mounted, else a file size limit (EFBIG) set after the first lines,
@@ -763,6 +776,7 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     if (iteration % 2 == 0 && *tmpfs_ok) {
         assert_int_equal(mkdir(disk, 0750), 0);
         if (mount("tmpfs", disk, "tmpfs", 0, "size=2m") == 0) {
+            snprintf(mounted_disk, sizeof mounted_disk, "%s", disk);
             by_limit = 0;
             if (snprintf(p.logs, sizeof p.logs, "%s/logs", disk) >= (int)sizeof p.logs)
                 fail_msg("%s: too long", disk);
@@ -827,8 +841,7 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     expectation e = {child, page, rc.mode, rec, 0};
     check_logs(&p, &e, rc.max_message - 64);
     check_nothing_left(&p);
-    if (!by_limit)
-        umount2(disk, MNT_DETACH);
+    unmount_disk(NULL);
     munmap(page, sizeof *page);
     place_remove(&p);
 }
@@ -1659,7 +1672,7 @@ int main(void)
         cmocka_unit_test(kill_at_a_random_moment),
         cmocka_unit_test(underscore_exit_at_a_random_moment),
         cmocka_unit_test(exec_at_a_random_moment),
-        cmocka_unit_test(kill_while_the_disk_is_full),
+        cmocka_unit_test_teardown(kill_while_the_disk_is_full, unmount_disk),
         cmocka_unit_test(a_write_cut_by_the_kill_is_finished_not_repeated),
         cmocka_unit_test(the_buffered_position_never_falls_behind_the_tail),
         cmocka_unit_test(a_process_killed_while_making_its_directory_leaves_nothing),

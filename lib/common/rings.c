@@ -14,6 +14,17 @@
  * producer's laps reach are in memory (ring.h, "Laps"); the back end
  * populates a little ahead of them, so the caller seldom takes a page fault.
  *
+ * Room: a ring in a shared memory file (lib/survival) must never have a
+ * page written that the file does not have: the kernel would answer with
+ * SIGBUS when the file system is full.  Its laps grow while the producer
+ * writes, faster than the back end could make sure of the pages ahead of
+ * them, and the producer may not wait or make a system call for that; so
+ * the whole buffer is reserved in the file when the ring is made (on its
+ * thread's first call).  Pages given back (a pooled ring, a trimmed one)
+ * are holes in the file again: a ring taken from the pool is reserved
+ * again before its thread writes.  A ring that cannot be reserved is made
+ * in anonymous memory (counted: xlog_counters.not_persistent).
+ *
  * Idle rings: a ring whose laps grew in a burst keeps those pages while its
  * thread logs.  When it has been empty and still for IDLE_NS, the back end
  * retires it: it sets the ring's epoch to 0, so the thread's next message
@@ -89,7 +100,8 @@ static uint64_t wanted_in_memory(const xlog_ring *r, uint64_t lap_end)
 
 /* Faults in [from, to) of the buffer without touching its bytes (the
  * producer may be writing there).  Without MADV_POPULATE_WRITE (Linux 5.14)
- * the producer takes the page faults itself. */
+ * the producer takes the page faults itself.  (A ring in a file has its
+ * pages there already, see "Room": this only maps them.) */
 static void populate(xlog_ring *r, uint64_t from, uint64_t to)
 {
 #ifdef MADV_POPULATE_WRITE
@@ -128,7 +140,7 @@ static xlog_ring *ring_map(size_t capacity)
 {
     size_t header = header_size();
     uint32_t slot = 0, generation = 0;
-    void *p = xlog_survival_map("ring", header + capacity, &slot, &generation);
+    void *p = xlog_survival_map("ring", header + capacity, header + capacity, &slot, &generation);
     if (!p) {
         generation = 0;
         p = mmap(NULL, header + capacity, PROT_READ | PROT_WRITE,
@@ -146,7 +158,7 @@ static xlog_ring *ring_map(size_t capacity)
     /* Nothing is populated here, on the caller's first message: the back
      * end does it ahead of the producer at its next pass (xlog_ring_tend),
      * and until then a page fault now and then costs less than populating
-     * them all now. */
+     * them all now.  (A file has all its pages reserved: see "Room".) */
     return r;
 }
 
@@ -234,6 +246,19 @@ static void recycle(xlog_ring *r)
         ring_unmap(r);
 }
 
+/* Whether a pooled ring's buffer is whole again: a ring in a file gave
+ * back its pages beyond populated (see "Room"), and they must be in the
+ * file again before its new thread writes; on that thread's first call. */
+static int reserved_again(xlog_ring *r)
+{
+    if (!r->generation || r->populated >= r->capacity)
+        return 1;
+    if (xlog_survival_reserve(r->buffer + r->populated, r->capacity - r->populated) != 0)
+        return 0;
+    r->populated = r->capacity;
+    return 1;
+}
+
 xlog_ring *xlog_ring_take(uint64_t epoch)
 {
     size_t capacity = xlog_load(&xlog_front.ring_size);
@@ -253,6 +278,12 @@ xlog_ring *xlog_ring_take(uint64_t epoch)
      * message need not wait for them. */
     if (stale_sized)
         ring_unmap(stale_sized);
+    if (r && !reserved_again(r)) {
+        /* Its pages were given back, and its file has no room for them:
+         * a new file, or anonymous memory (counted) if it has none either. */
+        ring_unmap(r);
+        r = NULL;
+    }
     if (!r)
         r = ring_map(capacity);
     if (!r)

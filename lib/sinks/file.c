@@ -73,7 +73,11 @@ int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t ca
     f->id = id;
     f->capacity = capacity;
     size_t size = sizeof(xlog_survival_file) + capacity;
-    f->header = xlog_survival_map("file", size, &f->slot, &f->generation);
+    /* Reserved whole: the back end fills a buffer from its start to its
+     * end at any time, and a page the file could not have would be a
+     * SIGBUS (lib/survival/shm.c, "Room"); without that room, ordinary
+     * memory (counted in xlog_counters.not_persistent). */
+    f->header = xlog_survival_map("file", size, size, &f->slot, &f->generation);
     if (!f->header) {
         f->generation = 0;
         f->header = calloc(1, size);

@@ -37,7 +37,15 @@ static struct survival {
     size_t process_size;
     uint32_t next_slot;               /* atomic: numbers the files */
     uint32_t generation;              /* atomic: bumped by each start */
+    uint64_t dictionary_reserved;     /* atomic: bytes of the dictionary whose
+                                         pages the file has (see "Room") */
+    uint64_t dictionary_retry_at;     /* the back end's: ticks before which it
+                                         does not try to reserve more */
 } sv = {.lock = -1};
+
+/* Files that went to anonymous memory although a directory was active
+ * (xlog_counters.not_persistent). */
+uint64_t xlog_survival_fallbacks;
 
 /* Every site that has made its first call, so that a restarted directory
  * (xlog_close, xlog_open) gets them all again: pushed once per site, never
@@ -96,6 +104,50 @@ uint64_t xlog_survival_start_time(int pid)
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+/* ---- room ------------------------------------------------------------------
+ *
+ * A file made with ftruncate is sparse: its pages are taken from the file
+ * system when first written, and when it has no room then (a full
+ * /dev/shm) the write is answered with SIGBUS.  So no page of these files
+ * is written before it is known to be in the file: reserved with
+ * posix_fallocate when the file is made (a whole ring, a whole file
+ * buffer: their writers cannot wait for room; the process header and the
+ * dictionary's first pages), with MADV_POPULATE_WRITE, which fails with
+ * EFAULT where a write would have raised SIGBUS (pages a pooled ring gave
+ * back; rings.c, "Room"), and the dictionary DICTIONARY_STEP at a time as
+ * it fills.  A ring or buffer whose file cannot have its room is not used:
+ * its owner falls back to anonymous memory, and xlog_survival_fallbacks
+ * counts it. */
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL */
+#endif
+
+/* The dictionary is reserved this much at a time, by the back end half a
+ * step ahead of the sites that fill it. */
+#define DICTIONARY_STEP (64u * 1024)
+
+/* Makes the dictionary's first end bytes part of the file (rounded up to
+ * DICTIONARY_STEP); 0, or -1 when they are beyond it or cannot be had. */
+static int reserve_dictionary(uint64_t end)
+{
+    uint64_t room = __atomic_load_n(&sv.dictionary_reserved, __ATOMIC_ACQUIRE);
+    uint64_t most = sv.process_size - sv.process->header_size;
+    if (end <= room)
+        return 0;
+    if (end > most)
+        return -1;
+    end = (end + DICTIONARY_STEP - 1) / DICTIONARY_STEP * DICTIONARY_STEP;
+    if (end > most)
+        end = most;
+    if (posix_fallocate(sv.lock, (off_t)(sv.process->header_size + room), (off_t)(end - room)))
+        return -1;
+    while (room < end && !__atomic_compare_exchange_n(&sv.dictionary_reserved, &room, end, 1,
+                                                      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+    }
+    return 0;
+}
+
 /* ---- the dictionary -------------------------------------------------------- */
 
 /* The entry of site, with its format (if it has one yet) or without. */
@@ -106,9 +158,18 @@ static void add_site(const xlog_impl_site *site, int with_format)
     size_t file = strlen(site->file), function = strlen(site->func);
     size_t module = site->module ? strlen(site->module) : 0, fmt = format ? strlen(format) : 0;
     uint64_t size = xlog_align8(sizeof(xlog_survival_site) + file + function + module + fmt);
-    uint64_t at = __atomic_fetch_add(&proc->dictionary_used, size, __ATOMIC_RELAXED);
-    if (proc->header_size + at + size > sv.process_size)
-        return; /* full: this site's records will not be recovered */
+    /* Only within the pages the file is known to have (a page it cannot
+     * have would be a SIGBUS; see "Room"): the back end keeps them ahead,
+     * and an entry beyond them (a long format, many new sites at once)
+     * reserves them itself, on its site's first call.  Entries stay
+     * contiguous, as recovery walks them.  Without room: this site's
+     * records will not be recovered. */
+    uint64_t at = __atomic_load_n(&proc->dictionary_used, __ATOMIC_RELAXED);
+    do {
+        if (reserve_dictionary(at + size) != 0)
+            return;
+    } while (!__atomic_compare_exchange_n(&proc->dictionary_used, &at, at + size, 1,
+                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     xlog_survival_site *entry = (xlog_survival_site *)((char *)proc + proc->header_size + at);
     entry->size = (uint32_t)size;
     entry->site = (uint64_t)(uintptr_t)site;
@@ -173,7 +234,8 @@ static void file_path(char *out, size_t size, const char *kind, uint32_t slot)
     snprintf(out, size, "%s/%s.%u", sv.dir, kind, slot);
 }
 
-void *xlog_survival_map(const char *kind, size_t size, uint32_t *slot, uint32_t *generation)
+void *xlog_survival_map(const char *kind, size_t size, size_t reserve, uint32_t *slot,
+                        uint32_t *generation)
 {
     if (!xlog_survival_active())
         return NULL;
@@ -182,17 +244,37 @@ void *xlog_survival_map(const char *kind, size_t size, uint32_t *slot, uint32_t 
     char path[PATH_MAX + 32];
     file_path(path, sizeof path, kind, *slot);
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return NULL;
     void *p = MAP_FAILED;
-    if (ftruncate(fd, (off_t)size) == 0)
+    if (fd >= 0 && ftruncate(fd, (off_t)size) == 0 &&
+        posix_fallocate(fd, 0, (off_t)(reserve < size ? reserve : size)) == 0)
         p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     if (p == MAP_FAILED) {
-        unlink(path);
+        if (fd >= 0)
+            unlink(path);
+        __atomic_fetch_add(&xlog_survival_fallbacks, 1, __ATOMIC_RELAXED);
         return NULL;
     }
     return p;
+}
+
+int xlog_survival_reserve(void *p, size_t size)
+{
+    if (size && madvise(p, size, MADV_POPULATE_WRITE) != 0)
+        return -errno;
+    return 0;
+}
+
+void xlog_survival_tend(uint64_t now, uint64_t retry_ticks)
+{
+    if (!xlog_survival_active() || now < sv.dictionary_retry_at)
+        return;
+    uint64_t used = __atomic_load_n(&sv.process->dictionary_used, __ATOMIC_RELAXED);
+    uint64_t most = sv.process_size - sv.process->header_size;
+    uint64_t ahead = used + DICTIONARY_STEP / 2;
+    if (reserve_dictionary(ahead < most ? ahead : most) != 0)
+        sv.dictionary_retry_at = now + retry_ticks; /* no room: not at every pass */
 }
 
 void xlog_survival_unmap(void *p, size_t size, const char *kind, uint32_t slot,
@@ -272,10 +354,17 @@ int xlog_survival_start(const xlog_config *cfg)
     size_t header = xlog_align8(sizeof(xlog_survival_process));
     sv.process_size = header + XLOG_SURVIVAL_DICTIONARY;
     void *p = MAP_FAILED;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && ftruncate(fd, (off_t)sv.process_size) == 0)
+    /* The header and the dictionary's first pages are written before the
+     * back end's first pass: reserved now (see "Room"). */
+    rc = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || ftruncate(fd, (off_t)sv.process_size) != 0)
+        rc = -errno;
+    else
+        rc = -posix_fallocate(fd, 0, (off_t)(header + DICTIONARY_STEP));
+    if (rc == 0)
         p = mmap(NULL, sv.process_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-        rc = -errno;
+        rc = rc ? rc : -errno;
         close(fd);
         unlink(path);
         rmdir(sv.dir);
@@ -309,6 +398,8 @@ int xlog_survival_start(const xlog_config *cfg)
     sv.lock = fd;
     sv.process = p;
     sv.next_slot = 0;
+    __atomic_store_n(&sv.dictionary_reserved, DICTIONARY_STEP, __ATOMIC_RELAXED);
+    sv.dictionary_retry_at = 0;
     __atomic_store_n(&sv.generation, sv.generation + 1 ? sv.generation + 1 : 1, __ATOMIC_RELAXED);
     __atomic_store_n(&sv.active, 1, __ATOMIC_SEQ_CST);
     for (xlog_impl_site *s = __atomic_load_n(&noted_sites, __ATOMIC_SEQ_CST); s; s = s->next_noted)

@@ -148,9 +148,27 @@ int xlog_survival_active(void);
 uint64_t xlog_survival_start_time(int pid);
 
 /* A new file "<kind>.<n>" of size bytes in the process's directory, mapped
- * shared; NULL when there is none (the caller then uses anonymous memory).
- * *slot receives n and *generation the directory's (never 0). */
-void *xlog_survival_map(const char *kind, size_t size, uint32_t *slot, uint32_t *generation);
+ * shared, its first reserve bytes reserved (posix_fallocate: they may be
+ * written at once; see shm.c, "Room"); NULL when there is none or that
+ * room cannot be had (the caller then uses anonymous memory; counted in
+ * xlog_survival_fallbacks when a directory was active).  *slot receives n
+ * and *generation the directory's (never 0). */
+void *xlog_survival_map(const char *kind, size_t size, size_t reserve, uint32_t *slot,
+                        uint32_t *generation);
+
+/* Files made anonymous memory instead (atomic): xlog_counters.not_persistent. */
+extern uint64_t xlog_survival_fallbacks;
+
+/* Makes the pages of [p, p + size) of a shared mapping part of its file,
+ * without changing their bytes (MADV_POPULATE_WRITE): 0 once they may be
+ * written, or -errno: -EFAULT when the file system has no room (a write
+ * would have raised SIGBUS), -EINVAL before Linux 5.14. */
+int xlog_survival_reserve(void *p, size_t size);
+
+/* The back end, once a pass: keeps the dictionary's reserved pages ahead
+ * of the sites that fill it (shm.c, "Room"); after a failure, tries again
+ * retry_ticks later. */
+void xlog_survival_tend(uint64_t now, uint64_t retry_ticks);
 
 /* Unmaps it, and removes its file if its directory is still the one in use
  * (a directory that xlog_close removed is gone with its files). */
@@ -158,7 +176,7 @@ void xlog_survival_unmap(void *p, size_t size, const char *kind, uint32_t slot,
                          uint32_t generation);
 
 /* Gives back the pages of [p, p + size) of a shared mapping (a hole in its
- * file). */
+ * file: they must be reserved again before they are written). */
 void xlog_survival_discard(void *p, size_t size);
 
 /* Adds a call site to the dictionary, now and in every later directory of
