@@ -459,10 +459,13 @@ typedef struct xlog_config {
      * once, with a line saying from which process they come.  It costs the
      * caller nothing more.  If the directory cannot be used, xlog works as
      * with 0 and its first line says why.  When it is full, nothing
-     * crashes: each ring and file buffer has its whole size reserved
-     * there when it is made (ring_size of /dev/shm per thread that logs),
-     * or is made in ordinary memory when it cannot
-     * (xlog_counters.not_persistent; docs/RELIABILITY.md, "Survival").
+     * crashes: a page is reserved there before it is written (a file
+     * buffer whole when it is made; a ring the pages of the laps its
+     * thread has used, 36 KiB at first, up to ring_size during bursts),
+     * and a ring or buffer that cannot have its first room is made in
+     * ordinary memory (xlog_counters.not_persistent); a ring whose lap
+     * cannot grow goes on in the lap it has (xlog_counters.laps_not_grown;
+     * docs/RELIABILITY.md, "Survival").
      * A power loss takes shared memory with it.  xlog_close removes the
      * process's files.  Default 1. */
     int persistent;
@@ -769,6 +772,13 @@ typedef struct xlog_counters {
                           /dev/shm; docs/RELIABILITY.md, "Survival"): their
                           lines are written as usual, but those still in
                           them when the process is killed are lost */
+    uint64_t laps_not_grown;  /* times a burst found persistent_dir without
+                          room for the pages of a longer lap of its
+                          thread's ring: the lap stayed as it was, and the
+                          call waited for room in it (XLOG_FULL_BLOCK; also
+                          in blocked) or dropped (XLOG_FULL_DROP, or a
+                          record longer than what is left of such a lap;
+                          also in dropped_full) */
 } xlog_counters;
 
 /* Fills *out with the current totals.  Counts of messages still in the rings

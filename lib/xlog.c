@@ -477,6 +477,7 @@ XLOG_API void xlog_stats(xlog_counters *out)
     out->console_dropped = xlog_load(&xlog_console_dropped);
     out->syslog_dropped = xlog_load(&xlog_syslog_dropped);
     out->not_persistent = xlog_load(&xlog_survival_fallbacks);
+    out->laps_not_grown = xlog_load(&xlog_laps_not_grown);
     uint64_t dropped[XLOG_DROP_REASONS];
     xlog_enter();
     pthread_mutex_lock(&xlog_rings.lock);

@@ -9,7 +9,9 @@
  * must end normally, every line whose call returned must be in the log file
  * exactly once (or, with XLOG_FULL_DROP, be counted as dropped), the bytes
  * written must be those in the file, and xlog_stats must say what went to
- * ordinary memory (not_persistent).  Counts and bytes only, never timing.
+ * ordinary memory (not_persistent) and which laps could not grow
+ * (laps_not_grown).  And a ring takes from the tmpfs only the pages of the
+ * laps its thread has used.  Counts and bytes only, never timing.
  *
  * Mounting needs root: without it (or without tmpfs) each case says why
  * and is skipped.  The teardown unmounts whatever a case mounted, also when
@@ -24,12 +26,13 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
 #include <xlog.h>
 
-#define MAX_WRITERS 16
+#define MAX_WRITERS 64
 #define PAYLOAD 40
 
 /* ---- the case's directories ------------------------------------------------- */
@@ -102,19 +105,24 @@ typedef struct run {
     long lines;            /* per thread */
     size_t write_buffer;
     xlog_full_policy policy;
+    int hold;              /* the writers stay alive while their rings are
+                              measured (ring_bytes_most, shm_used) */
 } run;
 
 /* Shared with the child: what it did and what xlog said. */
 typedef struct shared_page {
-    long returned[MAX_WRITERS * 4]; /* atomic: calls of each writer that returned */
-    xlog_counters stats;            /* after the last xlog_flush */
-    int rings_in_files;             /* ring.* and file.* files while open */
+    long returned[MAX_WRITERS]; /* atomic: calls of each writer that returned */
+    xlog_counters stats;        /* after the last xlog_flush */
+    int rings_in_files;         /* ring.* and file.* files while open */
     int buffers_in_files;
+    long long ring_bytes_most;  /* the most tmpfs bytes one ring file takes */
+    long long shm_used;         /* bytes the tmpfs has in use */
     int opened;
 } shared_page;
 
 static shared_page *page;
 static const run *the_run;
+static pthread_barrier_t logged, measured; /* with run.hold */
 
 /* Writer w's line seq has this payload: its bytes can be checked. */
 static void payload(int w, long seq, char *out)
@@ -132,6 +140,10 @@ static void *writer(void *arg)
         payload(w, seq, text);
         xlog_info("writer %d seq %ld %s", w, seq, text);
         __atomic_store_n(&page->returned[w], seq + 1, __ATOMIC_RELEASE);
+    }
+    if (the_run->hold) {
+        pthread_barrier_wait(&logged);
+        pthread_barrier_wait(&measured);
     }
     return NULL;
 }
@@ -153,9 +165,14 @@ static void count_files(void)
             char proc[PATH_MAX + 600];
             snprintf(proc, sizeof proc, "%s/%s", key, d->d_name);
             DIR *pd = opendir(proc);
+            struct stat st;
             while (pd && (f = readdir(pd))) {
-                page->rings_in_files += strncmp(f->d_name, "ring.", 5) == 0;
+                int ring = strncmp(f->d_name, "ring.", 5) == 0;
+                page->rings_in_files += ring;
                 page->buffers_in_files += strncmp(f->d_name, "file.", 5) == 0;
+                if (ring && fstatat(dirfd(pd), f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    (long long)st.st_blocks * 512 > page->ring_bytes_most)
+                    page->ring_bytes_most = (long long)st.st_blocks * 512;
             }
             if (pd)
                 closedir(pd);
@@ -165,6 +182,9 @@ static void count_files(void)
     }
     if (base)
         closedir(base);
+    struct statvfs vfs;
+    if (statvfs(place.mount, &vfs) == 0)
+        page->shm_used = (long long)(vfs.f_blocks - vfs.f_bfree) * (long long)vfs.f_frsize;
 }
 
 static void child(const run *r)
@@ -182,14 +202,27 @@ static void child(const run *r)
     if (xlog_open(&cfg) != 0)
         _exit(90);
     page->opened = 1;
+    if (r->hold) {
+        pthread_barrier_init(&logged, NULL, (unsigned)r->writers + 1);
+        pthread_barrier_init(&measured, NULL, (unsigned)r->writers + 1);
+    }
     for (int wave = 0; wave < r->waves; wave++) {
         pthread_t t[MAX_WRITERS];
         for (int i = 0; i < r->writers; i++)
             if (pthread_create(&t[i], NULL, writer, (void *)(intptr_t)(wave * r->writers + i)))
                 _exit(91);
+        if (r->hold) {
+            /* Every ring still its thread's, written out, and the back end
+             * past it (it populates ahead at its passes). */
+            pthread_barrier_wait(&logged);
+            if (xlog_flush() != 0 || xlog_flush() != 0)
+                _exit(93);
+            count_files();
+            pthread_barrier_wait(&measured);
+        }
         for (int i = 0; i < r->writers; i++)
             pthread_join(t[i], NULL);
-        if (wave == 0)
+        if (wave == 0 && !r->hold)
             count_files(); /* the rings of ended threads keep their files in the pool */
     }
     if (xlog_flush() != 0)
@@ -217,7 +250,7 @@ static void run_and_check(const run *r)
     assert_int_equal(WEXITSTATUS(status), 0);
 
     int writers = r->writers * r->waves;
-    long next[MAX_WRITERS * 4] = {0}, present = 0;
+    long next[MAX_WRITERS] = {0}, present = 0;
     size_t length = 0;
     char *text = test_read_dir(place.logs, &length);
     assert_non_null(text);
@@ -309,11 +342,69 @@ static void a_file_buffer_without_room_goes_to_ordinary_memory(void **state)
     munmap(page, sizeof *page);
 }
 
+/* Sixty-four threads each log a few short lines into 1 MiB rings, in a
+ * tmpfs with room for only a few rings were they reserved whole: each ring
+ * takes the pages of its first laps alone (its header page, and twice the
+ * first lap and the page after it, see lib/common/rings.c, "Room"), all of
+ * them are in files, and the tmpfs holds far less than 64 rings. */
+static void a_rings_memory_follows_what_its_thread_logged(void **state)
+{
+    (void)state;
+    if (place_make("8m") != 0)
+        skip();
+    run r = {.writers = 64, .waves = 1, .lines = 5, .write_buffer = 256 * 1024,
+             .policy = XLOG_FULL_BLOCK, .hold = 1};
+    run_and_check(&r);
+    long long page_bytes = sysconf(_SC_PAGESIZE);
+    long long most = page_bytes + 2 * 16 * 1024 + page_bytes;
+    print_message("%d rings in files, the largest %lld bytes; the tmpfs %lld bytes in use\n",
+                  page->rings_in_files, page->ring_bytes_most, page->shm_used);
+    if (page->stats.not_persistent != 0 || page->rings_in_files != 64)
+        fail_msg("%d rings in files, %llu in ordinary memory", page->rings_in_files,
+                 (unsigned long long)page->stats.not_persistent);
+    if (page->ring_bytes_most > most)
+        fail_msg("a ring takes %lld bytes of the tmpfs (at most %lld)", page->ring_bytes_most, most);
+    if (page->shm_used > 64 * most + 512 * 1024)
+        fail_msg("the tmpfs has %lld bytes in use", page->shm_used);
+    munmap(page, sizeof *page);
+}
+
+/* One thread bursts in a tmpfs with room for its ring's first laps and not
+ * much more: its laps cannot grow as far as the burst would make them
+ * (counted), the ring stays in its file, nothing crashes, and every line
+ * is written (XLOG_FULL_BLOCK) or counted dropped (XLOG_FULL_DROP). */
+static void a_burst_without_room_for_longer_laps_stays_in_its_lap(void **state)
+{
+    (void)state;
+    xlog_full_policy policies[] = {XLOG_FULL_BLOCK, XLOG_FULL_DROP};
+    for (size_t i = 0; i < 2; i++) {
+        if (place_make("448k") != 0)
+            skip();
+        run r = {.writers = 1, .waves = 1, .lines = test_scaled(200000),
+                 .write_buffer = 64 * 1024, .policy = policies[i]};
+        run_and_check(&r);
+        print_message("%s: %llu laps not grown, %llu calls waited, %llu lines dropped\n",
+                      i ? "drop" : "block", (unsigned long long)page->stats.laps_not_grown,
+                      (unsigned long long)page->stats.blocked,
+                      (unsigned long long)page->stats.dropped);
+        if (page->stats.not_persistent != 0 || page->rings_in_files != 1)
+            fail_msg("%d rings in files, %llu in ordinary memory", page->rings_in_files,
+                     (unsigned long long)page->stats.not_persistent);
+        if (page->stats.laps_not_grown == 0)
+            fail_msg("every lap found room: the case shows nothing");
+        munmap(page, sizeof *page);
+        place_remove(NULL);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(a_full_persistent_dir_never_crashes_the_program, place_remove),
         cmocka_unit_test_teardown(a_file_buffer_without_room_goes_to_ordinary_memory,
+                                  place_remove),
+        cmocka_unit_test_teardown(a_rings_memory_follows_what_its_thread_logged, place_remove),
+        cmocka_unit_test_teardown(a_burst_without_room_for_longer_laps_stays_in_its_lap,
                                   place_remove),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

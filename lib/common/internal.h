@@ -95,6 +95,13 @@ void xlog_ring_retire(xlog_ring *r);
 void xlog_rings_close_epoch(void);
 /* In the child of fork(): forget every ring of the parent. */
 void xlog_rings_after_fork(void);
+/* The producer, before its lap may end at lap_end: whether every page it
+ * may then write is populated (a ring in a file: reserved there; rings.c,
+ * "Room"), populating them now if the back end was not ahead; 0 when the
+ * file has no room for them (counted in xlog_laps_not_grown). */
+int xlog_ring_room_for_lap(xlog_ring *r, uint64_t lap_end);
+/* Laps that could not grow (atomic): xlog_counters.laps_not_grown. */
+extern uint64_t xlog_laps_not_grown;
 /* The back end, once a pass per ring: populate ahead of its laps, retire
  * and trim an idle ring (rings.c, "Idle rings"). */
 void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick);

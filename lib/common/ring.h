@@ -66,6 +66,9 @@ typedef struct xlog_ring {
     uint64_t lap_end;                        /* the producer wraps at this offset */
     uint64_t epoch;                          /* atomic: the xlog_open this ring belongs
                                                 to; 0 once the back end retired it */
+    uint64_t lap_stays_till;                 /* the lap could not grow (no room for
+                                                its pages): not tried again before
+                                                this position, the next lap's start */
 
     /* Written by the producer at every call, polled by the back end: alone
      * on its line (the producer only stores to it). */
@@ -76,6 +79,10 @@ typedef struct xlog_ring {
     _Alignas(XLOG_CACHE_LINE) uint64_t dropped[XLOG_DROP_REASONS]; /* atomic */
     uint64_t blocked;                        /* atomic: calls that waited for room */
     uint64_t shared_lap_end;                 /* atomic: lap_end, for the back end */
+    uint64_t populated;                      /* atomic: bytes of the buffer in memory
+                                                (and in its file): the producer writes
+                                                none beyond; raised by either end
+                                                (rings.c, "Room") */
 
     /* Written by the consumer only. */
     _Alignas(XLOG_CACHE_LINE) uint64_t tail; /* atomic */
@@ -90,7 +97,8 @@ typedef struct xlog_ring {
     uint64_t dropped_reported[XLOG_DROP_REASONS]; /* drops already announced ... */
     uint64_t refused_reported;               /* ... and refusals */
     uint64_t notice_due;                     /* ticks before which no new drop notice */
-    uint64_t populated;                      /* bytes of the buffer known to be in memory */
+    uint64_t populate_retry_at;              /* ticks before which populating ahead is
+                                                not tried again (the file had no room) */
     uint64_t idle_head;                      /* head when the ring was last seen idle ... */
     uint64_t idle_since;                     /* ... and since when (ticks) */
     int idle_stage;                          /* rings.c, "Idle rings" */

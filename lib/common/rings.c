@@ -16,14 +16,30 @@
  *
  * Room: a ring in a shared memory file (lib/survival) must never have a
  * page written that the file does not have: the kernel would answer with
- * SIGBUS when the file system is full.  Its laps grow while the producer
- * writes, faster than the back end could make sure of the pages ahead of
- * them, and the producer may not wait or make a system call for that; so
- * the whole buffer is reserved in the file when the ring is made (on its
- * thread's first call).  Pages given back (a pooled ring, a trimmed one)
- * are holes in the file again: a ring taken from the pool is reserved
- * again before its thread writes.  A ring that cannot be reserved is made
- * in anonymous memory (counted: xlog_counters.not_persistent).
+ * SIGBUS when the file system is full.  So its producer writes only below
+ * populated, the bytes of the buffer whose pages are in the file, and a
+ * ring costs /dev/shm only for the laps its thread has used:
+ *   - made (on its thread's first call, which makes system calls anyway),
+ *     or taken from the pool: twice its first lap is reserved, what the
+ *     back end would populate at its next pass anyway;
+ *   - the back end populates ahead of the laps as for any ring (with
+ *     MADV_POPULATE_WRITE, which fails with EFAULT, not SIGBUS, when the
+ *     file system is full: populated then stays where it was);
+ *   - a lap that doubles beyond populated (a burst faster than the back
+ *     end's passes) has its pages reserved by the producer itself first, in
+ *     the call that lengthens it: a system call, but at most once per
+ *     doubling (six from 16 KiB to 1 MiB), and only where the back end
+ *     was not ahead.  Without room the lap stays as it is, and the
+ *     producer waits or drops as with a full ring of that size
+ *     (xlog_counters.laps_not_grown);
+ *   - pages given back (a pooled ring, a trimmed one) are holes in the file
+ *     again: populated goes down with them.
+ * Both ends raise populated (a compare-and-swap: a value is only ever
+ * stored by who has just reserved everything below it); only the back end
+ * lowers it, when no call can write above it.  A kernel without
+ * MADV_POPULATE_WRITE has the whole buffer reserved when the ring is made.
+ * A ring whose first room cannot be had is made in anonymous memory
+ * (counted: xlog_counters.not_persistent).
  *
  * Idle rings: a ring whose laps grew in a burst keeps those pages while its
  * thread logs.  When it has been empty and still for IDLE_NS, the back end
@@ -90,25 +106,54 @@ static uint64_t round_to_page(uint64_t n)
     return (n + page - 1) / page * page;
 }
 
-/* The bytes of the buffer a ring should have in memory: twice its laps, so
- * that the next doubling finds its pages ready. */
-static uint64_t wanted_in_memory(const xlog_ring *r, uint64_t lap_end)
+/* The bytes of a buffer of capacity bytes that a producer whose laps end
+ * at lap_end may write: the lap, and the padding record that ends it, which
+ * starts at lap_end when a record ended there. */
+static uint64_t reach(uint64_t capacity, uint64_t lap_end)
 {
-    uint64_t want = round_to_page(2 * (lap_end > XLOG_RING_MIN_LAP ? lap_end : XLOG_RING_MIN_LAP));
-    return want < r->capacity ? want : r->capacity;
+    uint64_t end = round_to_page(lap_end) + page_size();
+    return end < capacity ? end : capacity;
 }
 
-/* Faults in [from, to) of the buffer without touching its bytes (the
- * producer may be writing there).  Without MADV_POPULATE_WRITE (Linux 5.14)
- * the producer takes the page faults itself.  (A ring in a file has its
- * pages there already, see "Room": this only maps them.) */
-static void populate(xlog_ring *r, uint64_t from, uint64_t to)
+/* The bytes of the buffer a ring should have in memory: what twice its
+ * laps reach, so that the next doubling finds its pages ready. */
+static uint64_t wanted_in_memory(const xlog_ring *r, uint64_t lap_end)
 {
-#ifdef MADV_POPULATE_WRITE
-    if (to > from)
-        madvise(r->buffer + from, to - from, MADV_POPULATE_WRITE);
-#endif
-    r->populated = to;
+    return reach(r->capacity, 2 * (lap_end > XLOG_RING_MIN_LAP ? lap_end : XLOG_RING_MIN_LAP));
+}
+
+/* Makes [0, to) of the buffer populated: faults it in without touching its
+ * bytes (the producer may be writing below populated), and for a ring in a
+ * file, reserves it there (see "Room"); either end may call it.  0, or -1
+ * when the file has no room (populated is then unchanged).  An anonymous
+ * ring is only faulted in ahead of the producer, so a failure there
+ * (EINVAL before Linux 5.14: the producer takes the page faults itself)
+ * changes nothing. */
+static int populate(xlog_ring *r, uint64_t to)
+{
+    uint64_t from = xlog_load_acquire(&r->populated);
+    while (from < to) {
+        if (xlog_survival_reserve(r->buffer + from, to - from) != 0 && r->generation)
+            return -1;
+        /* A failed exchange reads the new value: raised by the other end
+         * (then only what is left above it), or lowered by a trim (then
+         * the pages given back are reserved again). */
+        if (__atomic_compare_exchange_n(&r->populated, &from, to, 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_ACQUIRE))
+            break;
+    }
+    return 0;
+}
+
+uint64_t xlog_laps_not_grown;
+
+int xlog_ring_room_for_lap(xlog_ring *r, uint64_t lap_end)
+{
+    uint64_t need = reach(r->capacity, lap_end);
+    if (!r->generation || xlog_load_acquire(&r->populated) >= need || populate(r, need) == 0)
+        return 1;
+    xlog_add(&xlog_laps_not_grown, 1);
+    return 0;
 }
 
 /* Gives back the pages of [from, from + size) of the buffer: a hole in a
@@ -129,8 +174,8 @@ static void discard(xlog_ring *r, uint64_t from)
 {
     if (r->capacity > from)
         give_back(r, from, r->capacity - from);
-    if (r->populated > from)
-        r->populated = from;
+    if (xlog_load(&r->populated) > from)
+        xlog_store(&r->populated, from);
 }
 
 /* A ring in a file of the survival directory (lib/survival), so that what
@@ -140,8 +185,10 @@ static xlog_ring *ring_map(size_t capacity)
 {
     size_t header = header_size();
     uint32_t slot = 0, generation = 0;
-    void *p = xlog_survival_map("ring", header + capacity, header + capacity, &slot, &generation);
+    size_t reserve = header + reach(capacity, 2 * XLOG_RING_MIN_LAP);
+    void *p = xlog_survival_map("ring", header + capacity, &reserve, &slot, &generation);
     if (!p) {
+        reserve = header;
         generation = 0;
         p = mmap(NULL, header + capacity, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -155,10 +202,12 @@ static xlog_ring *ring_map(size_t capacity)
     r->capacity = capacity;
     r->mask = capacity - 1;
     r->map_size = header + capacity;
-    /* Nothing is populated here, on the caller's first message: the back
-     * end does it ahead of the producer at its next pass (xlog_ring_tend),
-     * and until then a page fault now and then costs less than populating
-     * them all now.  (A file has all its pages reserved: see "Room".) */
+    /* An anonymous ring has nothing populated here, on the caller's first
+     * message: the back end does it ahead of the producer at its next pass
+     * (xlog_ring_tend), and until then a page fault now and then costs
+     * less than populating them all now.  A file has its first laps
+     * reserved, in the call that made it (see "Room"). */
+    r->populated = reserve - header;
     return r;
 }
 
@@ -246,17 +295,13 @@ static void recycle(xlog_ring *r)
         ring_unmap(r);
 }
 
-/* Whether a pooled ring's buffer is whole again: a ring in a file gave
- * back its pages beyond populated (see "Room"), and they must be in the
- * file again before its new thread writes; on that thread's first call. */
+/* Whether a pooled ring has its first laps again: a ring in a file gave
+ * back its pages beyond populated (see "Room"), and those its new thread
+ * may write at once must be in the file again; on that thread's first
+ * call. */
 static int reserved_again(xlog_ring *r)
 {
-    if (!r->generation || r->populated >= r->capacity)
-        return 1;
-    if (xlog_survival_reserve(r->buffer + r->populated, r->capacity - r->populated) != 0)
-        return 0;
-    r->populated = r->capacity;
-    return 1;
+    return !r->generation || populate(r, wanted_in_memory(r, XLOG_RING_MIN_LAP)) == 0;
 }
 
 xlog_ring *xlog_ring_take(uint64_t epoch)
@@ -412,7 +457,9 @@ static void trim(xlog_ring *r, uint64_t head)
         give_back(r, window, at - window);
     if (end < r->capacity && end > window)
         give_back(r, end, r->capacity - end);
-    r->populated = 0;
+    /* Below the windows too: a lap the one call lengthens is reserved
+     * again (the windows themselves keep their pages). */
+    xlog_store(&r->populated, 0);
 }
 
 void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick)
@@ -422,13 +469,14 @@ void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick)
         r->idle_head = head;
         r->idle_since = now;
         uint64_t want = wanted_in_memory(r, xlog_load(&r->shared_lap_end));
-        if (r->idle_stage == 0 && want > r->populated)
-            populate(r, r->populated, want);
+        if (r->idle_stage == 0 && want > xlog_load(&r->populated) && now >= r->populate_retry_at &&
+            populate(r, want) != 0)
+            r->populate_retry_at = now + (uint64_t)(100e6 / ns_per_tick); /* no room: not every pass */
         return;
     }
     int empty = head == r->read_pos && head == xlog_load(&r->tail);
     int big = xlog_load(&r->shared_lap_end) > XLOG_RING_MIN_LAP ||
-              r->populated > wanted_in_memory(r, XLOG_RING_MIN_LAP);
+              xlog_load(&r->populated) > wanted_in_memory(r, XLOG_RING_MIN_LAP);
     if (!empty || r->idle_stage == 2 || (r->idle_stage == 0 && !big) ||
         (double)(now - r->idle_since) * ns_per_tick < IDLE_NS)
         return;

@@ -266,14 +266,21 @@ static int wait_for_room(xlog_ring *r, uint64_t need)
 
 /* Makes the lap at least needed bytes long (at least twice as long as it
  * was, at most the buffer), and tells the back end, which populates ahead
- * of it. */
-static void lengthen_lap(xlog_ring *r, uint64_t needed)
+ * of it.  0 when it stays as it was: a ring in a file whose pages for the
+ * longer lap were neither reserved by the back end nor could be now
+ * (rings.c, "Room"). */
+static int lengthen_lap(xlog_ring *r, uint64_t needed)
 {
     uint64_t end = r->lap_end * 2;
     while (end < needed)
         end *= 2;
-    r->lap_end = end < r->capacity ? end : r->capacity;
-    xlog_store(&r->shared_lap_end, r->lap_end);
+    if (end > r->capacity)
+        end = r->capacity;
+    if (!xlog_ring_room_for_lap(r, end))
+        return 0;
+    r->lap_end = end;
+    xlog_store(&r->shared_lap_end, end);
+    return 1;
 }
 
 /* Reserves size bytes of contiguous room; returns where, with its position
@@ -296,18 +303,28 @@ static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
         }
         /* The lap is over (ring.h, "Laps").  Wrap early if the back end has
          * read everything, or at the end of the buffer once it has read
-         * the start; otherwise make the lap longer. */
+         * the start; otherwise make the lap longer.  A lap that cannot
+         * grow (tried once a lap: it is a system call) is as the end of
+         * the buffer: wrap once the back end has read the start, waiting
+         * or dropping as with a full ring.  A record too long to follow a
+         * wrap there is dropped, as waiting cannot help, and the next
+         * record tries to grow the lap again. */
         uint64_t next_lap = pos - offset + r->capacity;
         r->cached_tail = xlog_load_acquire(&r->tail);
         int empty = r->cached_tail == pos && size <= offset;
-        if ((empty || r->lap_end == r->capacity) &&
-            next_lap + size - r->cached_tail <= r->capacity) {
+        int last_lap = r->lap_stays_till == next_lap || r->lap_end == r->capacity;
+        if ((empty || last_lap) && next_lap + size - r->cached_tail <= r->capacity) {
             xlog_record *filler = (xlog_record *)(r->buffer + offset);
             filler->size = (uint32_t)(r->capacity - offset);
             filler->type = XLOG_REC_PAD;
             pos = next_lap;
-        } else if (r->lap_end < r->capacity) {
-            lengthen_lap(r, offset + size);
+        } else if (!last_lap) {
+            if (!lengthen_lap(r, offset + size))
+                r->lap_stays_till = next_lap;
+        } else if (size > offset) {
+            r->lap_stays_till = 0;
+            count_drop(r, XLOG_DROP_FULL);
+            return NULL;
         } else if (!wait_for_room(r, next_lap + size)) {
             return NULL;
         }

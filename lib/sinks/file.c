@@ -77,7 +77,8 @@ int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t ca
      * end at any time, and a page the file could not have would be a
      * SIGBUS (lib/survival/shm.c, "Room"); without that room, ordinary
      * memory (counted in xlog_counters.not_persistent). */
-    f->header = xlog_survival_map("file", size, size, &f->slot, &f->generation);
+    size_t reserve = size;
+    f->header = xlog_survival_map("file", size, &reserve, &f->slot, &f->generation);
     if (!f->header) {
         f->generation = 0;
         f->header = calloc(1, size);

@@ -110,14 +110,13 @@ uint64_t xlog_survival_start_time(int pid)
  * system when first written, and when it has no room then (a full
  * /dev/shm) the write is answered with SIGBUS.  So no page of these files
  * is written before it is known to be in the file: reserved with
- * posix_fallocate when the file is made (a whole ring, a whole file
- * buffer: their writers cannot wait for room; the process header and the
- * dictionary's first pages), with MADV_POPULATE_WRITE, which fails with
- * EFAULT where a write would have raised SIGBUS (pages a pooled ring gave
- * back; rings.c, "Room"), and the dictionary DICTIONARY_STEP at a time as
- * it fills.  A ring or buffer whose file cannot have its room is not used:
- * its owner falls back to anonymous memory, and xlog_survival_fallbacks
- * counts it. */
+ * posix_fallocate (a whole file buffer: the back end fills it from end to
+ * end at any time; the process header, and the dictionary DICTIONARY_STEP
+ * at a time as it fills), or with MADV_POPULATE_WRITE, which fails with
+ * EFAULT where a write would have raised SIGBUS: a ring's pages as its
+ * laps reach them (rings.c, "Room").  A ring or buffer whose file cannot
+ * have its first room is not used: its owner falls back to anonymous
+ * memory, and xlog_survival_fallbacks counts it. */
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL */
@@ -234,20 +233,34 @@ static void file_path(char *out, size_t size, const char *kind, uint32_t slot)
     snprintf(out, size, "%s/%s.%u", sv.dir, kind, slot);
 }
 
-void *xlog_survival_map(const char *kind, size_t size, size_t reserve, uint32_t *slot,
+void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
                         uint32_t *generation)
 {
     if (!xlog_survival_active())
         return NULL;
-    *generation = __atomic_load_n(&sv.generation, __ATOMIC_RELAXED);
     *slot = __atomic_fetch_add(&sv.next_slot, 1, __ATOMIC_RELAXED);
+    *generation = __atomic_load_n(&sv.generation, __ATOMIC_RELAXED);
     char path[PATH_MAX + 32];
     file_path(path, sizeof path, kind, *slot);
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     void *p = MAP_FAILED;
-    if (fd >= 0 && ftruncate(fd, (off_t)size) == 0 &&
-        posix_fallocate(fd, 0, (off_t)(reserve < size ? reserve : size)) == 0)
+    int whole = *reserve >= size;
+    if (fd >= 0 && ftruncate(fd, (off_t)size) == 0 && (!whole || posix_fallocate(fd, 0, (off_t)size) == 0))
         p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED && !whole) {
+        /* Its first pages in the file and in memory at once; a kernel
+         * without MADV_POPULATE_WRITE could not reserve the rest later:
+         * the whole file now. */
+        int rc = xlog_survival_reserve(p, *reserve);
+        if (rc == -EINVAL && posix_fallocate(fd, 0, (off_t)size) == 0) {
+            rc = 0;
+            *reserve = size;
+        }
+        if (rc != 0) {
+            munmap(p, size);
+            p = MAP_FAILED;
+        }
+    }
     if (fd >= 0)
         close(fd);
     if (p == MAP_FAILED) {

@@ -148,12 +148,16 @@ int xlog_survival_active(void);
 uint64_t xlog_survival_start_time(int pid);
 
 /* A new file "<kind>.<n>" of size bytes in the process's directory, mapped
- * shared, its first reserve bytes reserved (posix_fallocate: they may be
- * written at once; see shm.c, "Room"); NULL when there is none or that
- * room cannot be had (the caller then uses anonymous memory; counted in
- * xlog_survival_fallbacks when a directory was active).  *slot receives n
- * and *generation the directory's (never 0). */
-void *xlog_survival_map(const char *kind, size_t size, size_t reserve, uint32_t *slot,
+ * shared, its first *reserve bytes reserved (they may be written at once;
+ * see shm.c, "Room"): the whole file with posix_fallocate when *reserve is
+ * size, else that part with MADV_POPULATE_WRITE, which also maps it (its
+ * owner reserves the rest as it needs it, xlog_survival_reserve); a kernel
+ * without that reserves the whole file, and sets *reserve to size.  NULL
+ * when there is no directory or that room cannot be had (the caller then
+ * uses anonymous memory; counted in xlog_survival_fallbacks when a
+ * directory was active).  *slot receives n and *generation the
+ * directory's (never 0). */
+void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
                         uint32_t *generation);
 
 /* Files made anonymous memory instead (atomic): xlog_counters.not_persistent. */
