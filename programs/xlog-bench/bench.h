@@ -87,6 +87,9 @@ typedef struct bench_row {
     int64_t rss_after_kib;   /* live-threads row: every thread alive, its lines written */
     int64_t rss_growth_kib;  /* threads rows: rss_after_kib (live) or peak (short) - before */
     int64_t rss_growth_off_kib; /* the same with logging off */
+    int64_t shm_kib;         /* live-threads row: /dev/shm its persistent files take at
+                                the reading, mapped or not ... */
+    int64_t rss_shmem_kib;   /* ... and the shared memory in rss_after_kib (RssShmem) */
 
     int thread_lines;        /* threads rows: lines each thread logs */
     double first_call_p50_ns; /* threads rows: the median thread's first call (the

@@ -32,6 +32,8 @@ void bench_row_init(bench_row *row, const char *name, const char *label, const c
     row->rss_after_kib = -1;
     row->rss_growth_kib = -1;
     row->rss_growth_off_kib = -1;
+    row->shm_kib = -1;
+    row->rss_shmem_kib = -1;
     row->first_call_p50_ns = -1;
     row->wall_seconds = -1;
     row->wall_seconds_off = -1;

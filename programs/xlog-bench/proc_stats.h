@@ -15,6 +15,16 @@ int64_t process_write_calls(void);
 /* Resident set size now (VmRSS), in KiB; -1 if unknown. */
 int64_t process_rss_kib(void);
 
+/* Shared memory pages mapped now (RssShmem, part of VmRSS), in KiB; -1 if
+ * unknown. */
+int64_t process_rss_shmem_kib(void);
+
+/* KiB of /dev/shm the files of this process's persistent directory take
+ * (xlog's default persistent_dir, /dev/shm/xlog-<uid>/<key>/<pid>.<start>),
+ * mapped or not: a page reserved there is memory the process costs even
+ * while it is not in its RSS; -1 if there is no such directory. */
+int64_t process_shm_kib(void);
+
 /* Peak resident set size of this address space (VmHWM), in KiB.  Not
  * getrusage's ru_maxrss: across fork and exec that one keeps the peak of the
  * address space exec replaced, which after fork is the parent's memory. */

@@ -130,6 +130,8 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "rss_after_kib", row->rss_after_kib);
     field_integer(out, "rss_growth_kib", row->rss_growth_kib);
     field_integer(out, "rss_growth_off_kib", row->rss_growth_off_kib);
+    field_integer(out, "shm_kib", row->shm_kib);
+    field_integer(out, "rss_shmem_kib", row->rss_shmem_kib);
     field_integer(out, "lines_per_thread", row->thread_lines > 0 ? row->thread_lines : -1);
     field_number(out, "first_call_p50_ns", row->first_call_p50_ns);
     field_integer(out, "pairs", row->pairs > 0 ? row->pairs : -1);

@@ -537,10 +537,15 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
         format_count(growth_off, live->rss_growth_off_kib);
         format_ns(p50, live->first_call_p50_ns);
         format_ns(max, live->first_call_ns);
+        char shm[CELL_SIZE], shm_mapped[CELL_SIZE];
+        format_count(shm, live->shm_kib);
+        format_count(shm_mapped, live->rss_shmem_kib);
         fprintf(out, "- %s threads that had logged %d lines each, all still alive, grew the "
-                     "process by %s KiB (%s KiB with logging off); a thread's first call, which "
-                     "gets it a ring, took %s ns (median), %s ns at most\n",
-                threads, live->thread_lines, growth, growth_off, p50, max);
+                     "process by %s KiB (%s KiB with logging off); its persistent files took "
+                     "%s KiB of /dev/shm, %s KiB of shared memory mapped (in the RSS); a "
+                     "thread's first call, which gets it a ring, took %s ns (median), %s ns "
+                     "at most\n",
+                threads, live->thread_lines, growth, growth_off, shm, shm_mapped, p50, max);
     }
     if (short_lived != NULL) {
         char threads[CELL_SIZE], growth[CELL_SIZE], growth_off[CELL_SIZE];

@@ -10,7 +10,11 @@
  *       returned, the process's RSS is read: its growth since before
  *       xlog_open.  The same runs again in a second fresh process with
  *       logging off (xlog open, level XLOG_OFF), which tells the threads'
- *       own cost (stacks, the kernel's) from xlog's.  The threads are made
+ *       own cost (stacks, the kernel's) from xlog's.  The RSS counts the
+ *       pages of /dev/shm the process has mapped (RssShmem), not those its
+ *       persistent files have reserved without mapping them (a file
+ *       buffer's): the row also gives what those files take there.  The
+ *       threads are made
  *       one at a time, each logging before the next starts, so that each
  *       timed first call (where the thread gets its ring) is the call's
  *       cost, not 2 cores shared among 300 threads.
@@ -96,6 +100,8 @@ static void live_threads(const bench_options *options, const char *dir, int logg
     }
     xlog_flush();
     row->rss_after_kib = process_rss_kib();
+    row->rss_shmem_kib = process_rss_shmem_kib();
+    row->shm_kib = process_shm_kib();
     for (int i = 0; i < started; i++)
         sem_post(&release);
     for (int i = 0; i < started; i++)
