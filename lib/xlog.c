@@ -252,12 +252,14 @@ static void before_fork(void)
     pthread_mutex_lock(&lifecycle_lock);
     xlog_filter_before_fork();
     pthread_mutex_lock(&xlog_rings.lock);
+    xlog_rings_before_fork();
     xlog_backend_lock();
 }
 
 static void after_fork_in_parent(void)
 {
     xlog_backend_unlock();
+    xlog_rings_after_fork_in_parent();
     pthread_mutex_unlock(&xlog_rings.lock);
     xlog_filter_after_fork(0);
     pthread_mutex_unlock(&lifecycle_lock);

@@ -93,7 +93,11 @@ void xlog_ring_leave(xlog_ring *r);
 void xlog_ring_retire(xlog_ring *r);
 /* xlog_close, after the back end has stopped: the rings become stale. */
 void xlog_rings_close_epoch(void);
-/* In the child of fork(): forget every ring of the parent. */
+/* fork(): the parent lists its rings before (the registry lock held) and
+ * lets go of that list after; the child unmaps every ring of that list and
+ * forgets them. */
+void xlog_rings_before_fork(void);
+void xlog_rings_after_fork_in_parent(void);
 void xlog_rings_after_fork(void);
 /* The producer, before its lap may end at lap_end: whether every page it
  * may then write is populated (a ring in a file: reserved there; rings.c,

@@ -64,6 +64,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -414,19 +415,45 @@ void xlog_rings_close_epoch(void)
     }
 }
 
-/* In the child of fork(), whose only thread is the one that forked: no ring
- * of the parent's may be written here (the next message takes a new one),
- * and none is anybody's any more. */
-void xlog_rings_after_fork(void)
+/* fork(): a ring's link (ring->next) is in its header, which for a ring in
+ * a file is shared with the parent: once the parent carries on (a thread
+ * takes a spare, the back end pools a ring), the links the child would
+ * follow are the parent's new ones.  So the parent lists the rings here,
+ * under the registry lock, before the fork, and the child unmaps those. */
+static xlog_ring **forked_rings;
+static size_t forked_count;
+
+void xlog_rings_before_fork(void)
 {
     xlog_ring **lists[] = {&xlog_rings.rings, &xlog_rings.stale, &xlog_rings.free};
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
-        for (xlog_ring *r = *lists[i], *next; r; r = next) {
-            next = r->next;
-            ring_unmap(r);
-        }
-        *lists[i] = NULL;
-    }
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        for (xlog_ring *r = *lists[i]; r; r = r->next)
+            n++;
+    forked_rings = malloc((n ? n : 1) * sizeof *forked_rings);
+    forked_count = 0;
+    for (size_t i = 0; forked_rings && i < sizeof lists / sizeof lists[0]; i++)
+        for (xlog_ring *r = *lists[i]; r; r = r->next)
+            forked_rings[forked_count++] = r;
+}
+
+void xlog_rings_after_fork_in_parent(void)
+{
+    free(forked_rings);
+    forked_rings = NULL;
+    forked_count = 0;
+}
+
+/* In the child of fork(), whose only thread is the one that forked: no ring
+ * of the parent's may be written here (the next message takes a new one),
+ * and none is anybody's any more.  (Without the parent's list, for want of
+ * memory, the child keeps their mappings and never uses them.) */
+void xlog_rings_after_fork(void)
+{
+    for (size_t i = 0; i < forked_count; i++)
+        ring_unmap(forked_rings[i]);
+    xlog_rings_after_fork_in_parent();
+    xlog_rings.rings = xlog_rings.stale = xlog_rings.free = NULL;
     xlog_rings.free_count = 0;
     memset(xlog_rings.retired_dropped, 0, sizeof xlog_rings.retired_dropped);
     xlog_rings.retired_blocked = 0;
