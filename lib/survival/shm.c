@@ -238,6 +238,17 @@ void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t
 {
     if (!xlog_survival_active())
         return NULL;
+    void *p = xlog_survival_try_map(kind, size, reserve, slot, generation);
+    if (!p)
+        __atomic_fetch_add(&xlog_survival_fallbacks, 1, __ATOMIC_RELAXED);
+    return p;
+}
+
+void *xlog_survival_try_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
+                            uint32_t *generation)
+{
+    if (!xlog_survival_active())
+        return NULL;
     *slot = __atomic_fetch_add(&sv.next_slot, 1, __ATOMIC_RELAXED);
     *generation = __atomic_load_n(&sv.generation, __ATOMIC_RELAXED);
     char path[PATH_MAX + 32];
@@ -266,7 +277,6 @@ void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t
     if (p == MAP_FAILED) {
         if (fd >= 0)
             unlink(path);
-        __atomic_fetch_add(&xlog_survival_fallbacks, 1, __ATOMIC_RELAXED);
         return NULL;
     }
     return p;

@@ -160,6 +160,11 @@ uint64_t xlog_survival_start_time(int pid);
 void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
                         uint32_t *generation);
 
+/* The same, counting nothing: for a file that is only made ahead of need
+ * (a spare ring, rings.c), whose owner makes none when it fails. */
+void *xlog_survival_try_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
+                            uint32_t *generation);
+
 /* Files made anonymous memory instead (atomic): xlog_counters.not_persistent. */
 extern uint64_t xlog_survival_fallbacks;
 
