@@ -22,9 +22,11 @@
  *      thread's lines keep their order.
  *   4. housekeeping: give consumed space back to the producers, write out
  *      buffers that have waited flush_interval_ms, free the rings of threads
- *      that have ended once they are empty, resynchronise the clock.
+ *      that have ended once they are empty, keep a few spare rings ready
+ *      for new threads (rings.c, "Spares"), resynchronise the clock.
  * When a pass finds nothing it sleeps idle_sleep_us (a flush or close wakes
- * it at once).
+ * it at once, and so does a thread's first call that took the last spare
+ * rings).
  *
  * xlog_flush() is a request: the back end notes the time it sees the request,
  * passes until the watermark has reached it (so every record published before
@@ -614,7 +616,7 @@ static void *backend_main(void *unused)
      * counted: it would feed the back end its own output. */
     xlog_enter();
     xlog_store(&be.tid, (int)syscall(SYS_gettid));
-    int flushing = 0, stopping = 0;
+    int flushing = 0, stopping = 0, first_pass = 1;
     uint64_t flush_seq = 0, flush_target = 0;
     for (;;) {
         int crash = xlog_load_acquire(&be.crash_signal);
@@ -642,6 +644,9 @@ static void *backend_main(void *unused)
         size_t written = merge(watermark);
         uint64_t now = xlog_ticks();
         tend_rings(now);
+        if (!stopping) /* spares made at the last pass would be unmapped at once */
+            xlog_rings_keep_spares(first_pass, now, (uint64_t)(100e6 / be.clock.ns_per_tick));
+        first_pass = 0;
         xlog_sinks_tick();
         if (flushing && watermark >= flush_target) {
             for (size_t i = 0; i < be.ring_count; i++)
@@ -771,6 +776,13 @@ int xlog_backend_flush(void)
         pthread_cond_wait(&be.answered, &be.lock);
     pthread_mutex_unlock(&be.lock);
     return 0;
+}
+
+void xlog_backend_wake(void)
+{
+    pthread_mutex_lock(&be.lock);
+    pthread_cond_signal(&be.wake);
+    pthread_mutex_unlock(&be.lock);
 }
 
 void xlog_backend_lock(void)

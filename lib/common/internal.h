@@ -93,6 +93,13 @@ void xlog_ring_leave(xlog_ring *r);
 void xlog_ring_retire(xlog_ring *r);
 /* xlog_close, after the back end has stopped: the rings become stale. */
 void xlog_rings_close_epoch(void);
+/* The back end, once a pass (not its last): keeps a few rings ready in the
+ * pool for new threads (rings.c, "Spares"); at its first pass, first
+ * unmaps the pooled rings that no longer fit (another ring_size; anonymous
+ * while there is a survival directory).  After a spare that found no
+ * room, none before retry_ticks later.  The registry lock must not be
+ * held. */
+void xlog_rings_keep_spares(int first_pass, uint64_t now, uint64_t retry_ticks);
 /* fork(): the parent lists its rings before (the registry lock held) and
  * lets go of that list after; the child unmaps every ring of that list and
  * forgets them. */
@@ -160,6 +167,9 @@ extern xlog_backend_counters xlog_counts;
 /* Back end (backend.c). */
 int xlog_backend_start(const xlog_config *cfg);
 int xlog_backend_flush(void);
+/* Wakes the back end for a pass now, if it sleeps: a thread's first call
+ * that took the last spare rings (rings.c, "Spares"). */
+void xlog_backend_wake(void);
 void xlog_backend_stop(void);
 /* From a crash handler: writes everything published, and a last line;
  * 1 once that is done, 0 if it could not be (xlog closed, or the back end

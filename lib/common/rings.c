@@ -6,8 +6,11 @@
  * Why a pool: a thread's first message needs a ring, and a program that
  * starts many short-lived threads would otherwise map, populate and unmap
  * one per thread.  A ring whose thread has ended goes back to the pool once
- * the back end has written everything in it (xlog_ring_retire); the
- * next new thread takes it with one lock and no system call for its memory.
+ * the back end has written everything in it (xlog_ring_retire), its first
+ * laps still in memory (and in its file); the next new thread takes it with
+ * one lock and no system call for its memory.  So do threads that are new
+ * and many while no thread ends: the back end keeps a few spare rings in
+ * the pool for them (see "Spares").
  *
  * Memory: a ring is one mapping, a header page (the xlog_ring) followed by
  * the buffer.  The mapping reserves ring_size but only the pages the
@@ -53,7 +56,27 @@
  * its lap ends there).  So an idle thread costs a few pages, and no page is
  * ever taken from under a record being written.
  *
+ * Spares: making a ring in a file costs a thread's first call some 60 us
+ * (openat, ftruncate, mmap, MADV_POPULATE_WRITE, close), more than the rest
+ * of that call.  So the back end keeps SPARES rings ready in the pool, of
+ * the ring_size in force, in a file of this xlog_open's survival directory
+ * when there is one (else anonymous), their first laps reserved: it makes
+ * them at its first pass and whenever a pass finds the pool below SPARES,
+ * outside the registry lock.  A spare whose file cannot have its first
+ * laps is not made (nor counted in xlog_counters.not_persistent: no thread
+ * uses it), and the back end tries again 100 ms later; meanwhile a first
+ * call makes its ring as without spares (in anonymous memory, counted, if
+ * the file has no room).  A first call that leaves the pool with half
+ * of them or fewer wakes it (a system call, on a call that makes some
+ * anyway), so that it refills the pool while the next thread is started;
+ * one that finds the pool empty makes its own ring, as without spares.
+ * A spare is a pooled ring like any other: unlisted, so neither drained
+ * nor trimmed; unmapped (its file removed) by xlog_close or in the child of
+ * fork(); and a ring file with no record for recovery.
+ *
  * Life of a ring:
+ *   made by the back end as a spare, or by a thread's first message that
+ *     finds the pool empty;
  *   taken by a thread's first message (or its first after an xlog_open):
  *     from the pool or newly mapped, then listed in xlog_rings.rings;
  *   while the thread lives: drained by the back end every pass;
@@ -75,6 +98,12 @@
 
 /* Rings kept for new threads; beyond this they are unmapped. */
 #define POOL_MAX 64
+/* Rings the back end keeps ready in the pool (see "Spares" above): enough
+ * for a few threads started one after the other between two of its passes
+ * (a file ring takes it some 60 us to make), few enough that an idle
+ * process keeps little: each has its header page and first laps in memory
+ * (a little over 36 KiB), and in /dev/shm when persistent. */
+#define SPARES 4
 /* A ring empty and still for this long is retired, and after as long again,
  * trimmed (see "Idle rings" above). */
 #define IDLE_NS 2000000000.0
@@ -181,13 +210,20 @@ static void discard(xlog_ring *r, uint64_t from)
 
 /* A ring in a file of the survival directory (lib/survival), so that what
  * the thread logged outlives the process; in anonymous memory when there is
- * no such directory. */
-static xlog_ring *ring_map(size_t capacity)
+ * no such directory.  A spare is in a file or not made (NULL) while there is
+ * one: in anonymous memory it would be given to a thread as if the file had
+ * no room, even once it has. */
+static xlog_ring *ring_map(size_t capacity, int spare)
 {
     size_t header = header_size();
     uint32_t slot = 0, generation = 0;
     size_t reserve = header + reach(capacity, 2 * XLOG_RING_MIN_LAP);
-    void *p = xlog_survival_map("ring", header + capacity, &reserve, &slot, &generation);
+    void *p = NULL;
+    if (!spare)
+        p = xlog_survival_map("ring", header + capacity, &reserve, &slot, &generation);
+    else if (xlog_survival_active() &&
+             !(p = xlog_survival_try_map("ring", header + capacity, &reserve, &slot, &generation)))
+        return NULL;
     if (!p) {
         reserve = header;
         generation = 0;
@@ -319,7 +355,10 @@ xlog_ring *xlog_ring_take(uint64_t epoch)
             r = NULL;
         }
     }
+    int wake = xlog_rings.backend_running && xlog_rings.free_count <= SPARES / 2;
     pthread_mutex_unlock(&xlog_rings.lock);
+    if (wake)
+        xlog_backend_wake(); /* to make spares while the next thread starts */
     /* Mapping and unmapping outside the lock: another thread's first
      * message need not wait for them. */
     if (stale_sized)
@@ -331,7 +370,7 @@ xlog_ring *xlog_ring_take(uint64_t epoch)
         r = NULL;
     }
     if (!r)
-        r = ring_map(capacity);
+        r = ring_map(capacity, 0);
     if (!r)
         return NULL;
     ring_reset(r, epoch);
@@ -412,6 +451,67 @@ void xlog_rings_close_epoch(void)
     for (xlog_ring *r = pooled, *next; r; r = next) {
         next = r->next;
         ring_unmap(r);
+    }
+}
+
+/* Ticks before which the back end makes no spare: the last one found no
+ * room in its file. */
+static uint64_t spare_retry_at;
+
+void xlog_rings_keep_spares(int first_pass, uint64_t now, uint64_t retry_ticks)
+{
+    if (first_pass)
+        spare_retry_at = 0;
+    size_t capacity = xlog_load(&xlog_front.ring_size);
+    int in_files = xlog_survival_active();
+    xlog_ring *unwanted = NULL;
+    pthread_mutex_lock(&xlog_rings.lock);
+    if (first_pass) {
+        /* Pooled before this xlog_open: rings of another ring_size, and
+         * anonymous ones when this one has a survival directory (their
+         * threads' lines would not survive a kill). */
+        for (xlog_ring **p = &xlog_rings.free; *p;) {
+            xlog_ring *r = *p;
+            if (r->capacity != capacity || (in_files && !r->generation)) {
+                *p = r->next;
+                xlog_rings.free_count--;
+                r->next = unwanted;
+                unwanted = r;
+            } else {
+                p = &r->next;
+            }
+        }
+    }
+    size_t missing = xlog_rings.free_count < SPARES ? SPARES - xlog_rings.free_count : 0;
+    pthread_mutex_unlock(&xlog_rings.lock);
+    for (xlog_ring *r = unwanted, *next; r; r = next) {
+        next = r->next;
+        ring_unmap(r);
+    }
+    /* At most SPARES at a pass, however fast threads take them. */
+    for (; missing && now >= spare_retry_at; missing--) {
+        xlog_ring *r = ring_map(capacity, 1);
+        if (!r) {
+            /* No room in the file system (or no memory): not at every
+             * pass; a thread's first call meanwhile makes its own ring. */
+            spare_retry_at = now + retry_ticks;
+            return;
+        }
+        /* A file ring has its first laps reserved already; an anonymous one
+         * gets them in memory now, not in its thread's first call. */
+        populate(r, wanted_in_memory(r, XLOG_RING_MIN_LAP));
+        pthread_mutex_lock(&xlog_rings.lock);
+        int pooled = xlog_rings.free_count < POOL_MAX;
+        if (pooled) {
+            r->next = xlog_rings.free;
+            xlog_rings.free = r;
+            xlog_rings.free_count++;
+        }
+        pthread_mutex_unlock(&xlog_rings.lock);
+        if (!pooled) {
+            ring_unmap(r);
+            return;
+        }
     }
 }
 
