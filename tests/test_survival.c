@@ -1624,6 +1624,165 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
     free(logs);
 }
 
+/* ---- spare rings ------------------------------------------------------------------------ */
+
+/* The ring.* files of the process directory dir (free with
+ * test_free_list(*names, count)). */
+static size_t ring_files(const char *dir, char ***names)
+{
+    size_t n, rings = 0;
+    char **all = test_list_files(dir, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(all[i], "ring.", 5) == 0)
+            all[rings++] = all[i];
+        else
+            free(all[i]);
+    }
+    *names = all;
+    return rings;
+}
+
+/* The name of the ring file of dir whose thread is tid, or NULL. */
+static char *ring_file_of(const char *dir, int tid)
+{
+    char **names;
+    size_t rings = ring_files(dir, &names);
+    char *found = NULL;
+    for (size_t i = 0; i < rings && !found; i++) {
+        size_t size;
+        xlog_ring *r = map_survival_file(dir, names[i], &size);
+        if (r) {
+            if (__atomic_load_n(&r->tid, __ATOMIC_ACQUIRE) == tid)
+                found = strdup(names[i]);
+            munmap(r, size);
+        }
+    }
+    test_free_list(names, rings);
+    return found;
+}
+
+typedef struct first_caller_state {
+    int tid;       /* atomic: set once the thread has logged */
+    int leave;     /* atomic: the test is done with it */
+} first_caller_state;
+
+static void *log_once_and_stay(void *arg)
+{
+    first_caller_state *st = arg;
+    xlog_info("my first line");
+    __atomic_store_n(&st->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&st->leave, __ATOMIC_ACQUIRE))
+        pause_us(200);
+    return NULL;
+}
+
+/* The back end keeps rings ready in the pool (lib/common/rings.c,
+ * "Spares"): after xlog_open and one of its passes (an xlog_flush), ring
+ * files are there before any thread logs, and each of eight threads,
+ * started one at a time and all alive, logs its first line into a ring
+ * file that was there before it logged (it made none itself; its ring's
+ * header names its thread).  Between two threads an xlog_flush gives the
+ * back end the pass that refills the pool.  xlog_close leaves nothing. */
+static void a_new_threads_first_call_takes_a_ready_ring(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "spare rings");
+    place p;
+    place_make(&p, "spares");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000};
+    xlog_config cfg = config_for(&rc, &p);
+    assert_int_equal(xlog_open(&cfg), 0);
+    assert_int_equal(xlog_flush(), 0);
+    char dir[PATH_MAX];
+    process_dir(&p, getpid(), dir, sizeof dir);
+    CHECK(dir[0], "no directory of this process");
+    enum { N = 8 };
+    first_caller_state st[N];
+    pthread_t threads[N];
+    for (int i = 0; i < N; i++) {
+        char **before;
+        size_t rings = ring_files(dir, &before);
+        CHECK(rings >= 1, "thread %d: no ring ready before it logs", i);
+        st[i] = (first_caller_state){0, 0};
+        assert_int_equal(pthread_create(&threads[i], NULL, log_once_and_stay, &st[i]), 0);
+        int tid;
+        while (!(tid = __atomic_load_n(&st[i].tid, __ATOMIC_ACQUIRE)))
+            pause_us(100);
+        char *mine = ring_file_of(dir, tid);
+        CHECK(mine, "thread %d: no ring file names it", i);
+        int was_there = 0;
+        for (size_t j = 0; j < rings; j++)
+            was_there |= strcmp(before[j], mine) == 0;
+        CHECK(was_there, "thread %d logged into %s, made by its first call", i, mine);
+        free(mine);
+        test_free_list(before, rings);
+        assert_int_equal(xlog_flush(), 0);
+    }
+    for (int i = 0; i < N; i++) {
+        __atomic_store_n(&st[i].leave, 1, __ATOMIC_RELEASE);
+        pthread_join(threads[i], NULL);
+    }
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(p.logs, NULL);
+    CHECK(text && test_count_lines(text) == N, "%zu lines", text ? test_count_lines(text) : 0);
+    free(text);
+    check_nothing_left(&p);
+    place_remove(&p);
+}
+
+/* A process killed right after its xlog_open, before any thread logged,
+ * leaves spare rings (lib/common/rings.c, "Spares"), some perhaps half
+ * made: ring files without a record.  Recovery recovers no line from them
+ * and removes them with the directory.  The kill comes at a random moment
+ * from the return of xlog_open on, and once after a back end pass (every
+ * spare made). */
+static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
+{
+    (void)state;
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000};
+    for (int iteration = 0; iteration < 20; iteration++) {
+        int flushed = iteration == 0;
+        snprintf(context, sizeof context, "kill -9 right after xlog_open, iteration %d%s",
+                 iteration, flushed ? ", after a pass" : "");
+        place p;
+        place_make(&p, "openkill");
+        shared_page *page = page_new();
+        pid_t child = fork();
+        if (child == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(60);
+            xlog_config cfg = config_for(&rc, &p);
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            if (flushed && xlog_flush() != 0)
+                _exit(91);
+            __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+            for (;;)
+                pause();
+        }
+        wait_logging(page, child);
+        char dir[PATH_MAX];
+        process_dir(&p, child, dir, sizeof dir);
+        CHECK(dir[0], "no directory of process %d", (int)child);
+        if (flushed) {
+            char **names;
+            size_t rings = ring_files(dir, &names);
+            test_free_list(names, rings);
+            CHECK(rings >= 1, "no spare ring after a pass");
+        } else {
+            pause_us(random_delay_us(300));
+        }
+        kill_and_reap(child);
+        recovery got = recover_in_this_process(&p);
+        CHECK(got.lines == 0, "recovered %ld lines", got.lines);
+        check_nothing_left(&p);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
 /* ---- xlog-recover --------------------------------------------------------------------- */
 
 #ifdef XLOG_RECOVER_PROGRAM
@@ -1684,6 +1843,8 @@ int main(void)
         cmocka_unit_test(a_site_still_being_prepared_is_in_the_dictionary),
         cmocka_unit_test(fork_while_threads_log),
         cmocka_unit_test(default_persistent_dir_keeps_nothing_of_ours),
+        cmocka_unit_test(a_new_threads_first_call_takes_a_ready_ring),
+        cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
 #endif
