@@ -20,7 +20,6 @@
 #include "testutil.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -70,15 +69,6 @@ static int place_make(const char *size)
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /* Every case's teardown, whether its checks passed or not. */
 static int place_remove(void **state)
 {
@@ -87,7 +77,7 @@ static int place_remove(void **state)
         print_message("cannot unmount %s: %s\n", place.mount, strerror(errno));
     place.mounted = 0;
     if (place.base) {
-        nftw(place.base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        test_remove_tree(place.base);
         free(place.base);
         place.base = NULL;
     }

@@ -29,7 +29,6 @@
 #include "testutil.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -131,18 +130,9 @@ static void place_make(place *p, const char *tag)
     assert_int_equal(mkdir(p->logs, 0750), 0);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void place_remove(place *p)
 {
-    nftw(p->base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    test_remove_tree(p->base);
     free(p->base);
     p->base = NULL;
 }

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,23 @@ static inline void test_remove_dir(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+/* Removes dir and everything below it (a test's own tree: logs, a
+ * persistent directory, a mount point once unmounted). */
+static inline int test_remove_tree_entry(const char *path, const struct stat *st, int flag,
+                                         struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static inline void test_remove_tree(const char *dir)
+{
+    nftw(dir, test_remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Names of the regular files in dir, sorted; count in *n. */
