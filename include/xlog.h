@@ -456,8 +456,10 @@ typedef struct xlog_config {
      * ends without xlog_close -- kill -9, the OOM killer, a watchdog, exec,
      * _exit -- survive it: the next xlog_open of the same dir (or
      * xlog_recover(), or the xlog-recover program) writes them, exactly
-     * once, with a line saying from which process they come.  It costs the
-     * caller nothing more.  If the directory cannot be used, xlog works as
+     * once, with a line saying from which process they come.  A log call
+     * costs what it costs without it; a ring's first burst may reserve its
+     * longer laps' pages in the log call that lengthens them (at most six
+     * times in a ring's life: docs/BENCHMARKS.md).  If the directory cannot be used, xlog works as
      * with 0 and its first line says why.  When it is full, nothing
      * crashes: a page is reserved there before it is written (a file
      * buffer whole when it is made; a ring the pages of the laps its
