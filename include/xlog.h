@@ -6,7 +6,8 @@
  * (strings by value) and a TSC timestamp into a ring that belongs to the
  * calling thread, and returns.  It takes no lock, makes no system call, does
  * not allocate and does not format (after the thread's first message, which
- * allocates its ring).  One back-end thread drains every ring, merges the
+ * gets its ring; a persistent ring's first burst may also reserve its pages,
+ * at most six times: see xlog_config.persistent).  One back-end thread drains every ring, merges the
  * messages by time, formats them exactly as printf would, and writes them to
  * the files in large blocks.
  *
