@@ -140,7 +140,7 @@ static char *gunzip(const char *dir, const char *name, size_t *len)
     return buf;
 }
 
-/* Checks that text is whole lines of the note-000 layout whose messages are
+/* Checks that text is whole lines of the default layout whose messages are
  * "<prefix><n>" with n counting up by one from *next; advances *next.
  * Returns the number of lines. */
 static size_t expect_sequence(const char *text, const char *prefix, long *next)

@@ -176,7 +176,7 @@ static inline size_t test_count_lines(const char *text)
     return n;
 }
 
-/* A line split into its note-000 fields. */
+/* A line split into its default line's fields. */
 typedef struct test_line {
     int64_t ns;          /* nanoseconds since the epoch (UTC) */
     char level[8];

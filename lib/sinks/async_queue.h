@@ -5,7 +5,7 @@
  * down.
  *
  * Why: the back end writes every output, so it must never wait for one
- * (note 004: a full terminal blocked its writer for 12 s).  A sink that may
+ * (the glog note in BENCHMARKS.md: a full terminal blocked its writer for 12 s).  A sink that may
  * block copies each message into this queue and returns; its writer thread
  * takes messages out and may block on its descriptor as long as it likes.
  * What both sides need is here: the bounded buffer, counting what is

@@ -1,5 +1,5 @@
 /*
- * strategy_flock.c - note 002 option 4, the one Log4PHP chose: several
+ * strategy_flock.c - the Log4PHP note's option 4, the one its team chose: several
  * processes keep one shared file open (O_APPEND) and take an exclusive flock
  * around every line: flock(LOCK_EX), write(2), flock(LOCK_UN).
  *

@@ -1,17 +1,18 @@
 /*
- * strategy_stdio.c - the stdio strategies of notes 000 and 001, as their
- * authors wrote them (with note 000's fprintf(fp, format, ap) bug fixed to
- * vfprintf):
+ * strategy_stdio.c - the stdio strategies of the field notes on the in-house
+ * C logger and on std::endl (docs/BENCHMARKS.md, "Where the strategies come
+ * from"), as their authors wrote them (with the in-house logger's
+ * fprintf(fp, format, ap) bug fixed to vfprintf):
  *
- *   open-close   fopen, fprintf, fclose at every line (note 000 "ALWAYS
- *                OPEN/CLOSE", note 002 option 2);
- *   stdio-once   one FILE opened before the first line (note 000 "ONCE OPEN");
+ *   open-close   fopen, fprintf, fclose at every line (the in-house logger's
+ *                "ALWAYS OPEN/CLOSE", the Log4PHP note's option 2);
+ *   stdio-once   one FILE opened before the first line (its "ONCE OPEN");
  *   thread-files one FILE per thread, <dir>/YYYY-MM-DD-<tid>.log, opened by the
- *                thread's first line and reopened when the date changes (note
- *                000 "THREAD LOG");
- *   flush-each   one FILE, fflush after every line (note 001, C++ endl).
+ *                thread's first line and reopened when the date changes (its
+ *                "THREAD LOG");
+ *   flush-each   one FILE, fflush after every line (the std::endl note).
  *
- * Each line reads CLOCK_REALTIME and runs gmtime_r, as note 000 does.
+ * Each line reads CLOCK_REALTIME and runs gmtime_r, as the in-house logger does.
  */
 #include <errno.h>
 #include <limits.h>
@@ -64,8 +65,8 @@ const phased_strategy open_close_strategy = {
     .calls = open_close_calls,
 };
 
-/* ---- one stdio file for every thread: kept open (note 000 "ONCE OPEN"), or
- * flushed after every line (note 001, C++ endl) ---------------------------- */
+/* ---- one stdio file for every thread: kept open (the in-house logger's "ONCE OPEN"), or
+ * flushed after every line (the std::endl note) ---------------------------- */
 
 static int open_shared_stream(const char *dir, const char *name, void **shared)
 {

@@ -1,5 +1,5 @@
 /*
- * strategy_terminal.c - note 004: a terminal that stops reading.
+ * strategy_terminal.c - the glog note: a terminal that stops reading.
  *
  * A real pseudo-terminal (openpty, raw mode) stands for the terminal; a reader
  * thread drains its master side like a terminal emulator would, except that

@@ -3,7 +3,7 @@
  * notes' strategies:
  *
  *   xlog-shared      every thread into one file (XLOG_FILE_SHARED);
- *   xlog-per-thread  one file per thread (XLOG_FILE_PER_THREAD, note 000's
+ *   xlog-per-thread  one file per thread (XLOG_FILE_PER_THREAD, the in-house logger's
  *                    layout);
  *   xlog-throughput  SPEC's back-end figure: N lines from one thread, back to
  *                    back, until xlog_flush() says they are in the file;

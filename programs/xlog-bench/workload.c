@@ -1,11 +1,11 @@
 /*
- * workload.c - the note-000 line as the baseline strategies build it, the
+ * workload.c - the default line as the baseline strategies build it, the
  * census that checks every strategy wrote exactly the lines it was asked to,
  * and the check of one numbers message (for the syslog rows' collector).
  *
  * The census reads each file once in large blocks and checks every whole
  * line by the shape its row says the files hold: a text line's first 37
- * bytes against the note-000 prefix ("YYYY-MM-DD HH:MM:SS.nnnnnnnnn [INFO] ",
+ * bytes against the default line's prefix ("YYYY-MM-DD HH:MM:SS.nnnnnnnnn [INFO] ",
  * with a date and time that exist), a JSON line as a whole object of the
  * shape xlog.h documents, from its opening brace to its "}}".  A torn or
  * interleaved line is caught as well as a lost one.

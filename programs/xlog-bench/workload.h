@@ -3,12 +3,12 @@
  *
  * The message is the same for every strategy: two integers and a double
  * ("numbers"), or two strings ("string"), always at INFO level, always as the
- * note-000 line
+ * default line
  *
  *     YYYY-MM-DD HH:MM:SS.nnnnnnnnn [INFO] file.c:NN func TID message
  *
  * with TID the kernel thread id.  The strategies that do not use xlog build
- * that line the way note 000 does: clock_gettime(CLOCK_REALTIME) and gmtime_r
+ * that line the way the in-house logger did: clock_gettime(CLOCK_REALTIME) and gmtime_r
  * at every call, then printf-family formatting on the calling thread.
  */
 #ifndef XLOG_BENCH_WORKLOAD_H
@@ -38,7 +38,7 @@ const char *workload_user_host(uint64_t i);
 /* The kernel id of the calling thread, asked once per thread and cached. */
 pid_t workload_thread_id(void);
 
-/* The wall-clock part of a line, read at the call as note 000 does. */
+/* The wall-clock part of a line, read at the call as the in-house logger does. */
 typedef struct line_clock {
     struct tm utc;
     long nanoseconds;
@@ -47,11 +47,11 @@ typedef struct line_clock {
 
 void line_clock_now(line_clock *clock);
 
-/* Writes one note-000 line to a stdio stream: prefix, message, newline. */
+/* Writes one default line to a stdio stream: prefix, message, newline. */
 void note000_vfprintf(FILE *stream, const line_clock *clock, const char *file, int line,
                       const char *func, const char *format, va_list args);
 
-/* Reads the clock (line_clock_now) and formats one note-000 line, newline
+/* Reads the clock (line_clock_now) and formats one default line, newline
  * included, into buffer.  Returns its length (cut at capacity - 1 if it does
  * not fit). */
 size_t note000_vformat(char *buffer, size_t capacity, const char *file, int line,
@@ -66,7 +66,7 @@ int write_all(int fd, const void *data, size_t size);
 
 /* The lines a row's files hold, as the census checks them. */
 typedef enum line_shape {
-    LINE_TEXT = 0, /* the note-000 line (xlog's default line): its prefix */
+    LINE_TEXT = 0, /* the default line (xlog's default line): its prefix */
     LINE_JSON = 1, /* XLOG_LAYOUT_JSON: the whole object, as xlog.h shows it */
 } line_shape;
 
