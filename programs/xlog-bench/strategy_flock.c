@@ -35,7 +35,7 @@ static void locked_log(int fd, const char *file, int line, const char *func, con
     char text[LINE_CAPACITY];
     va_list args;
     va_start(args, format);
-    size_t length = note000_vformat(text, sizeof text, file, line, func, format, args);
+    size_t length = default_line_vformat(text, sizeof text, file, line, func, format, args);
     va_end(args);
     flock(fd, LOCK_EX);
     write_all(fd, text, length);

@@ -49,7 +49,7 @@ static void open_close_log(const char *dir, const char *file, int line, const ch
         return;
     va_list args;
     va_start(args, format);
-    note000_vfprintf(stream, &clock, file, line, func, format, args);
+    default_line_vfprintf(stream, &clock, file, line, func, format, args);
     va_end(args);
     fclose(stream);
 }
@@ -84,7 +84,7 @@ static void stream_log(FILE *stream, int flush, const char *file, int line, cons
     line_clock_now(&clock);
     va_list args;
     va_start(args, format);
-    note000_vfprintf(stream, &clock, file, line, func, format, args);
+    default_line_vfprintf(stream, &clock, file, line, func, format, args);
     va_end(args);
     if (flush)
         fflush(stream);
@@ -179,7 +179,7 @@ static void thread_file_log(const char *dir, const char *file, int line, const c
     }
     va_list args;
     va_start(args, format);
-    note000_vfprintf(log->stream, &clock, file, line, func, format, args);
+    default_line_vfprintf(log->stream, &clock, file, line, func, format, args);
     va_end(args);
 }
 

@@ -116,7 +116,7 @@ static void direct_log(int file_fd, int tty_fd, const char *file, int line, cons
     char text[LINE_CAPACITY];
     va_list args;
     va_start(args, format);
-    size_t length = note000_vformat(text, sizeof text, file, line, func, format, args);
+    size_t length = default_line_vformat(text, sizeof text, file, line, func, format, args);
     va_end(args);
     write_all(file_fd, text, length);
     write_all(tty_fd, text, length);

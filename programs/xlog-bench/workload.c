@@ -64,7 +64,7 @@ void line_clock_now(line_clock *clock)
         (c)->utc.tm_min, (c)->utc.tm_sec, (c)->nanoseconds, file, line, func,             \
         (int)workload_thread_id()
 
-void note000_vfprintf(FILE *stream, const line_clock *clock, const char *file, int line,
+void default_line_vfprintf(FILE *stream, const line_clock *clock, const char *file, int line,
                       const char *func, const char *format, va_list args)
 {
     fprintf(stream, PREFIX_FORMAT, PREFIX_ARGS(clock, file, line, func));
@@ -72,7 +72,7 @@ void note000_vfprintf(FILE *stream, const line_clock *clock, const char *file, i
     fputc('\n', stream);
 }
 
-size_t note000_vformat(char *buffer, size_t capacity, const char *file, int line,
+size_t default_line_vformat(char *buffer, size_t capacity, const char *file, int line,
                        const char *func, const char *format, va_list args)
 {
     line_clock clock;

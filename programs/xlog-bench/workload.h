@@ -48,13 +48,13 @@ typedef struct line_clock {
 void line_clock_now(line_clock *clock);
 
 /* Writes one default line to a stdio stream: prefix, message, newline. */
-void note000_vfprintf(FILE *stream, const line_clock *clock, const char *file, int line,
+void default_line_vfprintf(FILE *stream, const line_clock *clock, const char *file, int line,
                       const char *func, const char *format, va_list args);
 
 /* Reads the clock (line_clock_now) and formats one default line, newline
  * included, into buffer.  Returns its length (cut at capacity - 1 if it does
  * not fit). */
-size_t note000_vformat(char *buffer, size_t capacity, const char *file, int line,
+size_t default_line_vformat(char *buffer, size_t capacity, const char *file, int line,
                        const char *func, const char *format, va_list args);
 
 /* Writes all of data to fd, again after EINTR or a short write.  Returns 0,
