@@ -652,6 +652,75 @@ static void drop_notices_are_coalesced_and_sum_to_the_drops(void **state)
     free(dir);
 }
 
+/* A thread logs while another closes and reopens xlog again and again: what
+ * it logged while xlog was closed or closing is counted and announced with
+ * that reason, never as "its ring was full" (the ring never was: the policy
+ * is to block), and the announced counts add up to the drops. */
+static int reopens_done;
+
+static void *log_through_reopens(void *p)
+{
+    dropper *d = p;
+    while (!__atomic_load_n(&reopens_done, __ATOMIC_ACQUIRE))
+        xlog_info("through %ld", d->messages++);
+    return NULL;
+}
+
+static void logging_while_another_thread_reopens_gives_the_true_reason(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = open_fresh("reopens", xlog_defaults());
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    dropper d = {0, 0};
+    pthread_t t;
+    __atomic_store_n(&reopens_done, 0, __ATOMIC_RELEASE);
+    pthread_create(&t, NULL, log_through_reopens, &d);
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(xlog_close(), 0);
+        assert_int_equal(xlog_open(&cfg), 0);
+    }
+    __atomic_store_n(&reopens_done, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(xlog_open(&cfg), 0); /* announces what the last close left */
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    uint64_t dropped = after.dropped - before.dropped;
+    assert_int_equal(after.dropped_full - before.dropped_full, 0);
+    char *text = test_read_dir(dir, NULL);
+    uint64_t announced = 0, written = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        if (memmem(l.message, l.message_len, "were not written: ", 18)) {
+            assert_null(memmem(l.message, l.message_len, "ring was full", 13));
+            assert_true(memmem(l.message, l.message_len, "logged while xlog was clos", 26) != NULL);
+            announced += strtoull(l.message, NULL, 10);
+        } else if (l.message_len > 8 && memcmp(l.message, "through ", 8) == 0) {
+            written++;
+        }
+        p = nl + 1;
+    }
+    if (announced != dropped || written + dropped != (uint64_t)d.messages)
+        fail_msg("%ld logged, %llu written, %llu dropped (%llu closing, %llu nested, %llu full), "
+                 "%llu announced",
+                 d.messages, (unsigned long long)written, (unsigned long long)dropped,
+                 (unsigned long long)(after.dropped_closing - before.dropped_closing),
+                 (unsigned long long)(after.dropped_nested - before.dropped_nested),
+                 (unsigned long long)(after.dropped_full - before.dropped_full),
+                 (unsigned long long)announced);
+    print_message("%ld messages, %llu dropped while xlog was closed or closing\n", d.messages,
+                  (unsigned long long)dropped);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* ---- full rings ------------------------------------------------------------
  * The back end is held still inside the test's wall clock (it reads it when
  * it answers a flush), so the ring really fills; the test releases it when
@@ -821,6 +890,7 @@ int main(void)
         cmocka_unit_test(levels_outside_the_range_are_refused_and_counted),
         cmocka_unit_test(messages_logged_while_closed_are_counted_and_announced),
         cmocka_unit_test(drop_notices_are_coalesced_and_sum_to_the_drops),
+        cmocka_unit_test(logging_while_another_thread_reopens_gives_the_true_reason),
         cmocka_unit_test(full_ring_blocks_and_loses_nothing),
         cmocka_unit_test(full_ring_drops_counts_and_says_so),
     };

@@ -254,16 +254,21 @@ static size_t copy_name(char *buffer, const char *name, size_t len)
 /* One line saying how many of the thread's messages were not written since
  * the last such line, and why; at most one per thread per NOTICE_INTERVAL_NS
  * unless forced (a flush, the thread's end), so that a flood of drops makes
- * one line a second, not one per gap. */
+ * one line a second, not one per gap.  Drops while xlog was closing are not
+ * among them: the first line after the next xlog_open announces every
+ * message logged while xlog was closed or closing, from the totals, and a
+ * drop announced here too would be counted twice. */
 static void report_drops(xlog_ring *r, uint64_t now, int force)
 {
     static const char *const reasons[XLOG_DROP_REASONS] = {
         [XLOG_DROP_FULL] = "its ring was full (XLOG_FULL_DROP)",
         [XLOG_DROP_NESTED] = "logged by a signal handler inside a log call",
-        [XLOG_DROP_CLOSING] = "logged while xlog was closing",
     };
-    uint64_t news[XLOG_DROP_REASONS], refused = r->refused - r->refused_reported, total = refused;
+    uint64_t news[XLOG_DROP_REASONS] = {0}, refused = r->refused - r->refused_reported;
+    uint64_t total = refused;
     for (int i = 0; i < XLOG_DROP_REASONS; i++) {
+        if (i == XLOG_DROP_CLOSING)
+            continue;
         news[i] = xlog_load(&r->dropped[i]) - r->dropped_reported[i];
         total += news[i];
     }
