@@ -243,14 +243,13 @@ static int settle_config(xlog_config *cfg)
     return resolve_dir(cfg);
 }
 
-/* fork(): the locks are taken in one order (lifecycle, rules, registry,
- * back end) so that none is held by a thread that does not exist in the
- * child. */
+/* fork(): the locks are taken in one order (lifecycle, registry, back end,
+ * then the rules': filter.c registers its handlers at load) so that none is
+ * held by a thread that does not exist in the child. */
 static void before_fork(void)
 {
     xlog_enter();
     pthread_mutex_lock(&lifecycle_lock);
-    xlog_filter_before_fork();
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_rings_before_fork();
     xlog_backend_lock();
@@ -261,7 +260,6 @@ static void after_fork_in_parent(void)
     xlog_backend_unlock();
     xlog_rings_after_fork_in_parent();
     pthread_mutex_unlock(&xlog_rings.lock);
-    xlog_filter_after_fork(0);
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
 }
@@ -269,7 +267,6 @@ static void after_fork_in_parent(void)
 static void after_fork_in_child(void)
 {
     xlog_backend_unlock();
-    xlog_filter_after_fork(1);
     xlog_survival_after_fork();
     if (is_open)
         xlog_backend_after_fork();

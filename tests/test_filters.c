@@ -15,6 +15,7 @@
 #include <semaphore.h>
 #include <setjmp.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <cmocka.h>
 
@@ -265,6 +266,101 @@ static void a_threads_own_threshold_moves_the_floor_only_while_it_has_it(void **
     assert_true(has(text, "INFO", "main info with its own threshold"));
     assert_false(has(text, "INFO", "main info after dropping it"));
     free(text);
+}
+
+/* A program's own thread-specific destructor that runs after xlog's and
+ * drops the thread's threshold ("a request guard") must not take the
+ * thread's count twice: the count wrapped, and the floor then rose above a
+ * threshold another thread still had, whose TRACE lines were lost. */
+static pthread_key_t guard_key;
+
+static void request_guard_ends(void *unused)
+{
+    (void)unused;
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+}
+
+static void *traced_request_then_end(void *unused)
+{
+    (void)unused;
+    xlog_thread_level(XLOG_TRACE);
+    pthread_setspecific(guard_key, &guard_key);
+    return NULL;
+}
+
+static void a_threshold_dropped_again_by_a_later_destructor_counts_once(void **state)
+{
+    (void)state;
+    char *dir = open_in("guard", xlog_defaults());
+    xlog_thread_level(XLOG_DEBUG); /* xlog's key exists before the program's */
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+    assert_int_equal(pthread_key_create(&guard_key, request_guard_ends), 0);
+    pthread_t t;
+    pthread_create(&t, NULL, traced_request_then_end, NULL);
+    pthread_join(t, NULL);
+    assert_int_equal(xlog_impl_floor, XLOG_INFO);
+    holder h;
+    start_holder(&h, &t, XLOG_TRACE, 1);
+    assert_int_equal(xlog_impl_floor, XLOG_TRACE);
+    finish_holder(&h, t);
+    assert_int_equal(xlog_impl_floor, XLOG_INFO);
+    pthread_key_delete(guard_key);
+    char *text = close_and_read(dir);
+    assert_true(has(text, "TRACE", "held 0"));
+    free(text);
+}
+
+/* Runs first, before any xlog_open in this process: the rules' lock is
+ * used before xlog_open (xlog_thread_level, xlog_set_level), so its fork
+ * handlers must be in place from the start.  A child forked while another
+ * thread held that lock waited for it forever in xlog_set_level (half the
+ * runs), and kept the floor of that thread's threshold. */
+static int keep_changing;
+
+static void *change_own_threshold(void *unused)
+{
+    (void)unused;
+    while (__atomic_load_n(&keep_changing, __ATOMIC_ACQUIRE)) {
+        xlog_thread_level(XLOG_TRACE);
+        xlog_thread_level(XLOG_LEVEL_PROCESS);
+    }
+    xlog_thread_level(XLOG_TRACE); /* held at the last forks */
+    while (__atomic_load_n(&keep_changing, __ATOMIC_ACQUIRE) == 0)
+        usleep(100);
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+    return NULL;
+}
+
+static void fork_before_xlog_open_while_a_thread_changes_its_threshold(void **state)
+{
+    (void)state;
+    if (SANITIZER_FORK_LIMIT) {
+        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
+        skip();
+    }
+    __atomic_store_n(&keep_changing, 1, __ATOMIC_RELEASE);
+    pthread_t t;
+    pthread_create(&t, NULL, change_own_threshold, NULL);
+    for (int i = 0; i < 40; i++) {
+        if (i == 30) {
+            __atomic_store_n(&keep_changing, 0, __ATOMIC_RELEASE); /* the thread holds TRACE */
+            usleep(2000);
+        }
+        pid_t child = fork();
+        if (child == 0) {
+            alarm(10);
+            xlog_set_level(XLOG_WARN);
+            _exit(xlog_impl_floor == XLOG_WARN ? 0 : 1);
+        }
+        int status;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            fail_msg("fork %d: the child %s", i,
+                     WIFSIGNALED(status) ? "hung (killed by its alarm)" : "kept a wrong floor");
+    }
+    __atomic_store_n(&keep_changing, 2, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    xlog_set_level(XLOG_INFO);
 }
 
 static void filter_strings_are_checked_whole_with_the_place_of_the_mistake(void **state)
@@ -573,11 +669,14 @@ static int reset_filter(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fork_before_xlog_open_while_a_thread_changes_its_threshold),
         cmocka_unit_test_teardown(module_rules_match_prefixes_and_the_most_specific_wins,
                                   reset_filter),
         cmocka_unit_test_teardown(module_level_changes_at_run_time, reset_filter),
         cmocka_unit_test_teardown(thread_override_wins_over_module_rules, reset_filter),
         cmocka_unit_test_teardown(a_threads_own_threshold_moves_the_floor_only_while_it_has_it,
+                                  reset_filter),
+        cmocka_unit_test_teardown(a_threshold_dropped_again_by_a_later_destructor_counts_once,
                                   reset_filter),
         cmocka_unit_test_teardown(filter_strings_are_checked_whole_with_the_place_of_the_mistake,
                                   reset_filter),

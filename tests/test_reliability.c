@@ -619,6 +619,60 @@ static int close_if_open(void **state)
     return 0;
 }
 
+/* Threads that logged end while xlog_close runs: a thread that ends once
+ * the back end is gone recycles its ring itself, and may unmap it; close
+ * must not touch that ring afterwards (it freed the rings' backtraces after
+ * that point, reading unmapped memory: SIGSEGV in every run). */
+static int ending_go, ending_logged;
+
+static void *log_once_and_end(void *unused)
+{
+    (void)unused;
+    xlog_info("short-lived");
+    __atomic_add_fetch(&ending_logged, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&ending_go, __ATOMIC_ACQUIRE))
+        usleep(50);
+    return NULL;
+}
+
+static void threads_ending_during_xlog_close_do_not_crash_it(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("ending");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    long rounds = test_scaled(200);
+    xlog_counters before;
+    xlog_stats(&before);
+    for (long k = 0; k < rounds; k++) {
+        assert_int_equal(xlog_open(&cfg), 0);
+        pthread_t t[16];
+        __atomic_store_n(&ending_go, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&ending_logged, 0, __ATOMIC_RELEASE);
+        for (int i = 0; i < 16; i++)
+            pthread_create(&t[i], NULL, log_once_and_end, NULL);
+        while (__atomic_load_n(&ending_logged, __ATOMIC_ACQUIRE) < 16)
+            usleep(100);
+        __atomic_store_n(&ending_go, 1, __ATOMIC_RELEASE);
+        usleep((useconds_t)(k % 100));
+        assert_int_equal(xlog_close(), 0);
+        for (int i = 0; i < 16; i++)
+            pthread_join(t[i], NULL);
+    }
+    xlog_counters after;
+    xlog_stats(&after);
+    char *text = test_read_dir(dir, NULL);
+    size_t lines = test_count_lines(text);
+    if (lines != (size_t)(rounds * 16))
+        fail_msg("%zu lines of %ld; dropped while closing %llu (before %llu)", lines, rounds * 16,
+                 (unsigned long long)after.dropped_closing,
+                 (unsigned long long)before.dropped_closing);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -637,6 +691,7 @@ int main(void)
         cmocka_unit_test_teardown(fork_from_a_thread_that_logged, close_if_open),
         cmocka_unit_test(lines_logged_by_exit_handlers_and_destructors_are_written),
         cmocka_unit_test(quick_exit_writes_every_line),
+        cmocka_unit_test(threads_ending_during_xlog_close_do_not_crash_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1815,6 +1815,82 @@ static void xlog_recover_program_after_a_kill(void **state)
 }
 #endif
 
+/* A thread's ring from an xlog_open without persistence must not serve a
+ * thread of a later xlog_open with it: the ring is recycled when its thread
+ * next logs, and went into the pool, where a new thread took it; that
+ * thread's lines were then lost at a kill, and not counted as not
+ * persistent. */
+static pthread_barrier_t reopened, logged_again;
+
+static void *log_before_and_after_the_reopen(void *unused)
+{
+    (void)unused;
+    xlog_info("T before");
+    pthread_barrier_wait(&reopened);
+    xlog_info("T after");
+    pthread_barrier_wait(&logged_again);
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void *log_a_hundred(void *unused)
+{
+    (void)unused;
+    for (int i = 0; i < 100; i++)
+        xlog_info("U line %d", i);
+    return NULL;
+}
+
+static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "a ring from an open without persistence");
+    place p;
+    place_make(&p, "anonreuse");
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(60);
+        xlog_config cfg = xlog_defaults();
+        cfg.dir = p.logs;
+        cfg.persistent_dir = p.shm;
+        cfg.use_environment = 0;
+        cfg.persistent = 0;
+        pthread_barrier_init(&reopened, NULL, 2);
+        pthread_barrier_init(&logged_again, NULL, 2);
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        pthread_t t, u;
+        pthread_create(&t, NULL, log_before_and_after_the_reopen, NULL);
+        xlog_flush();
+        xlog_close();
+        cfg.persistent = 1;
+        if (xlog_open(&cfg) != 0)
+            _exit(91);
+        xlog_flush(); /* a pass of the back end: its spares are made */
+        pthread_barrier_wait(&reopened);
+        pthread_barrier_wait(&logged_again);
+        xlog_flush();
+        pthread_create(&u, NULL, log_a_hundred, NULL);
+        pthread_join(u, NULL);
+        kill(getpid(), SIGKILL);
+        _exit(92);
+    }
+    int status;
+    CHECK(waitpid(child, &status, 0) == child, "waitpid");
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child ended otherwise (%#x)",
+          status);
+    CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
+    char *text = test_read_dir(p.logs, NULL);
+    int found = 0;
+    for (const char *q = text; (q = strstr(q, "U line ")); q++)
+        found++;
+    CHECK(found == 100, "%d of U's 100 lines recovered", found);
+    free(text);
+    check_nothing_left(&p);
+    place_remove(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1835,6 +1911,7 @@ int main(void)
         cmocka_unit_test(default_persistent_dir_keeps_nothing_of_ours),
         cmocka_unit_test(a_new_threads_first_call_takes_a_ready_ring),
         cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),
+        cmocka_unit_test(a_ring_from_an_open_without_persistence_never_serves_one_with_it),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
 #endif

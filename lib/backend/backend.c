@@ -800,15 +800,22 @@ void xlog_backend_unlock(void)
     pthread_mutex_unlock(&be.lock);
 }
 
+/* Frees the lines the rings kept for a backtrace (for an error that never
+ * came).  Only while no thread may recycle a ring of the snapshot: before
+ * xlog_backend_stop tells the registry the back end is gone. */
+static void forget_backtraces(void)
+{
+    for (size_t i = 0; i < be.ring_count; i++) {
+        xlog_backtrace_free(be.rings[i]->backtrace);
+        be.rings[i]->backtrace = NULL;
+    }
+}
+
 /* Frees what one run of the back end built: the site cache, the ring
  * snapshot, the buffers. */
 static void forget_run(void)
 {
     sites_free();
-    for (size_t i = 0; i < be.ring_count; i++) {
-        xlog_backtrace_free(be.rings[i]->backtrace); /* kept for an error that never came */
-        be.rings[i]->backtrace = NULL;
-    }
     free(be.rings);
     be.rings = NULL;
     be.ring_count = be.ring_capacity = 0;
@@ -847,6 +854,10 @@ void xlog_backend_stop(void)
     pthread_mutex_unlock(&be.lock);
     pthread_join(be.thread, NULL);
 
+    /* Until backend_running is 0, a thread that ends only marks its ring;
+     * from then on it recycles it itself, and may unmap it: the snapshot's
+     * rings are not touched after that. */
+    forget_backtraces();
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_rings.backend_running = 0;
     pthread_mutex_unlock(&xlog_rings.lock);

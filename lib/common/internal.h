@@ -143,9 +143,6 @@ int xlog_inside(void);
  * rules in force, with process as the level where it names none.  0, or
  * -EINVAL after xlog_set_error (what names the setting). */
 int xlog_apply_filter(const char *filter, const char *what, int process, int check_only);
-/* fork(): the rules' lock, taken before and released after (filter.c). */
-void xlog_filter_before_fork(void);
-void xlog_filter_after_fork(int child);
 /* The lowest level kept for backtraces (cfg.backtrace_level), or XLOG_OFF. */
 void xlog_set_backtrace_level(int level);
 /* A level's name ("debug", "WARN", "warning"), or -1. */

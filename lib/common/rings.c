@@ -312,9 +312,12 @@ static uint64_t count_unread(const xlog_ring *r)
 static void recycle(xlog_ring *r)
 {
     /* A ring in a file of an earlier survival directory (xlog_close removed
-     * it) would not survive a kill: unmapped, never pooled. */
+     * it), or in anonymous memory while xlog has a survival directory (a
+     * thread's ring from an xlog_open without persistence), would not
+     * survive a kill: unmapped, never pooled. */
     int reusable = r->capacity == xlog_load(&xlog_front.ring_size) &&
-                   (!r->generation || r->epoch == xlog_load(&xlog_front.epoch));
+                   (r->generation ? r->epoch == xlog_load(&xlog_front.epoch)
+                                  : !xlog_survival_active());
     uint64_t unread = count_unread(r);
     if (reusable)
         discard(r, wanted_in_memory(r, XLOG_RING_MIN_LAP));
@@ -344,14 +347,17 @@ static int reserved_again(xlog_ring *r)
 xlog_ring *xlog_ring_take(uint64_t epoch)
 {
     size_t capacity = xlog_load(&xlog_front.ring_size);
-    xlog_ring *r = NULL, *stale_sized = NULL;
+    xlog_ring *r = NULL, *stale = NULL;
     pthread_mutex_lock(&xlog_rings.lock);
     if (xlog_rings.free) {
         r = xlog_rings.free;
         xlog_rings.free = r->next;
         xlog_rings.free_count--;
-        if (r->capacity != capacity) { /* from before an xlog_open with another ring_size */
-            stale_sized = r;
+        /* From before this xlog_open: of another ring_size, or anonymous
+         * while this one has a survival directory (the back end's first
+         * pass removes both from the pool). */
+        if (r->capacity != capacity || (!r->generation && xlog_survival_active())) {
+            stale = r;
             r = NULL;
         }
     }
@@ -361,8 +367,8 @@ xlog_ring *xlog_ring_take(uint64_t epoch)
         xlog_backend_wake(); /* to make spares while the next thread starts */
     /* Mapping and unmapping outside the lock: another thread's first
      * message need not wait for them. */
-    if (stale_sized)
-        ring_unmap(stale_sized);
+    if (stale)
+        ring_unmap(stale);
     if (r && !reserved_again(r)) {
         /* Its pages were given back, and its file has no room for them:
          * a new file, or anonymous memory (counted) if it has none either. */

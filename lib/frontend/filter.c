@@ -207,10 +207,15 @@ static void count_own_threshold(int level, long change)
         own_thresholds[level] += (unsigned long)change;
 }
 
+/* The thread is ending.  Its threshold is forgotten with its count: a
+ * destructor of the program's that runs after this one and calls
+ * xlog_thread_level must find none to take back, or the count is taken
+ * twice. */
 static void own_threshold_ended(void *value)
 {
     lock_rules();
     count_own_threshold((int)(uintptr_t)value - 1, -1);
+    xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
     store_floor();
     unlock_rules();
 }
@@ -237,20 +242,32 @@ XLOG_API void xlog_thread_level(int level)
 
 /* fork(): the rules' mutex is taken before and released after, so that no
  * thread that is gone holds it in the child; there, only the forking
- * thread's own threshold is left to count. */
-void xlog_filter_before_fork(void)
+ * thread's own threshold is left to count.  The rules are used before any
+ * xlog_open (xlog_thread_level, xlog_set_level), so these handlers are
+ * registered when the library is loaded, before xlog_open registers its
+ * own: the prepare handlers then run xlog_open's first (lifecycle lock and
+ * the rest), then these, the order in which xlog_open takes them. */
+static void before_fork(void)
 {
     pthread_mutex_lock(&changing);
 }
 
-void xlog_filter_after_fork(int child)
+static void after_fork_in_parent(void)
 {
-    if (child) {
-        memset(own_thresholds, 0, sizeof own_thresholds);
-        count_own_threshold(xlog_impl_thread_threshold, +1);
-        store_floor();
-    }
     pthread_mutex_unlock(&changing);
+}
+
+static void after_fork_in_child(void)
+{
+    memset(own_thresholds, 0, sizeof own_thresholds);
+    count_own_threshold(xlog_impl_thread_threshold, +1);
+    store_floor();
+    pthread_mutex_unlock(&changing);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 static int clamp_level(int level)
