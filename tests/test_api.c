@@ -706,6 +706,7 @@ static void logging_while_another_thread_reopens_gives_the_true_reason(void **st
         }
         p = nl + 1;
     }
+    assert_true(dropped > 0); /* the thread did log while xlog was closed */
     if (announced != dropped || written + dropped != (uint64_t)d.messages)
         fail_msg("%ld logged, %llu written, %llu dropped (%llu closing, %llu nested, %llu full), "
                  "%llu announced",

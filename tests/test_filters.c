@@ -610,12 +610,16 @@ static void an_error_is_in_the_file_without_waiting_for_a_flush(void **state)
 static const char *const flipping_filters[2] = {"warn,alpha=debug", "trace,beta=error,alpha=warn"};
 static int stop_flipping;
 
+static long flips;
+
 static void *flip_filters(void *unused)
 {
     (void)unused;
-    for (unsigned i = 0; !__atomic_load_n(&stop_flipping, __ATOMIC_RELAXED); i++)
+    for (unsigned i = 0; !__atomic_load_n(&stop_flipping, __ATOMIC_RELAXED); i++) {
         if (xlog_set_filter(flipping_filters[i % 2]) != 0)
             fail_msg("xlog_set_filter: %s", xlog_last_error());
+        __atomic_add_fetch(&flips, 1, __ATOMIC_RELAXED);
+    }
     return NULL;
 }
 
@@ -645,8 +649,10 @@ static void rules_changed_while_threads_read_them_are_never_torn(void **state)
         pthread_create(&readers[i], NULL, read_rules, &failures);
     for (int i = 0; i < 2; i++)
         pthread_join(readers[i], NULL);
+    long flips_while_read = __atomic_load_n(&flips, __ATOMIC_RELAXED);
     __atomic_store_n(&stop_flipping, 1, __ATOMIC_RELAXED);
     pthread_join(flipper, NULL);
+    assert_true(flips_while_read > 0); /* the rules did change under the readers */
     assert_int_equal(failures, 0);
     /* The last filter is the one in force, for every call site. */
     assert_int_equal(xlog_set_filter("warn,alpha=debug"), 0);

@@ -1044,7 +1044,10 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
         munmap(rings[i], sizes[i]);
     CHECK(laps >= 10, "only %llu laps: the test shows nothing", (unsigned long long)laps);
     CHECK(behind == 0, "buffered behind the tail in %ld of %ld samples", behind, samples);
-    recover_in_this_process(&p);
+    recovery rec = recover_in_this_process(&p);
+    expectation e = {child, page, rc.mode, rec, 0};
+    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
+    check_nothing_left(&p);
     munmap(page, sizeof *page);
     place_remove(&p);
 }
@@ -1290,7 +1293,7 @@ static void processes_opening_one_directory_together_all_survive(void **state)
         for (int n = 0; n < LINES; n++) {
             char line[64];
             snprintf(line, sizeof line, " process %d line %d\n", i, n);
-            CHECK(strstr(text, line), "%s is missing", line);
+            CHECK(test_count_of(text, line) == 1, "%s is not there exactly once", line);
         }
     free(text);
     check_nothing_left(&p);
@@ -1605,7 +1608,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
     for (int i = 0; i < 1000; i++) {
         char line[64];
         snprintf(line, sizeof line, " child line %d\n", i);
-        CHECK(strstr(text, line), "%s is missing", line);
+        CHECK(test_count_of(text, line) == 1, "%s is not there exactly once", line);
     }
     free(text);
     CHECK(!exists(key), "%s is left after recovery", key);
@@ -1882,10 +1885,8 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
           status);
     CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
     char *text = test_read_dir(p.logs, NULL);
-    int found = 0;
-    for (const char *q = text; (q = strstr(q, "U line ")); q++)
-        found++;
-    CHECK(found == 100, "%d of U's 100 lines recovered", found);
+    size_t found = test_count_of(text, "U line ");
+    CHECK(found == 100, "%zu of U's 100 lines recovered", found);
     free(text);
     check_nothing_left(&p);
     place_remove(&p);

@@ -93,6 +93,15 @@ static inline void test_remove_tree(const char *dir)
     nftw(dir, test_remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* How many times needle occurs in text. */
+static inline size_t test_count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *q = text; (q = strstr(q, needle)); q++)
+        n++;
+    return n;
+}
+
 /* Names of the regular files in dir, sorted; count in *n. */
 static inline char **test_list_files(const char *dir, size_t *n)
 {

@@ -267,7 +267,7 @@ static void report_drops(xlog_ring *r, uint64_t now, int force)
     uint64_t news[XLOG_DROP_REASONS] = {0}, refused = r->refused - r->refused_reported;
     uint64_t total = refused;
     for (int i = 0; i < XLOG_DROP_REASONS; i++) {
-        if (i == XLOG_DROP_CLOSING)
+        if (!reasons[i])
             continue;
         news[i] = xlog_load(&r->dropped[i]) - r->dropped_reported[i];
         total += news[i];
@@ -311,14 +311,14 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     const xlog_impl_site *site = rec->site;
     site_entry *entry = site ? site_lookup(site) : NULL;
     size_t format_len = 0;
-    if (rec->type == XLOG_REC_SITE) {
+    /* A site's format and kinds only for its own kind of record: a dynamic
+     * record may name a site another thread is still preparing. */
+    int prepared = rec->type == XLOG_REC_SITE;
+    if (prepared) {
         if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
             entry->format_len = strlen(site->format);
         format_len = entry ? entry->format_len : strlen(site->format);
     }
-    /* A site's format and kinds only for its own kind of record: a dynamic
-     * record may name a site another thread is still preparing. */
-    int prepared = rec->type == XLOG_REC_SITE;
     xlog_record_view view;
     xlog_record_view_of(rec, prepared ? site->format : NULL, format_len,
                         prepared ? site->kinds : NULL, &view);
@@ -330,7 +330,7 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     ev.pub.level = rec->level;
     ev.pub.module = "";
     ev.module_length = 0;
-    if (rec->type == XLOG_REC_SITE) {
+    if (prepared) {
         ev.pub.format = site->format;
     } else {
         memcpy(be.format, view.format, view.format_length);

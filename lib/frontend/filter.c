@@ -342,11 +342,13 @@ XLOG_API int xlog_set_module_level(const char *module, int level)
     }
     lock_rules();
     size_t count = copy_rules();
-    int rc = put_rule(scratch, &count, module, strlen(module), clamp_level(level));
-    publish(rules.process, rules.backtrace, scratch, count);
-    if (rc != 0)
+    if (put_rule(scratch, &count, module, strlen(module), clamp_level(level)) != 0) {
+        unlock_rules(); /* nothing changed: every site's cache stays good */
         xlog_set_error("xlog_set_module_level: more than %d module rules", MAX_RULES);
-    return rc;
+        return -ENOSPC;
+    }
+    publish(rules.process, rules.backtrace, scratch, count);
+    return 0;
 }
 
 int xlog_parse_level(const char *text, size_t length)

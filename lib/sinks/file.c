@@ -464,7 +464,7 @@ void xlog_file_lose_line(xlog_file *f, int error)
     xlog_add(&xlog_counts.lost, 1);
 }
 
-static uint64_t count_lines(const char *p, size_t n)
+uint64_t xlog_count_lines(const char *p, size_t n)
 {
     uint64_t lines = 0;
     for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
@@ -496,7 +496,7 @@ static void give_up(xlog_file *f)
     if (f->notice_in_buffer && from < f->notice_length)
         from = f->notice_length; /* a notice not written is no lost message */
     if (from < f->length) {
-        uint64_t lines = count_lines(f->buffer + from, f->length - from);
+        uint64_t lines = xlog_count_lines(f->buffer + from, f->length - from);
         f->lost_lines += lines;
         f->lost_bytes += f->length - from;
         xlog_add(&xlog_counts.lost, lines);

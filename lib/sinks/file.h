@@ -130,6 +130,10 @@ int xlog_make_dir(const char *dir);
  * (O_PATH) or -1 with errno set (ELOOP for a link). */
 int xlog_open_dir_no_follow(const char *dir);
 
+/* The number of '\n' in p[0, n): whole lines, for the loss and recovery
+ * counts. */
+uint64_t xlog_count_lines(const char *p, size_t n);
+
 /* Counts one line as lost (it could not be formatted into a file). */
 void xlog_file_lose_line(xlog_file *f, int error);
 

@@ -344,14 +344,6 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
     }
 }
 
-static size_t count_lines(const char *p, size_t n)
-{
-    size_t lines = 0;
-    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
-        lines++;
-    return lines;
-}
-
 /* Where the buffer's bytes not yet written start a whole line: after the
  * rest of a line that a short write cut (written is then inside it). */
 static uint64_t first_whole_line(const xlog_survival_file *h)
@@ -627,7 +619,8 @@ static long write_all(dead_process *dp)
             break;
         }
         uint64_t whole = first_whole_line(h);
-        size_t lines = count_lines((const char *)(h + 1) + whole, (size_t)(h->length - whole));
+        uint64_t lines =
+            xlog_count_lines((const char *)(h + 1) + whole, (size_t)(h->length - whole));
         dp->targets[t].lines += lines;
         dp->lines += (long)lines;
     }
