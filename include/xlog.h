@@ -888,7 +888,10 @@ static inline int xlog_enabled(int level);
 /* One per XLOG call site, static, in the caller's code.  file, func, line
  * and module are constants; the library fills the rest: the argument kinds
  * parsed from the format on the first call, the cached thresholds, the rate
- * limit's state. */
+ * limit's state, and its own copy of the site.  Records name that copy,
+ * never this descriptor, so a library that logged may be unloaded (dlclose)
+ * while its lines still wait to be written; loaded again, even at the same
+ * address, its descriptors start zeroed and get new copies. */
 typedef struct xlog_impl_site {
     const char *file;
     const char *func;
@@ -902,8 +905,11 @@ typedef struct xlog_impl_site {
     uint64_t rate_state;       /* atomic: calls counted (EVERY_N), or the time
                                   of the last call written (EVERY_MS) */
     uint64_t suppressed;       /* atomic: calls suppressed since the last written */
-    struct xlog_impl_site *next_noted; /* every prepared site, for the dictionary
-                                  of lib/survival/survival.h */
+    struct xlog_impl_site_copy *copy; /* the library's copy of file, func,
+                                  line, module, format and kinds, which
+                                  records name (lib/common/internal.h) */
+    struct xlog_impl_site_copy *scalar_copy; /* the same, once the site takes
+                                  the shortest path (state scalar) */
     unsigned short fixed_size; /* bytes of the record without its strings */
     unsigned char nargs;       /* arguments the format consumes */
     unsigned char kinds[XLOG_MAX_ARGS];
@@ -954,8 +960,8 @@ typedef struct xlog_impl_site {
                                __atomic_load_n(&xlog_impl_floor, __ATOMIC_RELAXED))) {     \
             static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
                                                         XLOG_IMPL_NULL, XLOG_IMPL_MODULE,  \
-                                                        0, 0, 0, XLOG_IMPL_NULL, 0, 0,     \
-                                                        {0}};                              \
+                                                        0, 0, 0, XLOG_IMPL_NULL,           \
+                                                        XLOG_IMPL_NULL, 0, 0, {0}};        \
             int xlog_impl_call_var = xlog_impl_decide(&xlog_impl_site_var,                 \
                                                       xlog_impl_level_var);                \
             if (xlog_impl_call_var && (limit)) {                                           \

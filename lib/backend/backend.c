@@ -65,8 +65,10 @@
 
 xlog_backend_counters xlog_counts;
 
-/* What the back end remembers of a call site: its "file:line function " text
- * (escaped), the lengths of its names and of its format. */
+/* What the back end remembers of a call site, keyed by its copy
+ * (xlog_site_copy: never freed, so an address never names two sites): its
+ * "file:line function " text (escaped), the lengths of its names and of its
+ * format. */
 typedef struct site_entry {
     const void *site;
     size_t format_len;
@@ -150,7 +152,7 @@ static int sites_grow(void)
     return 0;
 }
 
-static site_entry *site_lookup(const xlog_impl_site *site)
+static site_entry *site_lookup(const xlog_site_copy *site)
 {
     if (be.site_slots) {
         size_t j = ((uintptr_t)site >> 4) & (be.site_slots - 1);
@@ -308,7 +310,7 @@ static void consume(xlog_ring *r, const xlog_record *rec)
         xlog_add(&xlog_counts.refused, 1);
         return;
     }
-    const xlog_impl_site *site = rec->site;
+    const xlog_site_copy *site = rec->site;
     site_entry *entry = site ? site_lookup(site) : NULL;
     size_t format_len = 0;
     /* A site's format and kinds only for its own kind of record: a dynamic
@@ -341,7 +343,7 @@ static void consume(xlog_ring *r, const xlog_record *rec)
         ev.pub.file = site->file;
         ev.pub.function = site->func;
         ev.pub.line = site->line;
-        if (site->module && site->module[0]) {
+        if (site->module[0]) {
             ev.pub.module = site->module;
             ev.module_length = name_length(site->module, strlen(site->module));
         }

@@ -78,7 +78,7 @@ void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
     k->event.pub.function = put(&at, event->pub.function, event->function_length);
     k->event.pub.format = put(&at, event->pub.format, format_length);
     k->event.where = put(&at, event->where, event->where_length);
-    /* The module is a string of the program (a call site's XLOG_MODULE), and
+    /* The module is a string of a site's copy (xlog_site_copy, never freed), and
      * the tid text belongs to the ring, which outlives its backtrace. */
 }
 

@@ -52,6 +52,28 @@ static inline void xlog_tsan_release(void *addr)
 enum { XLOG_SITE_NEW = 0, XLOG_SITE_PARSING = 1, XLOG_SITE_SCALAR = 2, XLOG_SITE_READY = 3,
        XLOG_SITE_DYNAMIC = 4 };
 
+/* xlog's own copy of a call site (xlog_impl_site.copy): all that the back
+ * end and the survival dictionary read of a site, in memory xlog owns, so
+ * that they never read a library the program may have unloaded.  Made on
+ * the site's first call (by the first thread to get there), never freed: a
+ * record may name it as long as the process lives, and its address, which
+ * keys the back end's cache and the dictionary, never names another site. */
+typedef struct xlog_impl_site_copy {
+    const char *file;
+    const char *func;
+    const char *module;  /* "" for none */
+    int line;
+    /* Set by the thread that prepares the site, before its state lets a
+     * site record name it (the back end reads them only for those); a
+     * dynamic site has no format. */
+    const char *format;
+    unsigned char nargs;
+    unsigned char kinds[XLOG_MAX_ARGS];
+    struct xlog_impl_site_copy *next_noted; /* every prepared site, for the
+                                               dictionary (survival.h) */
+    struct xlog_impl_site_copy *next_made;  /* every copy (frontend.c) */
+} xlog_site_copy;
+
 /* Settings the front end reads on every call, copied from the configuration
  * by xlog_open. */
 typedef struct xlog_front_settings {

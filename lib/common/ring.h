@@ -124,7 +124,7 @@ typedef struct xlog_ring {
 
 /* Record types. */
 enum {
-    XLOG_REC_SITE = 1,    /* format, file, line, function and kinds from a static site */
+    XLOG_REC_SITE = 1,    /* format, file, line, function and kinds from a site's copy */
     XLOG_REC_DYNAMIC = 2, /* format (and maybe file/function) copied into the record */
     XLOG_REC_PAD = 3,     /* filler up to the end of the buffer: the next lap follows */
     XLOG_REC_DUMP = 4     /* xlog_dump_backtrace(): write the thread's backtrace */
@@ -143,7 +143,7 @@ typedef struct xlog_record {
     uint8_t flags;  /* XLOG_REC_* flags */
     uint8_t nargs;
     uint64_t tsc;   /* timestamp, in clock ticks (see clock.h) */
-    const void *site; /* the xlog_impl_site, or NULL for an xlogout() record */
+    const void *site; /* the site's xlog_site_copy, or NULL: names in the record */
 } xlog_record;
 
 #define XLOG_RECORD_ALIGN 8u

@@ -618,6 +618,7 @@ static uint64_t suppressed_size(unsigned flags)
     return flags & XLOG_REC_RATED ? 8 : 0;
 }
 
+/* A rate-limited record is always of a site; only it has that flag. */
 static void write_suppressed(xlog_record *rec, xlog_impl_site *site, unsigned flags)
 {
     if (flags & XLOG_REC_RATED) {
@@ -632,9 +633,11 @@ static uint32_t bounded_len(const char *s, size_t limit)
 }
 
 /* Logs a message whose format is parsed now and copied into the record.
- * site gives file, line and function, or is NULL and they are copied too. */
-static void log_dynamic(xlog_ring *r, xlog_impl_site *site, int level, const char *file, int line,
-                        const char *func, const char *fmt, int caller_errno, va_list ap)
+ * named, the site's copy, gives file, line and function, or is NULL and
+ * they are copied too; site (NULL for xlogout) keeps a rate limit's count. */
+static void log_dynamic(xlog_ring *r, xlog_impl_site *site, const xlog_site_copy *named, int level,
+                        const char *file, int line, const char *func, const char *fmt,
+                        int caller_errno, va_list ap)
 {
     if (!fmt)
         fmt = "(null format)";
@@ -651,8 +654,8 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, int level, const cha
     int nargs = parse_kinds(fmt, fmt_len, kinds, precision, MAX_DYNAMIC_ARGS, &strings);
     if (nargs > MAX_DYNAMIC_ARGS)
         nargs = MAX_DYNAMIC_ARGS; /* the conversions beyond show literally */
-    uint32_t file_len = site ? 0 : bounded_len(file, MAX_NAME);
-    uint32_t func_len = site ? 0 : bounded_len(func, MAX_NAME);
+    uint32_t file_len = named ? 0 : bounded_len(file, MAX_NAME);
+    uint32_t func_len = named ? 0 : bounded_len(func, MAX_NAME);
     uint32_t lens[MAX_DYNAMIC_ARGS];
     va_list measure;
     va_copy(measure, ap);
@@ -674,7 +677,7 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, int level, const cha
     rec->level = (uint8_t)level;
     rec->flags = (uint8_t)flags;
     rec->nargs = (uint8_t)nargs;
-    rec->site = site;
+    rec->site = named;
     char *out = p + sizeof(xlog_record);
     uint32_t head[4] = {(uint32_t)fmt_len, (uint32_t)line, file_len, func_len};
     memcpy(out, head, sizeof head);
@@ -697,6 +700,60 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, int level, const cha
 
 /* ---- the fast path ------------------------------------------------------ */
 
+/* Every site copy, so that they stay reachable (a leak checker would call
+ * the copy of an unloaded library's site lost). */
+static xlog_site_copy *made_copies;
+
+/* The site's copy (xlog_site_copy), made now if this is the site's first
+ * call: file, function and module copied, no format yet.  NULL without
+ * memory. */
+static xlog_site_copy *site_copy_of(xlog_impl_site *site)
+{
+    xlog_site_copy *copy = __atomic_load_n(&site->copy, __ATOMIC_ACQUIRE);
+    if (copy)
+        return copy;
+    const char *module = site->module ? site->module : "";
+    size_t file = strlen(site->file) + 1, func = strlen(site->func) + 1, mod = strlen(module) + 1;
+    copy = calloc(1, sizeof *copy + file + func + mod);
+    if (!copy)
+        return NULL;
+    char *text = (char *)(copy + 1);
+    copy->file = memcpy(text, site->file, file);
+    copy->func = memcpy(text + file, site->func, func);
+    copy->module = memcpy(text + file + func, module, mod);
+    copy->line = site->line;
+    xlog_site_copy *first = NULL;
+    if (!__atomic_compare_exchange_n(&site->copy, &first, copy, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(copy); /* another thread's first call made it */
+        return first;
+    }
+    copy->next_made = __atomic_load_n(&made_copies, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&made_copies, &copy->next_made, copy, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
+    }
+    return copy;
+}
+
+/* The copy a dynamic record of site may name: one the survival dictionary
+ * has (see site_prepare), or NULL when the site's preparation failed for
+ * want of memory (the record then carries the names). */
+static const xlog_site_copy *copy_to_name(xlog_impl_site *site)
+{
+    if (__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == XLOG_SITE_NEW)
+        return NULL;
+    return __atomic_load_n(&site->copy, __ATOMIC_ACQUIRE);
+}
+
+/* Another thread is preparing the site: this call's record (the dynamic
+ * path) names a copy that may not be in the survival dictionary yet. */
+static void note_site_being_prepared(xlog_impl_site *site)
+{
+    xlog_site_copy *copy = site_copy_of(site);
+    if (copy)
+        xlog_survival_add_site_names(copy);
+}
+
 /* Parses a site's format on its first use.  Returns 1 if the site can take
  * the fast path with this format: at most XLOG_MAX_ARGS arguments and no
  * string with a fixed precision (which must bound the copy: dynamic path). */
@@ -705,17 +762,24 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     int state = XLOG_SITE_NEW;
     if (!__atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_PARSING, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_ACQUIRE)) {
-        /* Another thread is preparing it: this call's record (the dynamic
-         * path) names a site that may not be in the survival dictionary yet. */
         if (state == XLOG_SITE_PARSING)
-            xlog_survival_add_site_names(site);
+            note_site_being_prepared(site);
         return (state == XLOG_SITE_SCALAR || state == XLOG_SITE_READY) && site->format == fmt;
+    }
+
+    /* The format goes into memory of xlog's with the rest of the copy. */
+    xlog_site_copy *copy = site_copy_of(site);
+    size_t fmt_len = strlen(fmt);
+    char *format = copy ? malloc(fmt_len + 1) : NULL;
+    if (!format) { /* this call goes the dynamic way, the next one tries again */
+        __atomic_store_n(&site->state, XLOG_SITE_NEW, __ATOMIC_RELEASE);
+        return 0;
     }
 
     unsigned char kinds[XLOG_MAX_ARGS];
     int precision[XLOG_MAX_ARGS];
     int strings;
-    int nargs = parse_kinds(fmt, strlen(fmt), kinds, precision, XLOG_MAX_ARGS, &strings);
+    int nargs = parse_kinds(fmt, fmt_len, kinds, precision, XLOG_MAX_ARGS, &strings);
     int ready = nargs <= XLOG_MAX_ARGS;
     unsigned fixed = 0;
     for (int i = 0; ready && i < nargs; i++) {
@@ -729,9 +793,16 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     site->nargs = (unsigned char)(ready ? nargs : 0);
     site->fixed_size = (unsigned short)xlog_align8(sizeof(xlog_record) + fixed);
     int prepared = !ready ? XLOG_SITE_DYNAMIC : strings ? XLOG_SITE_READY : XLOG_SITE_SCALAR;
+    copy->format = memcpy(format, fmt, fmt_len + 1);
+    copy->nargs = site->nargs;
+    memcpy(copy->kinds, site->kinds, sizeof copy->kinds);
     /* In the survival dictionary before the state lets any record name it. */
-    xlog_survival_add_site(site);
+    xlog_survival_add_site(copy);
     __atomic_store_n(&site->state, prepared, __ATOMIC_RELEASE);
+    /* The shortest path tests this pointer in place of the state: the copy
+     * a record names costs it no load of its own. */
+    if (prepared == XLOG_SITE_SCALAR)
+        __atomic_store_n(&site->scalar_copy, copy, __ATOMIC_RELEASE);
     return ready;
 }
 
@@ -747,7 +818,8 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
     if (!((state == XLOG_SITE_SCALAR || state == XLOG_SITE_READY) && site->format == fmt) &&
         !site_prepare(site, fmt)) {
-        log_dynamic(r, site, level, NULL, 0, NULL, fmt, caller_errno, ap);
+        log_dynamic(r, site, copy_to_name(site), level, site->file, site->line, site->func, fmt,
+                    caller_errno, ap);
         return;
     }
     unsigned flags = call_flags(level);
@@ -774,7 +846,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     rec->level = (uint8_t)level;
     rec->flags = (uint8_t)flags;
     rec->nargs = site->nargs;
-    rec->site = site;
+    rec->site = site->copy;
     xlog_tsan_acquire(&r->tail);
     write_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, caller_errno, ap);
     xlog_tsan_release(&r->head);
@@ -794,7 +866,9 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
     va_list ap;
     va_start(ap, fmt);
     xlog_ring *r = my_ring;
-    if (LIKELY(r != NULL) && LIKELY(__atomic_load_n(&site->state, __ATOMIC_ACQUIRE) == XLOG_SITE_SCALAR) &&
+    const xlog_site_copy *scalar;
+    if (LIKELY(r != NULL) &&
+        LIKELY((scalar = __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE)) != NULL) &&
         LIKELY(site->format == fmt) && LIKELY(xlog_load(&r->epoch) == xlog_load(&xlog_front.epoch))) {
         uint64_t size = site->fixed_size;
         uint64_t pos = r->write_pos;
@@ -807,7 +881,7 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
             rec->level = (uint8_t)level;
             rec->flags = (uint8_t)call_flags(level);
             rec->nargs = site->nargs;
-            rec->site = site;
+            rec->site = scalar;
             write_args((char *)(rec + 1), site->kinds, site->nargs, NULL, 0, ap); /* no %m here */
             publish_record(r, pos, size);
             va_end(ap);
@@ -901,16 +975,20 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
     if (UNLIKELY(state == XLOG_SITE_NEW) &&
         __atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_PARSING, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
-        xlog_survival_add_site(site);
-        __atomic_store_n(&site->state, XLOG_SITE_DYNAMIC, __ATOMIC_RELEASE);
+        xlog_site_copy *copy = site_copy_of(site);
+        if (copy)
+            xlog_survival_add_site(copy);
+        /* Without memory for the copy, the next call tries again. */
+        __atomic_store_n(&site->state, copy ? XLOG_SITE_DYNAMIC : XLOG_SITE_NEW, __ATOMIC_RELEASE);
     } else if (UNLIKELY(state == XLOG_SITE_PARSING)) {
-        xlog_survival_add_site_names(site);
+        note_site_being_prepared(site);
     }
     xlog_ring *r = ring_for_call();
     if (r) {
         va_list ap;
         va_start(ap, fmt);
-        log_dynamic(r, site, level, NULL, 0, NULL, fmt, caller_errno, ap);
+        log_dynamic(r, site, copy_to_name(site), level, site->file, site->line, site->func, fmt,
+                    caller_errno, ap);
         va_end(ap);
     }
     leave_call();
@@ -928,7 +1006,7 @@ static void log_without_site(int level, const char *file, int line, const char *
     enter_call();
     xlog_ring *r = ring_for_call();
     if (r)
-        log_dynamic(r, NULL, level, file, line, func, format, caller_errno, ap);
+        log_dynamic(r, NULL, NULL, level, file, line, func, format, caller_errno, ap);
     leave_call();
 }
 

@@ -50,7 +50,7 @@ uint64_t xlog_survival_fallbacks;
 /* Every site that has made its first call, so that a restarted directory
  * (xlog_close, xlog_open) gets them all again: pushed once per site, never
  * removed. */
-static xlog_impl_site *noted_sites;
+static xlog_site_copy *noted_sites;
 
 /* ---- names ---------------------------------------------------------------- */
 
@@ -150,12 +150,12 @@ static int reserve_dictionary(uint64_t end)
 /* ---- the dictionary -------------------------------------------------------- */
 
 /* The entry of site, with its format (if it has one yet) or without. */
-static void add_site(const xlog_impl_site *site, int with_format)
+static void add_site(const xlog_site_copy *site, int with_format)
 {
     xlog_survival_process *proc = sv.process;
     const char *format = with_format ? site->format : NULL;
     size_t file = strlen(site->file), function = strlen(site->func);
-    size_t module = site->module ? strlen(site->module) : 0, fmt = format ? strlen(format) : 0;
+    size_t module = strlen(site->module), fmt = format ? strlen(format) : 0;
     uint64_t size = xlog_align8(sizeof(xlog_survival_site) + file + function + module + fmt);
     /* Only within the pages the file is known to have (a page it cannot
      * have would be a SIGBUS; see "Room"): the back end keeps them ahead,
@@ -190,7 +190,7 @@ static void add_site(const xlog_impl_site *site, int with_format)
     __atomic_store_n(&entry->ready, 1, __ATOMIC_RELEASE);
 }
 
-void xlog_survival_add_site(xlog_impl_site *s)
+void xlog_survival_add_site(xlog_site_copy *s)
 {
     /* Noted first, then looked at: either a directory being started sees the
      * site in the list, or the site sees the directory active (or both:
@@ -204,7 +204,7 @@ void xlog_survival_add_site(xlog_impl_site *s)
         add_site(s, 1);
 }
 
-void xlog_survival_add_site_names(const xlog_impl_site *s)
+void xlog_survival_add_site_names(const xlog_site_copy *s)
 {
     if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
         add_site(s, 0);
@@ -425,7 +425,7 @@ int xlog_survival_start(const xlog_config *cfg)
     sv.dictionary_retry_at = 0;
     __atomic_store_n(&sv.generation, sv.generation + 1 ? sv.generation + 1 : 1, __ATOMIC_RELAXED);
     __atomic_store_n(&sv.active, 1, __ATOMIC_SEQ_CST);
-    for (xlog_impl_site *s = __atomic_load_n(&noted_sites, __ATOMIC_SEQ_CST); s; s = s->next_noted)
+    for (xlog_site_copy *s = __atomic_load_n(&noted_sites, __ATOMIC_SEQ_CST); s; s = s->next_noted)
         add_site(s, 1);
     return 0;
 }

@@ -82,11 +82,12 @@ typedef struct xlog_survival_process {
 } xlog_survival_process;
 
 /* One call site in the dictionary: records of a dead process point to their
- * site by its address in that process. */
+ * site by the address of its copy (xlog_site_copy, common/internal.h) in
+ * that process, which no other site of the process ever had. */
 typedef struct xlog_survival_site {
     uint32_t size;                  /* whole entry, a multiple of 8 */
     uint32_t ready;                 /* atomic: 1 once written whole */
-    uint64_t site;                  /* the xlog_impl_site's address */
+    uint64_t site;                  /* the site copy's address */
     int32_t line;
     uint32_t file_length;
     uint32_t function_length;
@@ -191,12 +192,12 @@ void xlog_survival_discard(void *p, size_t size);
 /* Adds a call site to the dictionary, now and in every later directory of
  * this process: once per site, by the thread that prepared it, before its
  * state lets any record name it (its format, if it has one, is set). */
-void xlog_survival_add_site(xlog_impl_site *site);
+void xlog_survival_add_site(struct xlog_impl_site_copy *site);
 
 /* Adds the site's names only, to this directory's dictionary: for a record
  * that names a site another thread is still preparing (the dictionary must
  * hold every site a published record names). */
-void xlog_survival_add_site_names(const xlog_impl_site *site);
+void xlog_survival_add_site_names(const struct xlog_impl_site_copy *site);
 
 /* Stores the clock's calibration (the back end, after each resync). */
 void xlog_survival_set_clock(const xlog_clock *c);

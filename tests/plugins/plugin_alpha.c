@@ -1,0 +1,4 @@
+/* A test plugin (plugin.h): "alpha". */
+#include "plugin.h"
+
+PLUGIN_BODY(alpha)

@@ -1,0 +1,340 @@
+/*
+ * test_plugins.c - a library that logged may be unloaded (dlclose) while
+ * its lines wait to be written: they are written as logged, nothing crashes,
+ * and a library loaded later at the same address is not taken for it.
+ *
+ * The plugins (plugins/plugin.h) log from their constructor and destructor,
+ * with strings that live in the plugin, through sites of every kind.  Every
+ * line of the log is compared whole (level, file:line, function, message),
+ * in order, and counted.
+ */
+#include "testutil.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include <xlog.h>
+
+/* The killed child leaves its memory behind on purpose. */
+__attribute__((used)) const char *__asan_default_options(void)
+{
+    return "detect_leaks=0";
+}
+
+/* ---- the lines the log must hold ----------------------------------------- */
+
+typedef struct expected_line {
+    char where[256]; /* "file:line" */
+    char func[128];
+    char message[256];
+} expected_line;
+
+static expected_line *wanted;
+static size_t wanted_count, wanted_capacity;
+
+static void expect_line(const char *file, int line, const char *func, const char *format, ...)
+{
+    if (wanted_count == wanted_capacity) {
+        wanted_capacity = wanted_capacity ? wanted_capacity * 2 : 4096;
+        wanted = realloc(wanted, wanted_capacity * sizeof *wanted);
+        assert_non_null(wanted);
+    }
+    expected_line *e = &wanted[wanted_count++];
+    const char *base = strrchr(file, '/');
+    snprintf(e->where, sizeof e->where, "%s:%d", base ? base + 1 : file, line);
+    snprintf(e->func, sizeof e->func, "%s", func);
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(e->message, sizeof e->message, format, ap);
+    va_end(ap);
+}
+
+static void forget_expected(void)
+{
+    free(wanted);
+    wanted = NULL;
+    wanted_count = wanted_capacity = 0;
+}
+
+/* Every line of the log directory, in order, is the one expected.  With
+ * recovered_child, the lines that process's back end did not write follow
+ * recovery's notice, which must count them. */
+static void check_log(const char *logs, pid_t recovered_child)
+{
+    size_t len;
+    char *text = test_read_dir(logs, &len);
+    size_t n = 0;
+    int notices = 0;
+    for (char *line = text; *line;) {
+        char *end = strchr(line, '\n');
+        assert_non_null(end);
+        test_line parsed;
+        if (!test_parse_line(line, (size_t)(end - line), &parsed))
+            fail_msg("line %zu is not a default line: %.*s", n + 1, (int)(end - line), line);
+        if (recovered_child && strcmp(parsed.where, "xlog:0") == 0 && !notices++) {
+            char notice[256], message[512];
+            snprintf(notice, sizeof notice,
+                     "%zu lines of process %d follow, recovered by process %d: it ended without "
+                     "xlog_close",
+                     wanted_count - n, (int)recovered_child, (int)getpid());
+            assert_string_equal(parsed.level, "WARN");
+            assert_string_equal(test_message(&parsed, message, sizeof message), notice);
+            line = end + 1;
+            continue;
+        }
+        if (n >= wanted_count)
+            fail_msg("line %zu is one too many: %.*s", n + 1, (int)(end - line), line);
+        const expected_line *e = &wanted[n];
+        char message[512];
+        test_message(&parsed, message, sizeof message);
+        if (strcmp(parsed.level, "INFO") != 0 || strcmp(parsed.where, e->where) != 0 ||
+            strcmp(parsed.func, e->func) != 0 || parsed.message_len != strlen(e->message) ||
+            memcmp(parsed.message, e->message, parsed.message_len) != 0)
+            fail_msg("line %zu is\n  %.*s\nwhere [INFO] %s %s <tid> %s was expected", n + 1,
+                     (int)(end - line), line, e->where, e->func, e->message);
+        n++;
+        line = end + 1;
+    }
+    assert_int_equal(n, wanted_count);
+    if (recovered_child)
+        assert_int_equal(notices, 1);
+    free(text);
+}
+
+/* ---- plugins ---------------------------------------------------------- */
+
+typedef struct plugin {
+    void *handle;
+    const char *name;
+    void (*lines)(int n);
+    char file[PATH_MAX];
+    int line;
+    uintptr_t base; /* where the loader put it */
+} plugin;
+
+static void load(plugin *p, const char *path, const char *name)
+{
+    p->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!p->handle)
+        fail_msg("dlopen %s: %s", path, dlerror());
+    p->name = name;
+    p->lines = (void (*)(int))dlsym(p->handle, "plugin_lines");
+    const char *(*file)(void) = (const char *(*)(void))dlsym(p->handle, "plugin_file");
+    int (*line)(void) = (int (*)(void))dlsym(p->handle, "plugin_line");
+    assert_true(p->lines && file && line);
+    snprintf(p->file, sizeof p->file, "%s", file());
+    p->line = line();
+    struct link_map *map;
+    assert_int_equal(dlinfo(p->handle, RTLD_DI_LINKMAP, &map), 0);
+    p->base = (uintptr_t)map->l_addr;
+    char func[64];
+    snprintf(func, sizeof func, "%s_loaded", name);
+    expect_line(p->file, p->line, func, "loaded a string of %s", name);
+}
+
+static void log_lines(plugin *p, int n)
+{
+    p->lines(n);
+    char func[64];
+    snprintf(func, sizeof func, "%s_line", p->name);
+    for (int i = 0; i < n; i++) {
+        expect_line(p->file, p->line, func, "%s scalar %d", p->name, i);
+        expect_line(p->file, p->line, func, "%s string %d a string of %s", p->name, i, p->name);
+        expect_line(p->file, p->line, func, "%s dynamic %d", p->name, i);
+    }
+}
+
+/* Unmaps the plugin, whose destructor logs: no flush before. */
+static void unload(plugin *p)
+{
+    assert_int_equal(dlclose(p->handle), 0);
+    char func[64];
+    snprintf(func, sizeof func, "%s_unloads", p->name);
+    expect_line(p->file, p->line, func, "unloads a string of %s", p->name);
+}
+
+static void host_line(int k)
+{
+    xlog_info("host line %d", k); expect_line(__FILE__, __LINE__, __func__, "host line %d", k);
+}
+
+/* ---- cases --------------------------------------------------------------- */
+
+typedef struct place {
+    char *base;
+    char logs[PATH_MAX];
+    char shm[PATH_MAX];
+} place;
+
+static void place_make(place *p, const char *tag)
+{
+    alarm(300); /* a back end that faults can leave the test hanging: fail instead */
+    p->base = test_make_dir(tag);
+    snprintf(p->logs, sizeof p->logs, "%s/logs", p->base);
+    snprintf(p->shm, sizeof p->shm, "%s/shm", p->base);
+    assert_int_equal(mkdir(p->logs, 0750), 0);
+}
+
+static void place_remove(place *p)
+{
+    test_remove_tree(p->base);
+    free(p->base);
+    forget_expected();
+}
+
+static void open_at(const place *p)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = p->logs;
+    cfg.persistent_dir = p->shm;
+    cfg.crash_handlers = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+}
+
+/* Twenty plugins, alternately alpha and bravo, each loaded, logging 2,000
+ * lines and unloaded at once (its records still in the ring, the back end
+ * busy with them), the host logging after each unload. */
+static void unloading_a_plugin_that_logged_loses_and_forges_nothing(void **state)
+{
+    (void)state;
+    place p;
+    place_make(&p, "plugins-unload");
+    open_at(&p);
+    int lines = (int)test_scaled(2000) / 3 + 1;
+    for (int k = 0; k < 20; k++) {
+        plugin plug;
+        load(&plug, k % 2 ? PLUGIN_BRAVO : PLUGIN_ALPHA, k % 2 ? "bravo" : "alpha");
+        log_lines(&plug, lines);
+        unload(&plug);
+        host_line(k);
+    }
+    assert_int_equal(xlog_close(), 0);
+    check_log(p.logs, 0);
+    place_remove(&p);
+}
+
+/* Everything done right: flush, dlclose, xlog_close, xlog_open again (whose
+ * survival dictionary is made again from the sites used so far). */
+static void reopening_after_unloading_a_plugin_crashes_nothing(void **state)
+{
+    (void)state;
+    place p;
+    place_make(&p, "plugins-reopen");
+    open_at(&p);
+    plugin plug;
+    load(&plug, PLUGIN_ALPHA, "alpha");
+    log_lines(&plug, 10);
+    assert_int_equal(xlog_flush(), 0);
+    unload(&plug);
+    assert_int_equal(xlog_close(), 0);
+    open_at(&p);
+    host_line(0);
+    load(&plug, PLUGIN_BRAVO, "bravo");
+    log_lines(&plug, 10);
+    unload(&plug);
+    host_line(1);
+    assert_int_equal(xlog_close(), 0);
+    check_log(p.logs, 0);
+    place_remove(&p);
+}
+
+/* alpha, unloaded, then bravo loaded where alpha was (the test checks that
+ * the loader reused the address), then alpha again: with a flush between
+ * (the back end has seen the sites before) and without (records of both
+ * wait in the ring together). */
+static void a_plugin_loaded_where_another_was_writes_its_own_lines(void **state)
+{
+    (void)state;
+    place p;
+    place_make(&p, "plugins-same-address");
+    open_at(&p);
+    plugin alpha, bravo, again;
+    load(&alpha, PLUGIN_ALPHA, "alpha");
+    log_lines(&alpha, 5);
+    assert_int_equal(xlog_flush(), 0);
+    unload(&alpha);
+    load(&bravo, PLUGIN_BRAVO, "bravo");
+    assert_true(bravo.base == alpha.base);
+    log_lines(&bravo, 5);
+    unload(&bravo);
+    load(&again, PLUGIN_ALPHA, "alpha");
+    assert_true(again.base == alpha.base);
+    log_lines(&again, 5);
+    unload(&again);
+    host_line(0);
+    assert_int_equal(xlog_close(), 0);
+    check_log(p.logs, 0);
+    place_remove(&p);
+}
+
+/* The same in a process killed with SIGKILL, its lines then recovered from
+ * shared memory by xlog_recover: each exactly as logged.  The child writes
+ * the lines it expects to a file, one field a line. */
+static void a_killed_process_s_plugin_lines_are_recovered_as_written(void **state)
+{
+    (void)state;
+    place p;
+    place_make(&p, "plugins-kill");
+    char *expectations = test_path(p.base, "expected");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        alarm(60);
+        open_at(&p);
+        plugin alpha, bravo;
+        load(&alpha, PLUGIN_ALPHA, "alpha");
+        log_lines(&alpha, 50);
+        assert_int_equal(xlog_flush(), 0);
+        unload(&alpha);
+        load(&bravo, PLUGIN_BRAVO, "bravo");
+        if (bravo.base != alpha.base)
+            _exit(3);
+        log_lines(&bravo, 500);
+        unload(&bravo);
+        host_line(0);
+        FILE *f = fopen(expectations, "w");
+        for (size_t i = 0; f && i < wanted_count; i++)
+            fprintf(f, "%s\n%s\n%s\n", wanted[i].where, wanted[i].func, wanted[i].message);
+        if (!f || fclose(f) != 0)
+            _exit(4);
+        kill(getpid(), SIGKILL);
+        _exit(5);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+        fail_msg("the child did not end by SIGKILL: status %#x", status);
+    assert_true(xlog_recover(p.logs, p.shm) >= 0);
+    FILE *f = fopen(expectations, "r");
+    assert_non_null(f);
+    expected_line e;
+    while (fgets(e.where, sizeof e.where, f) && fgets(e.func, sizeof e.func, f) &&
+           fgets(e.message, sizeof e.message, f)) {
+        e.where[strcspn(e.where, "\n")] = e.func[strcspn(e.func, "\n")] =
+            e.message[strcspn(e.message, "\n")] = '\0';
+        expect_line(e.where, 0, e.func, "%s", e.message);
+        /* expect_line wrote "where:0": put the where back as read. */
+        snprintf(wanted[wanted_count - 1].where, sizeof e.where, "%s", e.where);
+    }
+    fclose(f);
+    assert_int_equal(wanted_count, 2 + 50 * 3 + 2 + 500 * 3 + 1); /* the child wrote them all */
+    check_log(p.logs, child);
+    free(expectations);
+    place_remove(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(unloading_a_plugin_that_logged_loses_and_forges_nothing),
+        cmocka_unit_test(reopening_after_unloading_a_plugin_crashes_nothing),
+        cmocka_unit_test(a_plugin_loaded_where_another_was_writes_its_own_lines),
+        cmocka_unit_test(a_killed_process_s_plugin_lines_are_recovered_as_written),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
