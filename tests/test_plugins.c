@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -29,6 +30,7 @@ __attribute__((used)) const char *__asan_default_options(void)
 /* ---- the lines the log must hold ----------------------------------------- */
 
 typedef struct expected_line {
+    char level[8];
     char where[256]; /* "file:line" */
     char func[128];
     char message[256];
@@ -45,6 +47,7 @@ static void expect_line(const char *file, int line, const char *func, const char
         assert_non_null(wanted);
     }
     expected_line *e = &wanted[wanted_count++];
+    snprintf(e->level, sizeof e->level, "INFO");
     const char *base = strrchr(file, '/');
     snprintf(e->where, sizeof e->where, "%s:%d", base ? base + 1 : file, line);
     snprintf(e->func, sizeof e->func, "%s", func);
@@ -92,11 +95,11 @@ static void check_log(const char *logs, pid_t recovered_child)
         const expected_line *e = &wanted[n];
         char message[512];
         test_message(&parsed, message, sizeof message);
-        if (strcmp(parsed.level, "INFO") != 0 || strcmp(parsed.where, e->where) != 0 ||
+        if (strcmp(parsed.level, e->level) != 0 || strcmp(parsed.where, e->where) != 0 ||
             strcmp(parsed.func, e->func) != 0 || parsed.message_len != strlen(e->message) ||
             memcmp(parsed.message, e->message, parsed.message_len) != 0)
-            fail_msg("line %zu is\n  %.*s\nwhere [INFO] %s %s <tid> %s was expected", n + 1,
-                     (int)(end - line), line, e->where, e->func, e->message);
+            fail_msg("line %zu is\n  %.*s\nwhere [%s] %s %s <tid> %s was expected", n + 1,
+                     (int)(end - line), line, e->level, e->where, e->func, e->message);
         n++;
         line = end + 1;
     }
@@ -328,6 +331,81 @@ static void a_killed_process_s_plugin_lines_are_recovered_as_written(void **stat
     place_remove(&p);
 }
 
+/* ---- a fault on the back end's thread -------------------------------------- */
+
+static const char fault_message[] = "this line makes the sink fault";
+
+/* A custom sink (run by the back end) that faults on one line, writing to
+ * its context: a page it may not write (a store to address 0 need not
+ * fault: some systems map that page). */
+static void fault_on_one_line(void *context, const xlog_event *event, const char *bytes,
+                              size_t length)
+{
+    (void)bytes, (void)length;
+    if (strcmp(event->message, fault_message) == 0)
+        *(volatile int *)context = 1;
+}
+
+/* The child's log call; child_logs_line is its line. */
+static void child_logs(const char *text)
+{
+    xlog_info("%s", text);
+}
+static const int child_logs_line = __LINE__ - 2;
+
+/* The crash handler, on the back end's own thread, writes what was logged
+ * (but the line it faulted on) and the FATAL line naming the signal, and
+ * the program then ends by that signal. */
+static void a_fault_on_the_back_end_s_thread_writes_the_fatal_line(void **state)
+{
+    (void)state;
+    place p;
+    place_make(&p, "backend-fault");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        alarm(60);
+        signal(SIGSEGV, SIG_DFL); /* not cmocka's, which would jump across threads */
+        xlog_custom_sink sink = xlog_custom_sink_defaults();
+        sink.write = fault_on_one_line;
+        sink.context = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (sink.context == MAP_FAILED)
+            _exit(2);
+        const xlog_sink_config *sinks[] = {&sink.sink, NULL};
+        xlog_config cfg = xlog_defaults();
+        cfg.dir = p.logs;
+        cfg.persistent_dir = p.shm;
+        cfg.sinks = sinks;
+        if (xlog_open(&cfg) != 0)
+            _exit(3);
+        for (int i = 0; i < 11; i++) {
+            char text[64];
+            snprintf(text, sizeof text, i < 5 ? "before %d" : "after %d", i < 5 ? i : i - 6);
+            child_logs(i == 5 ? fault_message : text);
+        }
+        xlog_flush(); /* the back end faults before this returns */
+        _exit(4);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV)
+        fail_msg("the child did not end by SIGSEGV: status %#x", status);
+    /* The file sink had the faulting line before the custom sink faulted
+     * on it; the lines after it, then the FATAL line, from the handler. */
+    for (int i = 0; i < 11; i++) {
+        if (i == 5)
+            expect_line(__FILE__, child_logs_line, "child_logs", "%s", fault_message);
+        else
+            expect_line(__FILE__, child_logs_line, "child_logs", i < 5 ? "before %d" : "after %d",
+                        i < 5 ? i : i - 6);
+    }
+    expect_line("xlog", 0, "xlog",
+                "caught SIGSEGV (signal 11): every message logged before it is above this line");
+    snprintf(wanted[wanted_count - 1].level, sizeof wanted->level, "FATAL");
+    check_log(p.logs, 0);
+    place_remove(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +413,7 @@ int main(void)
         cmocka_unit_test(reopening_after_unloading_a_plugin_crashes_nothing),
         cmocka_unit_test(a_plugin_loaded_where_another_was_writes_its_own_lines),
         cmocka_unit_test(a_killed_process_s_plugin_lines_are_recovered_as_written),
+        cmocka_unit_test(a_fault_on_the_back_end_s_thread_writes_the_fatal_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,6 +118,10 @@ static struct backend {
     int stop;
 
     int tid;                 /* the back end's kernel thread id */
+    /* The ring whose front record the back end is writing, NULL between
+     * records: a fault on the back end's thread (a custom sink's, say)
+     * skips that record rather than fault again in the crash handler. */
+    xlog_ring *consuming;
     int crash_signal;        /* atomic: a crash handler asks for a last flush */
     int crash_tid;           /* atomic: the thread that crashed */
     int crash_done;          /* atomic: that flush is done */
@@ -498,7 +502,9 @@ static size_t merge(uint64_t watermark)
         report_drops(best, best_tsc, 0);
         const xlog_record *rec;
         while ((rec = front(best)) && rec->tsc <= limit) {
+            be.consuming = best;
             consume(best, rec);
+            be.consuming = NULL;
             best->read_pos += rec->size;
             /* In a file buffer now, or making no line (survival.h). */
             xlog_store_release(&best->buffered, best->read_pos);
@@ -564,6 +570,18 @@ static void idle_wait(unsigned microseconds)
  * signal. */
 static void crash_drain(int sig)
 {
+    /* The back end faulted writing a record (crash_flush runs this on its
+     * own thread then): writing it again would fault again, inside the
+     * handler, where the fault ends the process before any line is out. */
+    xlog_ring *faulted = be.consuming;
+    if (faulted && xlog_load(&be.crash_tid) == be.tid) {
+        const xlog_record *rec = front(faulted);
+        if (rec) {
+            faulted->read_pos += rec->size;
+            xlog_store_release(&faulted->buffered, faulted->read_pos);
+        }
+        be.consuming = NULL;
+    }
     refresh_rings();
     for (size_t i = 0; i < be.ring_count; i++)
         be.rings[i]->visible_end = xlog_load_acquire(&be.rings[i]->head) & ~(uint64_t)1;
