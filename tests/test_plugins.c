@@ -161,6 +161,20 @@ static void unload(plugin *p)
     expect_line(p->file, p->line, func, "unloads a string of %s", p->name);
 }
 
+/* Loads the plugin where another was (base): the loader usually maps a
+ * library where one of the same size was just unmapped, but not always (a
+ * sanitizer's own mappings may take the place), so it tries a few times.
+ * Returns whether it got there; every try logs and is expected. */
+static int load_at(plugin *p, const char *path, const char *name, uintptr_t base)
+{
+    load(p, path, name);
+    for (int tries = 1; p->base != base && tries < 20; tries++) {
+        unload(p);
+        load(p, path, name);
+    }
+    return p->base == base;
+}
+
 static void host_line(int k)
 {
     xlog_info("host line %d", k); expect_line(__FILE__, __LINE__, __func__, "host line %d", k);
@@ -261,12 +275,10 @@ static void a_plugin_loaded_where_another_was_writes_its_own_lines(void **state)
     log_lines(&alpha, 5);
     assert_int_equal(xlog_flush(), 0);
     unload(&alpha);
-    load(&bravo, PLUGIN_BRAVO, "bravo");
-    assert_true(bravo.base == alpha.base);
+    assert_true(load_at(&bravo, PLUGIN_BRAVO, "bravo", alpha.base));
     log_lines(&bravo, 5);
     unload(&bravo);
-    load(&again, PLUGIN_ALPHA, "alpha");
-    assert_true(again.base == alpha.base);
+    assert_true(load_at(&again, PLUGIN_ALPHA, "alpha", alpha.base));
     log_lines(&again, 5);
     unload(&again);
     host_line(0);
@@ -294,8 +306,7 @@ static void a_killed_process_s_plugin_lines_are_recovered_as_written(void **stat
         log_lines(&alpha, 50);
         assert_int_equal(xlog_flush(), 0);
         unload(&alpha);
-        load(&bravo, PLUGIN_BRAVO, "bravo");
-        if (bravo.base != alpha.base)
+        if (!load_at(&bravo, PLUGIN_BRAVO, "bravo", alpha.base))
             _exit(3);
         log_lines(&bravo, 500);
         unload(&bravo);
@@ -303,7 +314,7 @@ static void a_killed_process_s_plugin_lines_are_recovered_as_written(void **stat
         FILE *f = fopen(expectations, "w");
         for (size_t i = 0; f && i < wanted_count; i++)
             fprintf(f, "%s\n%s\n%s\n", wanted[i].where, wanted[i].func, wanted[i].message);
-        if (!f || fclose(f) != 0)
+        if (!f || fprintf(f, "end\n") < 0 || fclose(f) != 0)
             _exit(4);
         kill(getpid(), SIGKILL);
         _exit(5);
@@ -316,8 +327,9 @@ static void a_killed_process_s_plugin_lines_are_recovered_as_written(void **stat
     FILE *f = fopen(expectations, "r");
     assert_non_null(f);
     expected_line e;
-    while (fgets(e.where, sizeof e.where, f) && fgets(e.func, sizeof e.func, f) &&
-           fgets(e.message, sizeof e.message, f)) {
+    int ended = 0;
+    while (fgets(e.where, sizeof e.where, f) && !(ended = strcmp(e.where, "end\n") == 0) &&
+           fgets(e.func, sizeof e.func, f) && fgets(e.message, sizeof e.message, f)) {
         e.where[strcspn(e.where, "\n")] = e.func[strcspn(e.func, "\n")] =
             e.message[strcspn(e.message, "\n")] = '\0';
         expect_line(e.where, 0, e.func, "%s", e.message);
@@ -325,7 +337,8 @@ static void a_killed_process_s_plugin_lines_are_recovered_as_written(void **stat
         snprintf(wanted[wanted_count - 1].where, sizeof e.where, "%s", e.where);
     }
     fclose(f);
-    assert_int_equal(wanted_count, 2 + 50 * 3 + 2 + 500 * 3 + 1); /* the child wrote them all */
+    assert_true(ended); /* the child wrote them all */
+    assert_true(wanted_count >= 2 + 50 * 3 + 2 + 500 * 3 + 1);
     check_log(p.logs, child);
     free(expectations);
     place_remove(&p);
