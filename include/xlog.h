@@ -6,8 +6,10 @@
  * (strings by value) and a TSC timestamp into a ring that belongs to the
  * calling thread, and returns.  It takes no lock, makes no system call, does
  * not allocate and does not format (after the thread's first message, which
- * gets its ring; a persistent ring's first burst may also reserve its pages,
- * at most six times: see xlog_config.persistent).  One back-end thread drains every ring, merges the
+ * gets its ring, and a call site's first call, which copies the site's file,
+ * function, module and format into memory of xlog's; a persistent ring's
+ * first burst may also reserve its pages, at most six times: see
+ * xlog_config.persistent).  One back-end thread drains every ring, merges the
  * messages by time, formats them exactly as printf would, and writes them to
  * the files in large blocks.
  *
@@ -49,6 +51,13 @@
  * async-signal-safe: a call made by a signal handler that interrupted a log
  * call on the same thread is dropped (and counted in xlog_counters.dropped);
  * xlog_reopen() is the one function meant for signal handlers.
+ *
+ * Plugins: a shared library that logged may be unloaded (dlclose) at any
+ * time, even with its lines not yet written: they are written as logged,
+ * since xlog keeps its own copy of each call site (about 100 bytes and the
+ * site's names and format, for the life of the process; a library loaded
+ * again, even at the same address, gets new copies).  A string argument is
+ * copied at the call, so it may live in the library too.
  */
 #ifndef XLOG_H
 #define XLOG_H
