@@ -1892,6 +1892,102 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
     place_remove(&p);
 }
 
+/* The message of the last line of text (from its "[LEVEL]" on), into out. */
+static void last_line_from_level(const char *text, char *out, size_t size)
+{
+    size_t n = strlen(text);
+    CHECK(n > 0 && text[n - 1] == '\n', "no whole last line");
+    const char *start = text + n - 1;
+    while (start > text && start[-1] != '\n')
+        start--;
+    const char *level = memchr(start, '[', (size_t)(text + n - start));
+    CHECK(level, "a line without a level");
+    snprintf(out, size, "%.*s", (int)(text + n - 1 - level), level);
+}
+
+/* The files of a dead process are memory it could write to, and a process
+ * that died of memory corruption may leave any bytes there.  Each edit
+ * below crashed recovery (and so the program's every later xlog_open)
+ * reading past what it had mapped.  Now what does not fit is skipped, a
+ * notice in the log says what and where the files are kept, the good lines
+ * are written, and a later recovery finds nothing more to do. */
+static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state)
+{
+    (void)state;
+    static const char *const edits[] = {"file buffer cut to 100 bytes",
+                                        "file buffer capacity beyond its file",
+                                        "process header size beyond its file"};
+    for (int edit = 0; edit < 3; edit++) {
+        snprintf(context, sizeof context, "damaged leftover: %s", edits[edit]);
+        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                         .write_buffer = 1u << 20, .max_message = 1024,
+                         .flush_interval_ms = 600000, .lines = 100, .hold = 1};
+        place p;
+        place_make(&p, "damage");
+        shared_page *page = page_new();
+        pid_t child = child_logs_then_waits(&rc, &p, page);
+        kill_and_reap(child);
+        char dir[PATH_MAX], kept[PATH_MAX + 16];
+        process_dir(&p, child, dir, sizeof dir);
+        CHECK(dir[0], "no directory of process %d", (int)child);
+        const char *name = strrchr(dir, '/') + 1;
+        snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+        size_t size;
+        char expected[PATH_MAX + 512];
+        long lines_expected;
+        if (edit == 0) {
+            char *path = test_path(dir, "file.0");
+            CHECK(truncate(path, 100) == 0, "truncate");
+            free(path);
+            snprintf(expected, sizeof expected,
+                     "[WARN] xlog:0 xlog %d recovery could not read file.0 (100 bytes) of "
+                     "process %d: shorter than a file buffer's header; its files are kept in %s",
+                     (int)child, (int)child, kept);
+            lines_expected = 1;
+        } else if (edit == 1) {
+            xlog_survival_file *h = map_survival_file(dir, "file.0", &size);
+            CHECK(h, "file.0");
+            h->capacity = size; /* a header's size more than the file holds */
+            munmap(h, size);
+            snprintf(expected, sizeof expected,
+                     "[WARN] xlog:0 xlog %d recovery could not read file.0 (%zu bytes) of "
+                     "process %d: its capacity or length is beyond its file; its files are "
+                     "kept in %s",
+                     (int)child, size, (int)child, kept);
+            lines_expected = 1;
+        } else {
+            xlog_survival_process *proc = map_survival_file(dir, "process", &size);
+            CHECK(proc, "process");
+            proc->header_size = (uint32_t)size + 8;
+            munmap(proc, size);
+            snprintf(expected, sizeof expected,
+                     "[WARN] xlog:0 xlog %d recovery could not read process (%zu bytes) of "
+                     "process %d: its dictionary's start is outside the file; its files are "
+                     "kept in %s",
+                     (int)child, size, (int)child, kept);
+            /* The buffer's lines need no dictionary: its notice, them, this. */
+            lines_expected = THREADS * rc.lines + 2;
+        }
+        recovery rec = recover_in_this_process(&p);
+        CHECK(rec.lines == lines_expected - (edit == 2 ? 2 : 1), "%ld lines recovered", rec.lines);
+        char *text = test_read_dir(p.logs, NULL);
+        CHECK((long)test_count_lines(text) == lines_expected, "%zu lines in the log",
+              test_count_lines(text));
+        char last[PATH_MAX + 512];
+        last_line_from_level(text, last, sizeof last);
+        CHECK(strcmp(last, expected) == 0, "notice: '%s', not '%s'", last, expected);
+        CHECK(exists(kept) && !exists(dir), "the files are not kept in %s", kept);
+        /* The next start finds nothing to do, and writes nothing more. */
+        recovery again = recover_in_this_process(&p);
+        char *after = test_read_dir(p.logs, NULL);
+        CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
+        free(after);
+        free(text);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1913,6 +2009,7 @@ int main(void)
         cmocka_unit_test(a_new_threads_first_call_takes_a_ready_ring),
         cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),
         cmocka_unit_test(a_ring_from_an_open_without_persistence_never_serves_one_with_it),
+        cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
 #endif
