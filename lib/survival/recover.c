@@ -158,7 +158,10 @@ static void refuse_file(dead_process *dp, const char *name, uint64_t bytes, cons
         return;
     }
     damaged_file *f = &dp->refused[dp->refused_count++];
-    snprintf(f->name, sizeof f->name, "%s", name);
+    /* Names of ours ("ring.<n>") fit; a longer one is not ours and is cut. */
+    size_t n = strnlen(name, sizeof f->name - 1);
+    memcpy(f->name, name, n);
+    f->name[n] = '\0';
     f->bytes = bytes;
     f->why = why;
 }
@@ -225,6 +228,17 @@ static int args_fit(const xlog_record_view *view, const char *end)
         }
     }
     return 1;
+}
+
+/* Whether a file was made but never used, and holds nothing: a ring made
+ * ahead of need and never given to a thread (capacity 0), a file buffer
+ * whose header was not written yet or that never held a line (length 0). */
+static int never_used(const mapped *m, int is_ring)
+{
+    if (is_ring)
+        return m->size >= sizeof(xlog_ring) && ((const xlog_ring *)m->base)->capacity == 0;
+    return m->size >= sizeof(xlog_survival_file) &&
+           ((const xlog_survival_file *)m->base)->length == 0;
 }
 
 /* Why a mapped ring file cannot be read, or NULL. */
@@ -1011,9 +1025,8 @@ static long recover_process(int dir, const char *log_dir, const char *kept, int 
             continue;
         into->slot = slot;
         const char *problem = is_ring ? ring_problem(into) : file_buffer_problem(into);
-        if (is_ring && into->size >= sizeof(xlog_ring) &&
-            ((const xlog_ring *)into->base)->capacity == 0) {
-            munmap(into->base, into->size); /* made ahead of need, never given to a thread */
+        if (never_used(into, is_ring)) {
+            munmap(into->base, into->size);
             continue;
         }
         if (problem) {
