@@ -1988,6 +1988,27 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
     }
 }
 
+#ifdef XLOG_RECOVER_PROGRAM
+/* A mistyped directory printed "0 lines recovered into /nonexistent" and
+ * exited 0: it looked like success. */
+static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "xlog-recover of a missing directory");
+    place p;
+    place_make(&p, "missing");
+    char missing[PATH_MAX + 16], out[1024], expected[PATH_MAX + 128];
+    snprintf(missing, sizeof missing, "%s/nonexistent", p.base);
+    pid_t pid;
+    int status = run_recover_program(missing, p.shm, &pid, out, sizeof out);
+    snprintf(expected, sizeof expected,
+             "xlog-recover: %s: No such file or directory: nothing was recovered\n", missing);
+    CHECK(status == 1 && strcmp(out, expected) == 0, "exit %d, output '%s'", status, out);
+    CHECK(!exists(missing), "%s was made", missing);
+    place_remove(&p);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2012,6 +2033,7 @@ int main(void)
         cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
+        cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),
 #endif
     };
     return cmocka_run_group_tests(tests, seeded, NULL);

@@ -11,12 +11,15 @@
  * DIR is the log directory as the program gave it (a relative one is taken
  * from the current directory, as xlog_open does); PERSISTENT_DIR is the
  * program's cfg.persistent_dir, if it set one (default /dev/shm/xlog-<uid>).
+ * DIR must exist (a mistyped one is an error, not "0 lines recovered").
  * Prints how many lines it recovered; exits 0, or 1 with the reason on
  * stderr (and whatever it could write is written: a later run does the rest,
  * never a line twice).  Processes still alive are left alone.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <xlog.h>
 
@@ -34,6 +37,14 @@ int main(int argc, char **argv)
     }
     if (argc < 2 || argc > 3 || argv[1][0] == '-') {
         fputs(usage, stderr);
+        return 1;
+    }
+    /* A mistyped directory must not look like a recovery that found
+     * nothing: the program's lines would be waiting elsewhere. */
+    struct stat st;
+    if (stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "xlog-recover: %s: %s: nothing was recovered\n", argv[1],
+                stat(argv[1], &st) != 0 ? strerror(errno) : "not a directory");
         return 1;
     }
     long lines = xlog_recover(argv[1], argc == 3 ? argv[2] : NULL);
