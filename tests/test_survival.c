@@ -165,6 +165,7 @@ typedef struct run_config {
     int flush_every;  /* an xlog_flush after this many lines (0: never) */
     long first_lines; /* then the threads wait twice at a barrier (0: never) */
     int hold;         /* threads that logged all their lines wait for the end */
+    int no_follow;    /* cfg.follow_symlinks = 0 */
 } run_config;
 
 /* The child's threads and main thread meet here after first_lines. */
@@ -188,6 +189,7 @@ static xlog_config config_for(const run_config *rc, const place *p)
     cfg.write_buffer = rc->write_buffer;
     cfg.max_message = rc->max_message;
     cfg.flush_interval_ms = rc->flush_interval_ms;
+    cfg.follow_symlinks = !rc->no_follow;
     return cfg;
 }
 
@@ -2009,6 +2011,54 @@ static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
 }
 #endif
 
+/* A process that refused links (follow_symlinks = 0) is killed, and its log
+ * directory is replaced by a link to another one: recovery (xlog_recover,
+ * as xlog-recover runs it, often as root) and the next xlog_open wrote
+ * every recovered line into the link's target before the open failed with
+ * -ELOOP.  Recovery opens the directory as the live process does: it
+ * refuses, writes nothing there, and keeps the lines for a later run. */
+static void recovery_never_writes_through_a_linked_log_directory(void **state)
+{
+    (void)state;
+    static const xlog_file_mode modes[] = {XLOG_FILE_SHARED, XLOG_FILE_PER_THREAD,
+                                           XLOG_FILE_PER_PROCESS};
+    for (int m = 0; m < 3; m++) {
+        snprintf(context, sizeof context, "linked log directory, %s", mode_name(modes[m]));
+        run_config rc = {.mode = modes[m], .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                         .max_message = 1024, .flush_interval_ms = 600000, .lines = 100,
+                         .hold = 1, .no_follow = 1};
+        place p;
+        place_make(&p, "link");
+        shared_page *page = page_new();
+        pid_t child = child_logs_then_waits(&rc, &p, page);
+        kill_and_reap(child);
+        char target[PATH_MAX + 16];
+        snprintf(target, sizeof target, "%s/target", p.base);
+        CHECK(rename(p.logs, target) == 0 && symlink(target, p.logs) == 0, "the link");
+        size_t before_length;
+        char *before = test_read_dir(target, &before_length);
+        long lines = xlog_recover(p.logs, p.shm);
+        CHECK(lines == -ELOOP, "xlog_recover: %ld", lines);
+        xlog_config cfg = config_for(&rc, &p);
+        int rc_open = xlog_open(&cfg);
+        if (rc_open == 0)
+            xlog_close();
+        CHECK(rc_open == -ELOOP, "xlog_open: %d", rc_open);
+        size_t after_length;
+        char *after = test_read_dir(target, &after_length);
+        CHECK(after_length == before_length && strcmp(after, before) == 0,
+              "%zu bytes written into the link's target", after_length - before_length);
+        /* The lines are still there: with the directory back, they are written. */
+        char dir[PATH_MAX];
+        process_dir(&p, child, dir, sizeof dir);
+        CHECK(dir[0], "the leftovers of process %d are gone", (int)child);
+        free(after);
+        free(before);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2031,6 +2081,7 @@ int main(void)
         cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),
         cmocka_unit_test(a_ring_from_an_open_without_persistence_never_serves_one_with_it),
         cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
+        cmocka_unit_test(recovery_never_writes_through_a_linked_log_directory),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
         cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),

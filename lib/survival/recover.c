@@ -255,7 +255,7 @@ static const char *ring_problem(const mapped *m)
 }
 
 /* Why a mapped file buffer cannot be read, or NULL. */
-static const char *file_buffer_problem(const mapped *m)
+static const char *file_buffer_problem(const mapped *m, const char *log_dir)
 {
     const xlog_survival_file *h = m->base;
     if (m->size < sizeof *h)
@@ -265,6 +265,12 @@ static const char *file_buffer_problem(const mapped *m)
         return "its header is not a file buffer's";
     if (h->capacity > m->size - sizeof *h || h->length > h->capacity)
         return "its capacity or length is beyond its file";
+    /* Its lines go to a file of the log directory, opened there as the
+     * live process does (open_output): no other path. */
+    size_t n = strlen(log_dir);
+    if (h->path[0] && (strncmp(h->path, log_dir, n) != 0 || h->path[n] != '/' ||
+                       strchr(h->path + n + 1, '/') || !h->path[n + 1]))
+        return "its file is not in the log directory";
     return NULL;
 }
 
@@ -405,6 +411,24 @@ static void output_flush(output *out)
     out->mark_count = 0;
 }
 
+/* Opens path (a file of the log directory) as the live process's file sink
+ * does (file.c, open_name): without follow_symlinks, in a descriptor of the
+ * directory opened with O_NOFOLLOW, so that recovery (often run as root)
+ * never writes through a directory or a file replaced by a link. */
+static int open_output(const output *out, const char *path, int flags)
+{
+    if (!out->no_follow)
+        return open(path, flags, 0640);
+    int dir = xlog_open_dir_no_follow(out->dir);
+    if (dir < 0)
+        return -1;
+    int fd = openat(dir, strrchr(path, '/') + 1, flags | O_NOFOLLOW, 0640);
+    int error = errno;
+    close(dir);
+    errno = error;
+    return fd;
+}
+
 static void output_switch(output *out, const char *path)
 {
     if (out->fd >= 0 && strcmp(out->path, path) == 0)
@@ -416,10 +440,10 @@ static void output_switch(output *out, const char *path)
     if (out->error)
         return;
     snprintf(out->path, sizeof out->path, "%s", path);
-    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (out->no_follow ? O_NOFOLLOW : 0);
-    out->fd = open(path, flags, 0640);
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+    out->fd = open_output(out, path, flags);
     if (out->fd < 0 && errno == ENOENT && xlog_make_dir(out->dir) == 0)
-        out->fd = open(path, flags, 0640);
+        out->fd = open_output(out, path, flags);
     if (out->fd < 0)
         out->error = errno;
 }
@@ -1024,7 +1048,8 @@ static long recover_process(int dir, const char *log_dir, const char *kept, int 
         if (!into || !(into->base = map_file(dir, e->d_name, &into->size)))
             continue;
         into->slot = slot;
-        const char *problem = is_ring ? ring_problem(into) : file_buffer_problem(into);
+        const char *problem =
+            is_ring ? ring_problem(into) : file_buffer_problem(into, proc->log_dir);
         if (never_used(into, is_ring)) {
             munmap(into->base, into->size);
             continue;
