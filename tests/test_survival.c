@@ -2059,6 +2059,204 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
     }
 }
 
+/* ---- damaged records and call sites ---------------------------------------------- */
+
+#define GOOD_LINES 50
+
+/* A child that logs GOOD_LINES lines from one site and one from another
+ * (the victim), then waits, once the back end has read them, to be killed. */
+static pid_t child_logs_a_victim(const place *p, shared_page *page)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(120);
+        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                         .write_buffer = 1u << 20, .max_message = 1024,
+                         .flush_interval_ms = 600000};
+        xlog_config cfg = config_for(&rc, p);
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        for (int i = 0; i < GOOD_LINES; i++)
+            xlog_info("good %d %s", i, "x");
+        xlog_info("victim %d", 7);
+        __atomic_store_n(&page->finished, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    char dir[PATH_MAX];
+    while (!__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE))
+        pause_us(1000);
+    process_dir(p, child, dir, sizeof dir);
+    CHECK(dir[0], "no directory of process %d", (int)child);
+    while (!rings_all_buffered(dir))
+        pause_us(1000);
+    return child;
+}
+
+/* The victim's entry in the dictionary of the process file proc. */
+static xlog_survival_site *victim_site(xlog_survival_process *proc)
+{
+    char *at = (char *)proc + proc->header_size, *end = at + proc->dictionary_used;
+    for (; at < end; at += ((xlog_survival_site *)at)->size) {
+        xlog_survival_site *e = (xlog_survival_site *)at;
+        const char *format =
+            (const char *)(e + 1) + e->file_length + e->function_length + e->module_length;
+        if (e->format_length == 9 && memcmp(format, "victim %d", 9) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* Puts the lines the back end had read back into the ring (as if it had
+ * not read them yet: the buffer forgets them, the ring's buffered position
+ * goes back to its start), so that recovery renders records; returns the
+ * ring mapped, its tid in *tid. */
+static xlog_ring *lines_back_in_the_ring(const char *dir, size_t *size, int *tid)
+{
+    size_t fsize;
+    xlog_survival_file *h = map_survival_file(dir, "file.0", &fsize);
+    CHECK(h && h->written == 0, "file.0");
+    h->length = 0;
+    h->last_length = 0;
+    munmap(h, fsize);
+    size_t n;
+    char **names = test_list_files(dir, &n);
+    xlog_ring *found = NULL;
+    for (size_t i = 0; i < n; i++) {
+        xlog_ring *r = strncmp(names[i], "ring.", 5) == 0 ? map_survival_file(dir, names[i], size)
+                                                         : NULL;
+        if (r && r->capacity && r->head > 1) {
+            CHECK(!found, "two rings with records");
+            CHECK(r->head < r->capacity, "the ring wrapped");
+            r->buffered = 0;
+            found = r;
+        } else if (r) {
+            munmap(r, *size);
+        }
+    }
+    test_free_list(names, n);
+    CHECK(found, "no ring with records");
+    *tid = found->tid;
+    return found;
+}
+
+/* The victim's record in ring r (mapped as a file: its buffer after the
+ * header page). */
+static xlog_record *victim_record(xlog_ring *r, size_t size, uint64_t site)
+{
+    char *buffer = (char *)r + (size - r->capacity);
+    for (uint64_t pos = 0; pos < (r->head & ~(uint64_t)1);) {
+        xlog_record *rec = (xlog_record *)(buffer + pos);
+        if ((uint64_t)(uintptr_t)rec->site == site)
+            return rec;
+        pos += rec->size;
+    }
+    return NULL;
+}
+
+/* Each edit that crashed recovery under ASan (or the program's next
+ * xlog_open, which recovers the same way), made to the one record (or call
+ * site) of a killed process's leftovers: the record is skipped, every other
+ * line is written exactly, a notice says what was skipped and where the
+ * files are kept, and the next start works. */
+static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
+{
+    (void)state;
+    static const char *const edits[] = {
+        "argument count 255", "record type 9", "record type changed to dynamic",
+        "site file length beyond its entry", "site function length beyond its entry",
+        "huge format length", "changed argument kinds"};
+    enum { EDITS = sizeof edits / sizeof edits[0] };
+    for (int edit = 0; edit < EDITS; edit++) {
+        snprintf(context, sizeof context, "damaged: %s", edits[edit]);
+        place p;
+        place_make(&p, "victim");
+        shared_page *page = page_new();
+        pid_t child = child_logs_a_victim(&p, page);
+        kill_and_reap(child);
+        char dir[PATH_MAX], kept[PATH_MAX + 16];
+        process_dir(&p, child, dir, sizeof dir);
+        const char *name = strrchr(dir, '/') + 1;
+        snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+        size_t ring_size, proc_size;
+        int tid;
+        xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
+        xlog_survival_process *proc = map_survival_file(dir, "process", &proc_size);
+        xlog_survival_site *site = proc ? victim_site(proc) : NULL;
+        CHECK(site, "the victim's call site");
+        xlog_record *rec = victim_record(r, ring_size, site->site);
+        CHECK(rec, "the victim's record");
+        int site_edit = edit >= 3;
+        switch (edit) {
+        case 0: rec->nargs = 255; break;
+        case 1: rec->type = 9; break;
+        case 2: rec->type = 2; break; /* XLOG_REC_DYNAMIC */
+        case 3: site->file_length = site->size; break;
+        case 4: site->function_length = site->size; break;
+        case 5: site->format_length = UINT32_MAX - 64; break;
+        default: site->kinds[0] = 11; break; /* a string where an int is */
+        }
+        munmap(proc, proc_size);
+        munmap(r, ring_size);
+
+        /* Recovered by xlog_recover, then (every other edit) by xlog_open. */
+        if (edit % 2 == 0) {
+            recovery rec_by = recover_in_this_process(&p);
+            CHECK(rec_by.lines == GOOD_LINES, "%ld lines recovered", rec_by.lines);
+        } else {
+            run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                             .write_buffer = 1u << 20, .max_message = 1024,
+                             .flush_interval_ms = 600000};
+            xlog_config cfg = config_for(&rc, &p);
+            CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
+            xlog_close();
+        }
+        char *text = test_read_dir(p.logs, NULL);
+        size_t count = test_count_lines(text);
+        size_t want = 1 + GOOD_LINES + 1 + (size_t)site_edit;
+        CHECK(count == want, "%zu lines in the log, not %zu", count, want);
+        const char *line = text;
+        char message[PATH_MAX + 512], expected[PATH_MAX + 512];
+        for (size_t i = 0; i < count; i++) {
+            const char *nl = strchr(line, '\n');
+            test_line l;
+            CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
+                  (int)(nl - line), line);
+            test_message(&l, message, sizeof message);
+            if (i == 0)
+                snprintf(expected, sizeof expected,
+                         "%d lines of process %d follow, recovered by process %d: it ended "
+                         "without xlog_close",
+                         GOOD_LINES, (int)child, (int)getpid());
+            else if (i <= GOOD_LINES)
+                snprintf(expected, sizeof expected, "good %zu x", i - 1);
+            else if (i == GOOD_LINES + 1)
+                snprintf(expected, sizeof expected,
+                         "recovery could not read 1 records and 0 bytes of thread %d of process "
+                         "%d: they do not fit their ring or the call sites; its files are kept "
+                         "in %s",
+                         tid, (int)child, kept);
+            else
+                snprintf(expected, sizeof expected,
+                         "recovery could not read 0 more files and 1 call sites of process %d; "
+                         "its files are kept in %s",
+                         (int)child, kept);
+            CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
+                  expected);
+            line = nl + 1;
+        }
+        CHECK(exists(kept) && !exists(dir), "the files are not kept in %s", kept);
+        recovery again = recover_in_this_process(&p);
+        char *after = test_read_dir(p.logs, NULL);
+        CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
+        free(after);
+        free(text);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2082,6 +2280,7 @@ int main(void)
         cmocka_unit_test(a_ring_from_an_open_without_persistence_never_serves_one_with_it),
         cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
         cmocka_unit_test(recovery_never_writes_through_a_linked_log_directory),
+        cmocka_unit_test(a_damaged_record_or_call_site_costs_that_line_only),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
         cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),
