@@ -1798,7 +1798,7 @@ static void xlog_recover_program_after_a_kill(void **state)
     char out[1024];
     pid_t pid;
     CHECK(run_recover_program(p.logs, p.shm, &pid, out, sizeof out) == 0, "%s", out);
-    char expected[PATH_MAX + 64];
+    char expected[PATH_MAX * 2 + 128];
     snprintf(expected, sizeof expected, "xlog-recover: 1000 lines recovered into %s\n", p.logs);
     CHECK(strcmp(out, expected) == 0, "it said: %s", out);
     char *text = test_read_dir(p.logs, NULL);
@@ -1814,7 +1814,9 @@ static void xlog_recover_program_after_a_kill(void **state)
     xlog_survival_key_dir(key, sizeof key, p.shm, p.logs);
     close(open(key, O_WRONLY | O_CREAT, 0600));
     CHECK(run_recover_program(p.logs, p.shm, &pid, out, sizeof out) == 1, "%s", out);
-    CHECK(strstr(out, "Not a directory"), "it said: %s", out);
+    snprintf(expected, sizeof expected, "xlog-recover: xlog_recover: %s is not a directory\n",
+             key);
+    CHECK(strcmp(out, expected) == 0, "it said: %s", out);
     munmap(page, sizeof *page);
     place_remove(&p);
 }
@@ -2257,6 +2259,41 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
     }
 }
 
+/* A refused persistent_dir was announced as "Operation not permitted": the
+ * user could not tell what to change.  The line says what was found. */
+static void a_refused_persistent_dir_says_exactly_why(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "a refused persistent_dir");
+    place p;
+    place_make(&p, "refused");
+    assert_int_equal(mkdir(p.shm, 0700), 0);
+    assert_int_equal(chmod(p.shm, 0755), 0);
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000};
+    xlog_config cfg = config_for(&rc, &p);
+    CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
+    xlog_close();
+    char why[PATH_MAX + 128], expected[PATH_MAX + 256], message[PATH_MAX + 256];
+    snprintf(why, sizeof why, "%s: mode 0755 is open to others (it must be 0700)", p.shm);
+    snprintf(expected, sizeof expected,
+             "the lines still in memory will not survive a kill of this process: its "
+             "persistent directory cannot be used: %s",
+             why);
+    char *text = test_read_dir(p.logs, NULL);
+    CHECK(test_count_lines(text) == 1, "%zu lines: %s", test_count_lines(text), text);
+    test_line l;
+    CHECK(test_parse_line(text, strlen(text) - 1, &l), "the line: %s", text);
+    CHECK(strcmp(test_message(&l, message, sizeof message), expected) == 0, "'%s', not '%s'",
+          message, expected);
+    free(text);
+    CHECK(xlog_recover(p.logs, p.shm) == -EPERM, "xlog_recover trusted it");
+    snprintf(expected, sizeof expected, "xlog_recover: %s", why);
+    CHECK(strcmp(xlog_last_error(), expected) == 0, "'%s', not '%s'", xlog_last_error(),
+          expected);
+    place_remove(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2281,6 +2318,7 @@ int main(void)
         cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
         cmocka_unit_test(recovery_never_writes_through_a_linked_log_directory),
         cmocka_unit_test(a_damaged_record_or_call_site_costs_that_line_only),
+        cmocka_unit_test(a_refused_persistent_dir_says_exactly_why),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
         cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),
