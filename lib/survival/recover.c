@@ -553,7 +553,8 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
         for (size_t i = 0; i < dp->ring_count; i++) {
             xlog_ring *r = ring_at(dp, i);
             if (dp->rings[i].slot == h->last_ring && r->buffered < h->last_record_end &&
-                h->last_record_end <= (r->head & ~(uint64_t)1))
+                h->last_record_end <= (r->head & ~(uint64_t)1) &&
+                h->last_record_end % XLOG_RECORD_ALIGN == 0)
                 r->buffered = h->last_record_end;
         }
     }
@@ -592,7 +593,8 @@ static pending_record *collect(dead_process *dp, size_t *count)
     for (size_t i = 0; all && i < dp->ring_count; i++) {
         xlog_ring *r = ring_at(dp, i);
         uint64_t end = r->head & ~(uint64_t)1;
-        if (end - r->buffered > r->capacity) {
+        if (end - r->buffered > r->capacity || r->buffered % XLOG_RECORD_ALIGN ||
+            end % XLOG_RECORD_ALIGN) {
             /* Its positions say it holds more than it can: none of it can
              * be told from garbage. */
             dp->ring_bad_bytes[i] += r->capacity;
