@@ -2294,6 +2294,61 @@ static void a_refused_persistent_dir_says_exactly_why(void **state)
     place_remove(&p);
 }
 
+#ifdef XLOG_RECOVER_PROGRAM
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Leftovers of log directories nobody opens again stayed in the persistent
+ * directory with no way to see them: xlog-recover --list names each, its
+ * log directory, and what to do with it. */
+static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "xlog-recover --list");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
+    place p;
+    place_make(&p, "list");
+    shared_page *dead_page = page_new(), *live_page = page_new();
+    /* The living one first: an xlog_open recovers the dead of its directory. */
+    pid_t live = child_logs_then_waits(&rc, &p, live_page);
+    pid_t dead = child_logs_then_waits(&rc, &p, dead_page);
+    kill_and_reap(dead);
+    char dead_dir[PATH_MAX], live_dir[PATH_MAX];
+    process_dir(&p, dead, dead_dir, sizeof dead_dir);
+    process_dir(&p, live, live_dir, sizeof live_dir);
+    char out[8192];
+    pid_t pid;
+    CHECK(run_recover_program("--list", p.shm, &pid, out, sizeof out) == 0, "%s", out);
+    char *lines[3];
+    CHECK(asprintf(&lines[0],
+                   "%s: process %d, log directory %s: ended without xlog_close: write its lines "
+                   "with: xlog-recover '%s' '%s'",
+                   dead_dir, (int)dead, p.logs, p.logs, p.shm) > 0 &&
+              asprintf(&lines[1], "%s: process %d, log directory %s: still running", live_dir,
+                       (int)live, p.logs) > 0 &&
+              asprintf(&lines[2], "2 left in %s", p.shm) > 0,
+          "asprintf");
+    qsort(lines, 2, sizeof *lines, by_text);
+    char *got[4] = {0};
+    size_t n = 0;
+    for (char *line = strtok(out, "\n"); line && n < 4; line = strtok(NULL, "\n"))
+        got[n++] = line;
+    CHECK(n == 3, "%zu lines", n);
+    qsort(got, 2, sizeof *got, by_text);
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(strcmp(got[i], lines[i]) == 0, "line %zu: '%s', not '%s'", i, got[i], lines[i]);
+        free(lines[i]);
+    }
+    kill_and_reap(live);
+    munmap(dead_page, sizeof *dead_page);
+    munmap(live_page, sizeof *live_page);
+    place_remove(&p);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2322,6 +2377,7 @@ int main(void)
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
         cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),
+        cmocka_unit_test(xlog_recover_lists_what_is_left_and_what_to_do),
 #endif
     };
     return cmocka_run_group_tests(tests, seeded, NULL);
