@@ -2153,15 +2153,18 @@ static xlog_ring *lines_back_in_the_ring(const char *dir, size_t *size, int *tid
     char **names = test_list_files(dir, &n);
     xlog_ring *found = NULL;
     for (size_t i = 0; i < n; i++) {
-        xlog_ring *r = strncmp(names[i], "ring.", 5) == 0 ? map_survival_file(dir, names[i], size)
-                                                         : NULL;
+        size_t mapped = 0; /* each ring's own: a spare one may still be empty */
+        xlog_ring *r = strncmp(names[i], "ring.", 5) == 0
+                           ? map_survival_file(dir, names[i], &mapped)
+                           : NULL;
         if (r && r->capacity && r->head > 1) {
             CHECK(!found, "two rings with records");
             CHECK(r->head < r->capacity, "the ring wrapped");
             r->buffered = 0;
             found = r;
+            *size = mapped;
         } else if (r) {
-            munmap(r, *size);
+            munmap(r, mapped);
         }
     }
     test_free_list(names, n);
@@ -2208,7 +2211,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         process_dir(&p, child, dir, sizeof dir);
         const char *name = strrchr(dir, '/') + 1;
         snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
-        size_t ring_size, proc_size;
+        size_t ring_size = 0, proc_size = 0;
         int tid;
         xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
         xlog_survival_process *proc = map_survival_file(dir, "process", &proc_size);
