@@ -470,7 +470,10 @@ typedef struct xlog_config {
      * costs what it costs without it; a ring's first burst may reserve its
      * longer laps' pages in the log call that lengthens them (at most six
      * times in a ring's life: docs/BENCHMARKS.md).  If the directory cannot be used, xlog works as
-     * with 0 and its first line says why.  When it is full, nothing
+     * with 0 and its first line says why (for a directory that is not this
+     * user's alone, exactly what was found: "<dir>: mode 0755 is open to
+     * others (it must be 0700)", "<dir> belongs to uid 0, not to this user
+     * (uid 1000)", "<dir> is a symbolic link").  When it is full, nothing
      * crashes: a page is reserved there before it is written (a file
      * buffer whole when it is made; a ring the pages of the laps its
      * thread has used, 36 KiB at first, up to ring_size during bursts),
@@ -657,7 +660,21 @@ void xlog_reopen(void);
  * still alive are left alone.  Returns the number of lines recovered, or a
  * negative errno (xlog_last_error() says more); when writing fails (a full
  * disk), what could not be written is kept, and a later call writes it,
- * never a line twice. */
+ * never a line twice.
+ * What was left is memory the dead process could write to, so nothing in
+ * it is trusted: a record, call site or file whose lengths, counts, kinds
+ * or offsets do not fit what holds them is skipped, never followed, and a
+ * WARN line in the log says what could not be read (e.g. "recovery could
+ * not read 1 records and 0 bytes of thread 1234 of process 1200: they do
+ * not fit their ring or the call sites; its files are kept in <path>");
+ * those files are then kept, as <persistent_dir>/<key>/damaged.<pid>.<n>,
+ * for a look (xlog-recover --list names them; remove them when done).
+ * Without follow_symlinks, the files are opened as the process did (in an
+ * O_NOFOLLOW descriptor of dir): a dir replaced by a symbolic link gives
+ * -ELOOP and nothing is written there.  A persistent directory that is not
+ * this user's alone is refused with -EPERM (or -ENOTDIR), and
+ * xlog_last_error() says what was found, e.g. "<dir>: mode 0755 is open to
+ * others (it must be 0700)". */
 long xlog_recover(const char *dir, const char *persistent_dir);
 
 /* A readable explanation of a value returned by an xlog function. */

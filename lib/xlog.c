@@ -386,7 +386,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         if (survival_error)
             xlog_notice("the lines still in memory will not survive a kill of this process: its "
                         "persistent directory cannot be used: %s",
-                        strerror(survival_error));
+                        xlog_survival_refusal(survival_error));
         announce_closed_drops();
     }
     return rc;
@@ -459,7 +459,7 @@ XLOG_API long xlog_recover(const char *dir, const char *persistent_dir)
         resolved[--n] = '\0';
     long lines = xlog_survival_recover(resolved, persistent_dir);
     if (lines < 0)
-        xlog_set_error("xlog_recover: %s", strerror((int)-lines));
+        xlog_set_error("xlog_recover: %s", xlog_survival_refusal((int)-lines));
     return lines;
 }
 

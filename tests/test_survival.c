@@ -165,6 +165,7 @@ typedef struct run_config {
     int flush_every;  /* an xlog_flush after this many lines (0: never) */
     long first_lines; /* then the threads wait twice at a barrier (0: never) */
     int hold;         /* threads that logged all their lines wait for the end */
+    int no_follow;    /* cfg.follow_symlinks = 0 */
 } run_config;
 
 /* The child's threads and main thread meet here after first_lines. */
@@ -188,6 +189,7 @@ static xlog_config config_for(const run_config *rc, const place *p)
     cfg.write_buffer = rc->write_buffer;
     cfg.max_message = rc->max_message;
     cfg.flush_interval_ms = rc->flush_interval_ms;
+    cfg.follow_symlinks = !rc->no_follow;
     return cfg;
 }
 
@@ -1796,7 +1798,7 @@ static void xlog_recover_program_after_a_kill(void **state)
     char out[1024];
     pid_t pid;
     CHECK(run_recover_program(p.logs, p.shm, &pid, out, sizeof out) == 0, "%s", out);
-    char expected[PATH_MAX + 64];
+    char expected[PATH_MAX * 2 + 128];
     snprintf(expected, sizeof expected, "xlog-recover: 1000 lines recovered into %s\n", p.logs);
     CHECK(strcmp(out, expected) == 0, "it said: %s", out);
     char *text = test_read_dir(p.logs, NULL);
@@ -1812,7 +1814,9 @@ static void xlog_recover_program_after_a_kill(void **state)
     xlog_survival_key_dir(key, sizeof key, p.shm, p.logs);
     close(open(key, O_WRONLY | O_CREAT, 0600));
     CHECK(run_recover_program(p.logs, p.shm, &pid, out, sizeof out) == 1, "%s", out);
-    CHECK(strstr(out, "Not a directory"), "it said: %s", out);
+    snprintf(expected, sizeof expected, "xlog-recover: xlog_recover: %s is not a directory\n",
+             key);
+    CHECK(strcmp(out, expected) == 0, "it said: %s", out);
     munmap(page, sizeof *page);
     place_remove(&p);
 }
@@ -1892,6 +1896,489 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
     place_remove(&p);
 }
 
+/* The message of the last line of text (from its "[LEVEL]" on), into out. */
+static void last_line_from_level(const char *text, char *out, size_t size)
+{
+    size_t n = strlen(text);
+    CHECK(n > 0 && text[n - 1] == '\n', "no whole last line");
+    const char *start = text + n - 1;
+    while (start > text && start[-1] != '\n')
+        start--;
+    const char *level = memchr(start, '[', (size_t)(text + n - start));
+    CHECK(level, "a line without a level");
+    snprintf(out, size, "%.*s", (int)(text + n - 1 - level), level);
+}
+
+/* The files of a dead process are memory it could write to, and a process
+ * that died of memory corruption may leave any bytes there.  Each edit
+ * below crashed recovery (and so the program's every later xlog_open)
+ * reading past what it had mapped.  Now what does not fit is skipped, a
+ * notice in the log says what and where the files are kept, the good lines
+ * are written, and a later recovery finds nothing more to do. */
+static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state)
+{
+    (void)state;
+    static const char *const edits[] = {"file buffer cut to 100 bytes",
+                                        "file buffer capacity beyond its file",
+                                        "process header size beyond its file",
+                                        "a ring overwritten with random bytes"};
+    for (int edit = 0; edit < 4; edit++) {
+        snprintf(context, sizeof context, "damaged leftover: %s", edits[edit]);
+        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                         .write_buffer = 1u << 20, .max_message = 1024,
+                         .flush_interval_ms = 600000, .lines = 100, .hold = 1};
+        place p;
+        place_make(&p, "damage");
+        shared_page *page = page_new();
+        pid_t child = child_logs_then_waits(&rc, &p, page);
+        kill_and_reap(child);
+        char dir[PATH_MAX], kept[PATH_MAX + 16];
+        process_dir(&p, child, dir, sizeof dir);
+        CHECK(dir[0], "no directory of process %d", (int)child);
+        const char *name = strrchr(dir, '/') + 1;
+        snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+        size_t size;
+        char expected[PATH_MAX + 512];
+        long lines_expected;
+        if (edit == 0) {
+            char *path = test_path(dir, "file.0");
+            CHECK(truncate(path, 100) == 0, "truncate");
+            free(path);
+            snprintf(expected, sizeof expected,
+                     "[WARN] xlog:0 xlog %d recovery could not read file.0 (100 bytes) of "
+                     "process %d: shorter than a file buffer's header; its files are kept in %s",
+                     (int)child, (int)child, kept);
+            lines_expected = 1;
+        } else if (edit == 1) {
+            xlog_survival_file *h = map_survival_file(dir, "file.0", &size);
+            CHECK(h, "file.0");
+            h->capacity = size; /* a header's size more than the file holds */
+            munmap(h, size);
+            snprintf(expected, sizeof expected,
+                     "[WARN] xlog:0 xlog %d recovery could not read file.0 (%zu bytes) of "
+                     "process %d: its capacity or length is beyond its file; its files are "
+                     "kept in %s",
+                     (int)child, size, (int)child, kept);
+            lines_expected = 1;
+        } else if (edit == 3) {
+            /* Its lines are in the file buffer already: they are written,
+             * and the ring's loss is said, with the files kept (the
+             * persistent directory, which the user made, stays too). */
+            size_t n;
+            char **names = test_list_files(dir, &n), ring[64] = "";
+            for (size_t i = 0; i < n && !ring[0]; i++) {
+                xlog_ring *r = strncmp(names[i], "ring.", 5) == 0
+                                   ? map_survival_file(dir, names[i], &size)
+                                   : NULL;
+                if (r && r->capacity && r->head > 1) {
+                    snprintf(ring, sizeof ring, "%s", names[i]);
+                    for (size_t j = 0; j < size; j++)
+                        ((unsigned char *)r)[j] = (unsigned char)rnd(256);
+                }
+                if (r)
+                    munmap(r, size);
+            }
+            test_free_list(names, n);
+            CHECK(ring[0], "no ring with records");
+            snprintf(expected, sizeof expected,
+                     "[WARN] xlog:0 xlog %d recovery could not read %s (%zu bytes) of "
+                     "process %d: its capacity is not a power of two; its files are kept in %s",
+                     (int)child, ring, size, (int)child, kept);
+            lines_expected = THREADS * rc.lines + 2;
+        } else {
+            xlog_survival_process *proc = map_survival_file(dir, "process", &size);
+            CHECK(proc, "process");
+            proc->header_size = (uint32_t)size + 8;
+            munmap(proc, size);
+            snprintf(expected, sizeof expected,
+                     "[WARN] xlog:0 xlog %d recovery could not read process (%zu bytes) of "
+                     "process %d: its dictionary's start is outside the file; its files are "
+                     "kept in %s",
+                     (int)child, size, (int)child, kept);
+            /* The buffer's lines need no dictionary: its notice, them, this. */
+            lines_expected = THREADS * rc.lines + 2;
+        }
+        recovery rec = recover_in_this_process(&p);
+        CHECK(rec.lines == lines_expected - (edit >= 2 ? 2 : 1), "%ld lines recovered", rec.lines);
+        char *text = test_read_dir(p.logs, NULL);
+        CHECK((long)test_count_lines(text) == lines_expected, "%zu lines in the log",
+              test_count_lines(text));
+        char last[PATH_MAX + 512];
+        last_line_from_level(text, last, sizeof last);
+        CHECK(strcmp(last, expected) == 0, "notice: '%s', not '%s'", last, expected);
+        CHECK(exists(kept) && !exists(dir) && exists(p.shm), "the files are not kept in %s",
+              kept);
+        /* The next start finds nothing to do, and writes nothing more. */
+        recovery again = recover_in_this_process(&p);
+        char *after = test_read_dir(p.logs, NULL);
+        CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
+        free(after);
+        free(text);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
+#ifdef XLOG_RECOVER_PROGRAM
+/* A mistyped directory printed "0 lines recovered into /nonexistent" and
+ * exited 0: it looked like success. */
+static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "xlog-recover of a missing directory");
+    place p;
+    place_make(&p, "missing");
+    char missing[PATH_MAX + 16], out[1024], expected[PATH_MAX + 128];
+    snprintf(missing, sizeof missing, "%s/nonexistent", p.base);
+    pid_t pid;
+    int status = run_recover_program(missing, p.shm, &pid, out, sizeof out);
+    snprintf(expected, sizeof expected,
+             "xlog-recover: %s: No such file or directory: nothing was recovered\n", missing);
+    CHECK(status == 1 && strcmp(out, expected) == 0, "exit %d, output '%s'", status, out);
+    CHECK(!exists(missing), "%s was made", missing);
+    place_remove(&p);
+}
+#endif
+
+/* A process that refused links (follow_symlinks = 0) is killed, and its log
+ * directory is replaced by a link to another one: recovery (xlog_recover,
+ * as xlog-recover runs it, often as root) and the next xlog_open wrote
+ * every recovered line into the link's target before the open failed with
+ * -ELOOP.  Recovery opens the directory as the live process does: it
+ * refuses, writes nothing there, and keeps the lines for a later run. */
+static void recovery_never_writes_through_a_linked_log_directory(void **state)
+{
+    (void)state;
+    static const xlog_file_mode modes[] = {XLOG_FILE_SHARED, XLOG_FILE_PER_THREAD,
+                                           XLOG_FILE_PER_PROCESS};
+    for (int m = 0; m < 3; m++) {
+        snprintf(context, sizeof context, "linked log directory, %s", mode_name(modes[m]));
+        run_config rc = {.mode = modes[m], .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                         .max_message = 1024, .flush_interval_ms = 600000, .lines = 100,
+                         .hold = 1, .no_follow = 1};
+        place p;
+        place_make(&p, "link");
+        shared_page *page = page_new();
+        pid_t child = child_logs_then_waits(&rc, &p, page);
+        kill_and_reap(child);
+        char target[PATH_MAX + 16];
+        snprintf(target, sizeof target, "%s/target", p.base);
+        CHECK(rename(p.logs, target) == 0 && symlink(target, p.logs) == 0, "the link");
+        size_t before_length;
+        char *before = test_read_dir(target, &before_length);
+        long lines = xlog_recover(p.logs, p.shm);
+        CHECK(lines == -ELOOP, "xlog_recover: %ld", lines);
+        xlog_config cfg = config_for(&rc, &p);
+        int rc_open = xlog_open(&cfg);
+        if (rc_open == 0)
+            xlog_close();
+        CHECK(rc_open == -ELOOP, "xlog_open: %d", rc_open);
+        size_t after_length;
+        char *after = test_read_dir(target, &after_length);
+        CHECK(after_length == before_length && strcmp(after, before) == 0,
+              "%zu bytes written into the link's target", after_length - before_length);
+        /* The lines are still there: with the directory back, they are written. */
+        char dir[PATH_MAX];
+        process_dir(&p, child, dir, sizeof dir);
+        CHECK(dir[0], "the leftovers of process %d are gone", (int)child);
+        free(after);
+        free(before);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
+/* ---- damaged records and call sites ---------------------------------------------- */
+
+#define GOOD_LINES 50
+
+/* A child that logs GOOD_LINES lines from one site and one from another
+ * (the victim), then waits, once the back end has read them, to be killed. */
+static pid_t child_logs_a_victim(const place *p, shared_page *page)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(120);
+        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                         .write_buffer = 1u << 20, .max_message = 1024,
+                         .flush_interval_ms = 600000};
+        xlog_config cfg = config_for(&rc, p);
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        for (int i = 0; i < GOOD_LINES; i++)
+            xlog_info("good %d %s", i, "x");
+        xlog_info("victim %d", 7);
+        __atomic_store_n(&page->finished, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    char dir[PATH_MAX];
+    while (!__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE))
+        pause_us(1000);
+    process_dir(p, child, dir, sizeof dir);
+    CHECK(dir[0], "no directory of process %d", (int)child);
+    while (!rings_all_buffered(dir))
+        pause_us(1000);
+    return child;
+}
+
+/* The victim's entry in the dictionary of the process file proc. */
+static xlog_survival_site *victim_site(xlog_survival_process *proc)
+{
+    char *at = (char *)proc + proc->header_size, *end = at + proc->dictionary_used;
+    for (; at < end; at += ((xlog_survival_site *)at)->size) {
+        xlog_survival_site *e = (xlog_survival_site *)at;
+        const char *format =
+            (const char *)(e + 1) + e->file_length + e->function_length + e->module_length;
+        if (e->format_length == 9 && memcmp(format, "victim %d", 9) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* Puts the lines the back end had read back into the ring (as if it had
+ * not read them yet: the buffer forgets them, the ring's buffered position
+ * goes back to its start), so that recovery renders records; returns the
+ * ring mapped, its tid in *tid. */
+static xlog_ring *lines_back_in_the_ring(const char *dir, size_t *size, int *tid)
+{
+    size_t fsize;
+    xlog_survival_file *h = map_survival_file(dir, "file.0", &fsize);
+    CHECK(h && h->written == 0, "file.0");
+    h->length = 0;
+    h->last_length = 0;
+    munmap(h, fsize);
+    size_t n;
+    char **names = test_list_files(dir, &n);
+    xlog_ring *found = NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t mapped = 0; /* each ring's own: a spare one may still be empty */
+        xlog_ring *r = strncmp(names[i], "ring.", 5) == 0
+                           ? map_survival_file(dir, names[i], &mapped)
+                           : NULL;
+        if (r && r->capacity && r->head > 1) {
+            CHECK(!found, "two rings with records");
+            CHECK(r->head < r->capacity, "the ring wrapped");
+            r->buffered = 0;
+            found = r;
+            *size = mapped;
+        } else if (r) {
+            munmap(r, mapped);
+        }
+    }
+    test_free_list(names, n);
+    CHECK(found, "no ring with records");
+    *tid = found->tid;
+    return found;
+}
+
+/* The victim's record in ring r (mapped as a file: its buffer after the
+ * header page). */
+static xlog_record *victim_record(xlog_ring *r, size_t size, uint64_t site)
+{
+    char *buffer = (char *)r + (size - r->capacity);
+    for (uint64_t pos = 0; pos < (r->head & ~(uint64_t)1);) {
+        xlog_record *rec = (xlog_record *)(buffer + pos);
+        if ((uint64_t)(uintptr_t)rec->site == site)
+            return rec;
+        pos += rec->size;
+    }
+    return NULL;
+}
+
+/* Each edit that crashed recovery under ASan (or the program's next
+ * xlog_open, which recovers the same way), made to the one record (or call
+ * site) of a killed process's leftovers: the record is skipped, every other
+ * line is written exactly, a notice says what was skipped and where the
+ * files are kept, and the next start works. */
+static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
+{
+    (void)state;
+    static const char *const edits[] = {
+        "argument count 255", "record type 9", "record type changed to dynamic",
+        "site file length beyond its entry", "site function length beyond its entry",
+        "huge format length", "changed argument kinds"};
+    enum { EDITS = sizeof edits / sizeof edits[0] };
+    for (int edit = 0; edit < EDITS; edit++) {
+        snprintf(context, sizeof context, "damaged: %s", edits[edit]);
+        place p;
+        place_make(&p, "victim");
+        shared_page *page = page_new();
+        pid_t child = child_logs_a_victim(&p, page);
+        kill_and_reap(child);
+        char dir[PATH_MAX], kept[PATH_MAX + 16];
+        process_dir(&p, child, dir, sizeof dir);
+        const char *name = strrchr(dir, '/') + 1;
+        snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+        size_t ring_size = 0, proc_size = 0;
+        int tid;
+        xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
+        xlog_survival_process *proc = map_survival_file(dir, "process", &proc_size);
+        xlog_survival_site *site = proc ? victim_site(proc) : NULL;
+        CHECK(site, "the victim's call site");
+        xlog_record *rec = victim_record(r, ring_size, site->site);
+        CHECK(rec, "the victim's record");
+        int site_edit = edit >= 3;
+        switch (edit) {
+        case 0: rec->nargs = 255; break;
+        case 1: rec->type = 9; break;
+        case 2: rec->type = 2; break; /* XLOG_REC_DYNAMIC */
+        case 3: site->file_length = site->size; break;
+        case 4: site->function_length = site->size; break;
+        case 5: site->format_length = UINT32_MAX - 64; break;
+        default: site->kinds[0] = 11; break; /* a string where an int is */
+        }
+        munmap(proc, proc_size);
+        munmap(r, ring_size);
+
+        /* Recovered by xlog_recover, then (every other edit) by xlog_open. */
+        if (edit % 2 == 0) {
+            recovery rec_by = recover_in_this_process(&p);
+            CHECK(rec_by.lines == GOOD_LINES, "%ld lines recovered", rec_by.lines);
+        } else {
+            run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                             .write_buffer = 1u << 20, .max_message = 1024,
+                             .flush_interval_ms = 600000};
+            xlog_config cfg = config_for(&rc, &p);
+            CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
+            xlog_close();
+        }
+        char *text = test_read_dir(p.logs, NULL);
+        size_t count = test_count_lines(text);
+        size_t want = 1 + GOOD_LINES + 1 + (size_t)site_edit;
+        CHECK(count == want, "%zu lines in the log, not %zu", count, want);
+        const char *line = text;
+        char message[PATH_MAX + 512], expected[PATH_MAX + 512];
+        for (size_t i = 0; i < count; i++) {
+            const char *nl = strchr(line, '\n');
+            test_line l;
+            CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
+                  (int)(nl - line), line);
+            test_message(&l, message, sizeof message);
+            if (i == 0)
+                snprintf(expected, sizeof expected,
+                         "%d lines of process %d follow, recovered by process %d: it ended "
+                         "without xlog_close",
+                         GOOD_LINES, (int)child, (int)getpid());
+            else if (i <= GOOD_LINES)
+                snprintf(expected, sizeof expected, "good %zu x", i - 1);
+            else if (i == GOOD_LINES + 1)
+                snprintf(expected, sizeof expected,
+                         "recovery could not read 1 records and 0 bytes of thread %d of process "
+                         "%d: they do not fit their ring or the call sites; its files are kept "
+                         "in %s",
+                         tid, (int)child, kept);
+            else
+                snprintf(expected, sizeof expected,
+                         "recovery could not read 0 more files and 1 call sites of process %d; "
+                         "its files are kept in %s",
+                         (int)child, kept);
+            CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
+                  expected);
+            line = nl + 1;
+        }
+        CHECK(exists(kept) && !exists(dir), "the files are not kept in %s", kept);
+        recovery again = recover_in_this_process(&p);
+        char *after = test_read_dir(p.logs, NULL);
+        CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
+        free(after);
+        free(text);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
+/* A refused persistent_dir was announced as "Operation not permitted": the
+ * user could not tell what to change.  The line says what was found. */
+static void a_refused_persistent_dir_says_exactly_why(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "a refused persistent_dir");
+    place p;
+    place_make(&p, "refused");
+    assert_int_equal(mkdir(p.shm, 0700), 0);
+    assert_int_equal(chmod(p.shm, 0755), 0);
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000};
+    xlog_config cfg = config_for(&rc, &p);
+    CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
+    xlog_close();
+    char why[PATH_MAX + 128], expected[PATH_MAX + 256], message[PATH_MAX + 256];
+    snprintf(why, sizeof why, "%s: mode 0755 is open to others (it must be 0700)", p.shm);
+    snprintf(expected, sizeof expected,
+             "the lines still in memory will not survive a kill of this process: its "
+             "persistent directory cannot be used: %s",
+             why);
+    char *text = test_read_dir(p.logs, NULL);
+    CHECK(test_count_lines(text) == 1, "%zu lines: %s", test_count_lines(text), text);
+    test_line l;
+    CHECK(test_parse_line(text, strlen(text) - 1, &l), "the line: %s", text);
+    CHECK(strcmp(test_message(&l, message, sizeof message), expected) == 0, "'%s', not '%s'",
+          message, expected);
+    free(text);
+    CHECK(xlog_recover(p.logs, p.shm) == -EPERM, "xlog_recover trusted it");
+    snprintf(expected, sizeof expected, "xlog_recover: %s", why);
+    CHECK(strcmp(xlog_last_error(), expected) == 0, "'%s', not '%s'", xlog_last_error(),
+          expected);
+    place_remove(&p);
+}
+
+#ifdef XLOG_RECOVER_PROGRAM
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Leftovers of log directories nobody opens again stayed in the persistent
+ * directory with no way to see them: xlog-recover --list names each, its
+ * log directory, and what to do with it. */
+static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "xlog-recover --list");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
+    place p;
+    place_make(&p, "list");
+    shared_page *dead_page = page_new(), *live_page = page_new();
+    /* The living one first: an xlog_open recovers the dead of its directory. */
+    pid_t live = child_logs_then_waits(&rc, &p, live_page);
+    pid_t dead = child_logs_then_waits(&rc, &p, dead_page);
+    kill_and_reap(dead);
+    char dead_dir[PATH_MAX], live_dir[PATH_MAX];
+    process_dir(&p, dead, dead_dir, sizeof dead_dir);
+    process_dir(&p, live, live_dir, sizeof live_dir);
+    char out[8192];
+    pid_t pid;
+    CHECK(run_recover_program("--list", p.shm, &pid, out, sizeof out) == 0, "%s", out);
+    char *lines[3];
+    CHECK(asprintf(&lines[0],
+                   "%s: process %d, log directory %s: ended without xlog_close: write its lines "
+                   "with: xlog-recover '%s' '%s'",
+                   dead_dir, (int)dead, p.logs, p.logs, p.shm) > 0 &&
+              asprintf(&lines[1], "%s: process %d, log directory %s: still running", live_dir,
+                       (int)live, p.logs) > 0 &&
+              asprintf(&lines[2], "2 left in %s", p.shm) > 0,
+          "asprintf");
+    qsort(lines, 2, sizeof *lines, by_text);
+    char *got[4] = {0};
+    size_t n = 0;
+    for (char *line = strtok(out, "\n"); line && n < 4; line = strtok(NULL, "\n"))
+        got[n++] = line;
+    CHECK(n == 3, "%zu lines", n);
+    qsort(got, 2, sizeof *got, by_text);
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(strcmp(got[i], lines[i]) == 0, "line %zu: '%s', not '%s'", i, got[i], lines[i]);
+        free(lines[i]);
+    }
+    kill_and_reap(live);
+    munmap(dead_page, sizeof *dead_page);
+    munmap(live_page, sizeof *live_page);
+    place_remove(&p);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1913,8 +2400,14 @@ int main(void)
         cmocka_unit_test(a_new_threads_first_call_takes_a_ready_ring),
         cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),
         cmocka_unit_test(a_ring_from_an_open_without_persistence_never_serves_one_with_it),
+        cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
+        cmocka_unit_test(recovery_never_writes_through_a_linked_log_directory),
+        cmocka_unit_test(a_damaged_record_or_call_site_costs_that_line_only),
+        cmocka_unit_test(a_refused_persistent_dir_says_exactly_why),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
+        cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),
+        cmocka_unit_test(xlog_recover_lists_what_is_left_and_what_to_do),
 #endif
     };
     return cmocka_run_group_tests(tests, seeded, NULL);

@@ -38,6 +38,7 @@
 #include "backend/message.h"
 #include "common/date.h"
 #include "common/internal.h"
+#include "common/record_args.h"
 #include "common/ring.h"
 #include "layouts/fields.h"
 #include "layouts/layout.h"
@@ -95,6 +96,16 @@ typedef struct output {
     int error;        /* the errno that stopped it, or 0 */
 } output;
 
+/* A file of the dead process that could not be read at all. */
+typedef struct damaged_file {
+    char name[32];
+    uint64_t bytes;
+    const char *why;
+} damaged_file;
+
+/* A record's arguments are decoded into an array of this size (scratch). */
+#define RECOVER_MAX_ARGS 64
+
 typedef struct dead_process {
     const xlog_survival_process *proc;
     size_t proc_size;
@@ -115,7 +126,182 @@ typedef struct dead_process {
     size_t site_count;
     size_t longest_format; /* of a record: a site's, or at most max_message */
     long lines;
+    /* What could not be read, said in the log (write_damage_notices): per
+     * ring, records skipped and bytes past the last record that could be
+     * walked; files refused whole; dictionary entries refused. */
+    uint64_t ring_bad_records[4096];
+    uint64_t ring_bad_bytes[4096];
+    damaged_file refused[16];
+    size_t refused_count;
+    uint64_t refused_more;  /* refused files beyond refused[] */
+    uint64_t bad_sites;
+    const char *kept;       /* where its files are kept when something was skipped */
 } dead_process;
+
+/* ---- validation -------------------------------------------------------------
+ * The files of a dead process are memory it could write to, and a process
+ * that died of memory corruption (the case recovery exists for) may have
+ * left any bytes in them.  No length, count, kind or offset read from them
+ * is used before it is checked against the bounds of what was mapped; what
+ * does not fit is skipped, and said in the log (write_damage_notices). */
+
+static int terminated(const char *text, size_t size)
+{
+    return memchr(text, '\0', size) != NULL;
+}
+
+/* Notes a file of the dead process that could not be read at all. */
+static void refuse_file(dead_process *dp, const char *name, uint64_t bytes, const char *why)
+{
+    if (dp->refused_count == sizeof dp->refused / sizeof dp->refused[0]) {
+        dp->refused_more++;
+        return;
+    }
+    damaged_file *f = &dp->refused[dp->refused_count++];
+    /* Names of ours ("ring.<n>") fit; a longer one is not ours and is cut. */
+    size_t n = strnlen(name, sizeof f->name - 1);
+    memcpy(f->name, name, n);
+    f->name[n] = '\0';
+    f->bytes = bytes;
+    f->why = why;
+}
+
+/* Whether the "process" file's header (without its dictionary) can be used
+ * to write the process's lines as it would have. */
+static int process_header_usable(const xlog_survival_process *p, size_t size)
+{
+    return size >= sizeof *p && terminated(p->log_dir, sizeof p->log_dir) &&
+           terminated(p->file_pattern, sizeof p->file_pattern) &&
+           p->file_mode >= XLOG_FILE_SHARED && p->file_mode <= XLOG_FILE_PER_PROCESS &&
+           (p->file_layout == XLOG_LAYOUT_TEXT || p->file_layout == XLOG_LAYOUT_JSON) &&
+           p->max_message >= 256 && p->max_message <= ((uint64_t)1 << 30) / 4;
+}
+
+/* Whether the argument kinds agree with what the format reads: the
+ * formatter takes each argument as the kind its conversion says. */
+static int kinds_match_format(const char *format, size_t length, const unsigned char *kinds,
+                              unsigned nargs)
+{
+    unsigned char expected[RECOVER_MAX_ARGS];
+    int n = xlog_fmt_kinds(format, length, expected, RECOVER_MAX_ARGS);
+    if (n < 0 || (unsigned)n != nargs)
+        return 0;
+    for (unsigned i = 0; i < nargs; i++)
+        if ((kinds[i] & XLOG_KIND_MASK) != (expected[i] & XLOG_KIND_MASK))
+            return 0;
+    return 1;
+}
+
+/* Whether a dictionary entry's names, format and kinds lie inside it (its
+ * size already within the dictionary) and agree. */
+static int site_entry_fits(const xlog_survival_site *e)
+{
+    uint64_t text = (uint64_t)e->file_length + e->function_length + e->module_length +
+                    e->format_length;
+    if (text > e->size - sizeof *e || e->nargs > XLOG_MAX_ARGS)
+        return 0;
+    const char *format =
+        (const char *)(e + 1) + e->file_length + e->function_length + e->module_length;
+    return e->format_length == 0 ||
+           kinds_match_format(format, e->format_length, e->kinds, e->nargs);
+}
+
+/* Whether the arguments of a record, as its view says, lie inside it up
+ * to end, each string's bytes included. */
+static int args_fit(const xlog_record_view *view, const char *end)
+{
+    const char *at = view->args;
+    for (int i = 0; i < view->nargs; i++) {
+        int kind = view->kinds[i] & XLOG_KIND_MASK;
+        uint64_t fixed = xlog_arg_fixed_size(kind);
+        if (fixed > (uint64_t)(end - at))
+            return 0;
+        uint32_t n = 0;
+        if (kind == XLOG_ARG_STR || kind == XLOG_ARG_WSTR)
+            memcpy(&n, at, 4);
+        at += fixed;
+        if (n != 0 && n != XLOG_NULL_STRING) {
+            uint64_t bytes = kind == XLOG_ARG_WSTR ? (uint64_t)n * sizeof(wchar_t) : n;
+            if (bytes > (uint64_t)(end - at))
+                return 0;
+            at += bytes;
+        }
+    }
+    return 1;
+}
+
+/* Whether a file was made but never used, and holds nothing: a ring made
+ * ahead of need and never given to a thread (capacity 0), a file buffer
+ * whose header was not written yet or that never held a line (length 0). */
+static int never_used(const mapped *m, int is_ring)
+{
+    if (is_ring)
+        return m->size >= sizeof(xlog_ring) && ((const xlog_ring *)m->base)->capacity == 0;
+    return m->size >= sizeof(xlog_survival_file) &&
+           ((const xlog_survival_file *)m->base)->length == 0;
+}
+
+/* Why a mapped ring file cannot be read, or NULL. */
+static const char *ring_problem(const mapped *m)
+{
+    const xlog_ring *r = m->base;
+    if (m->size < sizeof *r)
+        return "shorter than a ring's header";
+    if (r->capacity == 0 || (r->capacity & (r->capacity - 1)) || r->mask != r->capacity - 1)
+        return "its capacity is not a power of two";
+    if (r->capacity > m->size - sizeof *r)
+        return "its capacity is beyond its file";
+    return NULL;
+}
+
+/* Why a mapped file buffer cannot be read, or NULL. */
+static const char *file_buffer_problem(const mapped *m, const char *log_dir)
+{
+    const xlog_survival_file *h = m->base;
+    if (m->size < sizeof *h)
+        return "shorter than a file buffer's header";
+    if (memcmp(h->magic, XLOG_SURVIVAL_MAGIC, sizeof h->magic) != 0 ||
+        !terminated(h->path, sizeof h->path) || !terminated(h->chunk_path, sizeof h->chunk_path))
+        return "its header is not a file buffer's";
+    if (h->capacity > m->size - sizeof *h || h->length > h->capacity)
+        return "its capacity or length is beyond its file";
+    /* Its lines go to a file of the log directory, opened there as the
+     * live process does (open_output): no other path. */
+    size_t n = strlen(log_dir);
+    if (h->path[0] && (strncmp(h->path, log_dir, n) != 0 || h->path[n] != '/' ||
+                       strchr(h->path + n + 1, '/') || !h->path[n + 1]))
+        return "its file is not in the log directory";
+    return NULL;
+}
+
+/* Whether a record's fixed part, before its view is taken, can be read:
+ * a dynamic record's lengths, a rate-limited one's count. */
+static int record_head_fits(const xlog_record *rec)
+{
+    uint64_t need = sizeof *rec + (rec->flags & XLOG_REC_RATED ? 8 : 0) +
+                    (rec->type == XLOG_REC_DYNAMIC ? 16 : 0);
+    return rec->size >= need && rec->nargs <= RECOVER_MAX_ARGS;
+}
+
+/* Whether a record's parts (view, of site) lie inside it and agree with its
+ * format; its size is already within its ring. */
+static int record_fits(const xlog_record *rec, const xlog_survival_site *site,
+                       const xlog_record_view *view)
+{
+    const char *body = (const char *)(rec + 1);
+    const char *end = (const char *)rec + rec->size - (rec->flags & XLOG_REC_RATED ? 8 : 0);
+    if (rec->type == XLOG_REC_SITE) {
+        if (!site || rec->nargs != site->nargs)
+            return 0;
+    } else {
+        uint64_t parts = 16 + (uint64_t)rec->nargs + view->format_length + view->file_length +
+                         view->function_length;
+        if (parts > (uint64_t)(end - body))
+            return 0;
+    }
+    return kinds_match_format(view->format, view->format_length, view->kinds, view->nargs) &&
+           args_fit(view, end);
+}
 
 /* ---- mapping ------------------------------------------------------------------ */
 
@@ -147,17 +333,27 @@ static int by_address(const void *a, const void *b)
 /* Indexes the ready entries of the dictionary. */
 static int index_sites(dead_process *dp)
 {
-    const char *start = (const char *)dp->proc + dp->proc->header_size;
+    uint64_t header = dp->proc->header_size;
+    if (header < sizeof *dp->proc || header > dp->proc_size || header % 8) {
+        refuse_file(dp, "process", dp->proc_size,
+                    "its dictionary's start is outside the file");
+        return 0;
+    }
+    const char *start = (const char *)dp->proc + header;
     const char *end = (const char *)dp->proc + dp->proc_size;
     uint64_t used = dp->proc->dictionary_used;
     if (used < (uint64_t)(end - start))
         end = start + used;
     size_t capacity = 0;
-    for (const char *p = start; p + sizeof(xlog_survival_site) <= end;) {
+    for (const char *p = start; (size_t)(end - p) >= sizeof(xlog_survival_site);) {
         const xlog_survival_site *e = (const xlog_survival_site *)p;
-        if (e->size < sizeof *e || e->size % 8 || e->size > (size_t)(end - p))
+        if (e->size < sizeof *e || e->size % 8 || e->size > (size_t)(end - p)) {
+            dp->bad_sites++; /* the entries after it cannot be found */
             break;
-        if (e->ready) {
+        }
+        if (e->ready && !site_entry_fits(e)) {
+            dp->bad_sites++;
+        } else if (e->ready) {
             if (e->format_length > dp->longest_format)
                 dp->longest_format = e->format_length;
             if (dp->site_count == capacity) {
@@ -215,6 +411,24 @@ static void output_flush(output *out)
     out->mark_count = 0;
 }
 
+/* Opens path (a file of the log directory) as the live process's file sink
+ * does (file.c, open_name): without follow_symlinks, in a descriptor of the
+ * directory opened with O_NOFOLLOW, so that recovery (often run as root)
+ * never writes through a directory or a file replaced by a link. */
+static int open_output(const output *out, const char *path, int flags)
+{
+    if (!out->no_follow)
+        return open(path, flags, 0640);
+    int dir = xlog_open_dir_no_follow(out->dir);
+    if (dir < 0)
+        return -1;
+    int fd = openat(dir, strrchr(path, '/') + 1, flags | O_NOFOLLOW, 0640);
+    int error = errno;
+    close(dir);
+    errno = error;
+    return fd;
+}
+
 static void output_switch(output *out, const char *path)
 {
     if (out->fd >= 0 && strcmp(out->path, path) == 0)
@@ -226,10 +440,10 @@ static void output_switch(output *out, const char *path)
     if (out->error)
         return;
     snprintf(out->path, sizeof out->path, "%s", path);
-    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (out->no_follow ? O_NOFOLLOW : 0);
-    out->fd = open(path, flags, 0640);
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+    out->fd = open_output(out, path, flags);
     if (out->fd < 0 && errno == ENOENT && xlog_make_dir(out->dir) == 0)
-        out->fd = open(path, flags, 0640);
+        out->fd = open_output(out, path, flags);
     if (out->fd < 0)
         out->error = errno;
 }
@@ -328,7 +542,7 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
     uint64_t length = h->length, written = h->written;
     if (length > h->capacity || written > length)
         return; /* emptied, or not a buffer of ours */
-    if (h->chunk && written + h->chunk <= length)
+    if (h->chunk && h->chunk <= length - written)
         written += bytes_in_file(h, bytes + written, (size_t)h->chunk);
     /* Settled for good, here where the rest of recovery reads it (and where
      * a later recovery would, if this one has to stop). */
@@ -338,7 +552,9 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
     if (h->last_length && h->last_length == length) {
         for (size_t i = 0; i < dp->ring_count; i++) {
             xlog_ring *r = ring_at(dp, i);
-            if (dp->rings[i].slot == h->last_ring && r->buffered < h->last_record_end)
+            if (dp->rings[i].slot == h->last_ring && r->buffered < h->last_record_end &&
+                h->last_record_end <= (r->head & ~(uint64_t)1) &&
+                h->last_record_end % XLOG_RECORD_ALIGN == 0)
                 r->buffered = h->last_record_end;
         }
     }
@@ -369,7 +585,7 @@ static int by_time(const void *a, const void *b)
 
 /* Every record of every ring past its buffered position that makes a line,
  * in time order. */
-static pending_record *collect(const dead_process *dp, size_t *count)
+static pending_record *collect(dead_process *dp, size_t *count)
 {
     size_t capacity = 1024;
     pending_record *all = malloc(capacity * sizeof *all);
@@ -377,16 +593,30 @@ static pending_record *collect(const dead_process *dp, size_t *count)
     for (size_t i = 0; all && i < dp->ring_count; i++) {
         xlog_ring *r = ring_at(dp, i);
         uint64_t end = r->head & ~(uint64_t)1;
-        if (r->capacity == 0 || (r->capacity & r->mask) || end - r->buffered > r->capacity)
-            continue; /* not a ring we can read */
+        if (end - r->buffered > r->capacity || r->buffered % XLOG_RECORD_ALIGN ||
+            end % XLOG_RECORD_ALIGN) {
+            /* Its positions say it holds more than it can: none of it can
+             * be told from garbage. */
+            dp->ring_bad_bytes[i] += r->capacity;
+            continue;
+        }
         for (uint64_t pos = r->buffered; pos < end;) {
             const xlog_record *rec = (const xlog_record *)(r->buffer + (pos & r->mask));
-            if (rec->size < 8 || rec->size % 8 || (pos & r->mask) + rec->size > r->capacity)
+            if (rec->size < 8 || rec->size % 8 ||
+                (pos & r->mask) + rec->size > r->capacity || rec->size > end - pos) {
+                dp->ring_bad_bytes[i] += end - pos; /* where the next record starts is lost */
                 break;
+            }
+            int is_line = rec->type == XLOG_REC_SITE || rec->type == XLOG_REC_DYNAMIC;
+            if ((rec->type < XLOG_REC_SITE || rec->type > XLOG_REC_DUMP) ||
+                (is_line && rec->size < sizeof *rec)) {
+                dp->ring_bad_records[i]++;
+                pos += rec->size;
+                continue;
+            }
             /* The lines the file sink would have written: not those below
              * its level (another sink's), nor those kept for a backtrace. */
-            if ((rec->type == XLOG_REC_SITE || rec->type == XLOG_REC_DYNAMIC) &&
-                rec->level <= XLOG_FATAL && rec->level >= dp->proc->file_level &&
+            if (is_line && rec->level <= XLOG_FATAL && rec->level >= dp->proc->file_level &&
                 !(rec->flags & XLOG_REC_KEEP)) {
                 if (*count == capacity) {
                     capacity *= 2;
@@ -439,12 +669,14 @@ static int record_parts(const dead_process *dp, const xlog_record *rec,
     *site = rec->site ? find_site(dp, (uint64_t)(uintptr_t)rec->site) : NULL;
     if (rec->site && (!*site || (rec->type == XLOG_REC_SITE && !(*site)->format_length)))
         return 0;
+    if (!record_head_fits(rec))
+        return 0;
     const xlog_survival_site *e = *site;
     const char *text = e ? (const char *)(e + 1) : NULL;
     xlog_record_view_of(rec,
                         e ? text + e->file_length + e->function_length + e->module_length : NULL,
                         e ? e->format_length : 0, e ? e->kinds : NULL, view);
-    return view->format_length <= dp->longest_format;
+    return view->format_length <= dp->longest_format && record_fits(rec, e, view);
 }
 
 /* The event of one record, its line rendered into s->line; the line's
@@ -520,8 +752,10 @@ static int find_targets(dead_process *dp, pending_record *all, size_t count)
         const xlog_survival_site *site;
         xlog_record_view view;
         all[i].target = -1;
-        if (!record_parts(dp, rec, &site, &view))
+        if (!record_parts(dp, rec, &site, &view)) {
+            dp->ring_bad_records[all[i].ring]++;
             continue;
+        }
         int64_t utc = xlog_clock_utc(&dp->clock, rec->tsc), start, end;
         int64_t day = xlog_name_day(utc, dp->rules.local_time, &start, &end);
         if (dp->ring_target[all[i].ring] < 0 || dp->ring_day[all[i].ring] != day) {
@@ -601,6 +835,75 @@ static void write_records(dead_process *dp, const pending_record *all, size_t co
     }
 }
 
+/* Whether anything of the process could not be read. */
+static int damaged(const dead_process *dp)
+{
+    if (dp->refused_count || dp->bad_sites)
+        return 1;
+    for (size_t i = 0; i < dp->ring_count; i++)
+        if (dp->ring_bad_records[i] || dp->ring_bad_bytes[i])
+            return 1;
+    return 0;
+}
+
+/* One line saying what could not be read, in the file the process's lines
+ * of thread tid (its pid outside per-thread mode) go to today. */
+static void damage_notice(dead_process *dp, int tid, const char *text, size_t length, scratch *s,
+                          output *out)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t time_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, start, end;
+    int64_t day = xlog_name_day(time_ns, dp->rules.local_time, &start, &end);
+    char path[PATH_MAX];
+    xlog_file_path(&dp->rules, dp->rules.mode == XLOG_FILE_PER_THREAD ? tid : dp->proc->pid, day,
+                   path, sizeof path);
+    xlog_line_event like, ev;
+    memset(&like, 0, sizeof like);
+    like.pub.pid = dp->proc->pid;
+    like.pub.tid = tid;
+    like.tid_text = s->tid;
+    like.tid_text_length = xlog_tid_text(s->tid, tid);
+    xlog_notice_event(&ev, time_ns, &like, text, length);
+    output_switch(out, path);
+    output_append(out, s->notice, xlog_layout_write(dp->layout, &ev, s->notice));
+}
+
+/* After the lines it could write: what recovery skipped of the process, and
+ * where its files are kept for a look (they are not removed). */
+static void write_damage_notices(dead_process *dp, scratch *s, output *out)
+{
+    char text[PATH_MAX + 512];
+    int pid = (int)dp->proc->pid, n;
+    for (size_t i = 0; i < dp->ring_count; i++) {
+        if (!dp->ring_bad_records[i] && !dp->ring_bad_bytes[i])
+            continue;
+        n = snprintf(text, sizeof text,
+                     "recovery could not read %llu records and %llu bytes of thread %d of "
+                     "process %d: they do not fit their ring or the call sites; its files are "
+                     "kept in %s",
+                     (unsigned long long)dp->ring_bad_records[i],
+                     (unsigned long long)dp->ring_bad_bytes[i], ring_at(dp, i)->tid, pid, dp->kept);
+        damage_notice(dp, ring_at(dp, i)->tid, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, s, out);
+    }
+    for (size_t i = 0; i < dp->refused_count; i++) {
+        const damaged_file *f = &dp->refused[i];
+        n = snprintf(text, sizeof text,
+                     "recovery could not read %s (%llu bytes) of process %d: %s; its files are "
+                     "kept in %s",
+                     f->name, (unsigned long long)f->bytes, pid, f->why, dp->kept);
+        damage_notice(dp, pid, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, s, out);
+    }
+    if (dp->refused_more || dp->bad_sites) {
+        n = snprintf(text, sizeof text,
+                     "recovery could not read %llu more files and %llu call sites of process "
+                     "%d; its files are kept in %s",
+                     (unsigned long long)dp->refused_more, (unsigned long long)dp->bad_sites, pid,
+                     dp->kept);
+        damage_notice(dp, pid, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, s, out);
+    }
+}
+
 /* Writes what the buffers never wrote, then every record, each file's
  * lines after their notice; the number of lines, or a negative errno (no
  * memory, or writing failed: what was written is marked as such). */
@@ -649,6 +952,7 @@ static long write_all(dead_process *dp)
             if (has_unwritten(dp->files[i].base))
                 write_buffer(dp, dp->files[i].base, s, out);
         write_records(dp, all, count, s, out);
+        write_damage_notices(dp, s, out);
         output_flush(out);
         rc = -out->error;
     }
@@ -668,6 +972,9 @@ static long write_all(dead_process *dp)
     return rc == 0 ? dp->lines : rc;
 }
 
+/* The name a damaged process directory is kept under (keep_damaged). */
+#define DAMAGED_PREFIX "damaged."
+
 /* ---- one process ------------------------------------------------------------- */
 
 static void unmap_all(dead_process *dp)
@@ -683,8 +990,10 @@ static void unmap_all(dead_process *dp)
         xlog_layout_destroy(dp->layout);
 }
 
-/* Recovers the process whose directory is open as dir; the number of lines. */
-static long recover_process(int dir, const char *log_dir)
+/* Recovers the process whose directory is open as dir; the number of lines.
+ * *is_damaged is set when some of it could not be read: its files are then
+ * to be kept, as `kept` (named in the notices). */
+static long recover_process(int dir, const char *log_dir, const char *kept, int *is_damaged)
 {
     dead_process *dp = calloc(1, sizeof *dp);
     if (!dp)
@@ -699,6 +1008,15 @@ static long recover_process(int dir, const char *log_dir)
         free(dp);
         return 0; /* died before it wrote its header, or not ours: nothing to recover */
     }
+    if (!process_header_usable(proc, dp->proc_size)) {
+        /* Nothing says how its lines were written, nor where a notice
+         * would go: its files are kept as they are. */
+        *is_damaged = 1;
+        munmap((void *)proc, dp->proc_size);
+        free(dp);
+        return 0;
+    }
+    dp->kept = kept;
     const xlog_survival_clock *c = &proc->clock[proc->clock_slot & 1];
     dp->clock.base_ticks = c->base_ticks;
     dp->clock.base_utc_ns = c->base_utc_ns;
@@ -732,15 +1050,21 @@ static long recover_process(int dir, const char *log_dir)
         if (!into || !(into->base = map_file(dir, e->d_name, &into->size)))
             continue;
         into->slot = slot;
+        const char *problem =
+            is_ring ? ring_problem(into) : file_buffer_problem(into, proc->log_dir);
+        if (never_used(into, is_ring)) {
+            munmap(into->base, into->size);
+            continue;
+        }
+        if (problem) {
+            refuse_file(dp, e->d_name, into->size, problem);
+            munmap(into->base, into->size);
+            continue;
+        }
         if (is_ring) {
             /* Its buffer follows its header page; the pointer in the header
              * was the dead process's, so it is made valid for this mapping. */
             xlog_ring *r = into->base;
-            if (r->capacity == 0 || (r->capacity & (r->capacity - 1)) ||
-                into->size <= r->capacity || r->mask != r->capacity - 1) {
-                munmap(into->base, into->size);
-                continue;
-            }
             r->buffer = (char *)r + (into->size - r->capacity);
             dp->ring_count++;
         } else {
@@ -752,6 +1076,7 @@ static long recover_process(int dir, const char *log_dir)
     for (size_t i = 0; i < dp->file_count; i++)
         settle_buffer(dp, dp->files[i].base);
     long lines = write_all(dp);
+    *is_damaged = damaged(dp);
     unmap_all(dp);
     free(dp);
     return lines;
@@ -770,6 +1095,18 @@ static void remove_process_dir(int dir, const char *path)
     if (d)
         closedir(d);
     rmdir(path);
+}
+
+/* A process directory recovery could not read whole is kept as
+ * <key>/damaged.<its name>, for a look: recovery and xlog_open leave it
+ * alone, and xlog-recover --list names it. */
+static void keep_damaged(int dir, const char *path, const char *kept)
+{
+    /* What was recovered is marked as such in its files; the rest would
+     * only be skipped again.  The lock file goes, so that the name alone
+     * says what it is. */
+    if (rename(path, kept) != 0)
+        remove_process_dir(dir, path);
 }
 
 long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
@@ -797,11 +1134,12 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     int error = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' || strncmp(e->d_name, DAMAGED_PREFIX, strlen(DAMAGED_PREFIX)) == 0)
             continue;
-        char path[PATH_MAX + 64];
+        char path[PATH_MAX + 64], kept[PATH_MAX + 320];
         if (snprintf(path, sizeof path, "%s/%s", key, e->d_name) >= (int)sizeof path)
             continue; /* not a name of ours */
+        snprintf(kept, sizeof kept, "%s/" DAMAGED_PREFIX "%s", key, e->d_name);
         int dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0)
             continue;
@@ -820,8 +1158,12 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
         /* Taken only if the owner is gone; held while its lines are written,
          * so that two processes never recover the same one. */
         if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0) {
-            long lines = recover_process(dir, log_dir);
-            if (lines >= 0) {
+            int is_damaged = 0;
+            long lines = recover_process(dir, log_dir, kept, &is_damaged);
+            if (lines >= 0 && is_damaged) {
+                total += lines;
+                keep_damaged(dir, path, kept);
+            } else if (lines >= 0) {
                 total += lines;
                 remove_process_dir(dir, path);
             } else if (!error) {

@@ -75,15 +75,35 @@ int xlog_survival_private_dir(const char *dir)
     return xlog_survival_is_private(dir);
 }
 
+/* Why the last directory refused by this thread was refused. */
+static _Thread_local char refusal[PATH_MAX + 96];
+
+const char *xlog_survival_refusal(int error)
+{
+    return refusal[0] ? refusal : strerror(error);
+}
+
 int xlog_survival_is_private(const char *dir)
 {
     struct stat st;
+    refusal[0] = '\0';
     if (lstat(dir, &st) != 0)
         return -errno;
-    if (!S_ISDIR(st.st_mode))
+    if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+        snprintf(refusal, sizeof refusal, "%s is %s", dir,
+                 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
         return -ENOTDIR;
-    if (st.st_uid != geteuid() || (st.st_mode & 077))
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(refusal, sizeof refusal, "%s belongs to uid %u, not to this user (uid %u)", dir,
+                 (unsigned)st.st_uid, (unsigned)geteuid());
         return -EPERM;
+    }
+    if (st.st_mode & 077) {
+        snprintf(refusal, sizeof refusal, "%s: mode %04o is open to others (it must be 0700)",
+                 dir, (unsigned)(st.st_mode & 07777));
+        return -EPERM;
+    }
     return 0;
 }
 

@@ -212,6 +212,12 @@ void xlog_survival_key_dir(char *out, size_t size, const char *persistent, const
 int xlog_survival_is_private(const char *dir);
 int xlog_survival_private_dir(const char *dir);
 
+/* What the last refusal of xlog_survival_is_private (or _private_dir) by
+ * this thread found, e.g. "<dir>: mode 0755 is open to others (it must be
+ * 0700)"; strerror(error) when it gave no reason (the directory could not
+ * be looked at). */
+const char *xlog_survival_refusal(int error);
+
 /* ---- recovery (recover.c) ------------------------------------------------ */
 
 /* Writes the lines of every process that used dir and ended without

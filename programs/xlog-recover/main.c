@@ -7,24 +7,119 @@
  * before it, are exactly what xlog_open would have written.
  *
  *   xlog-recover DIR [PERSISTENT_DIR]
+ *   xlog-recover --list [PERSISTENT_DIR]
  *
  * DIR is the log directory as the program gave it (a relative one is taken
  * from the current directory, as xlog_open does); PERSISTENT_DIR is the
  * program's cfg.persistent_dir, if it set one (default /dev/shm/xlog-<uid>).
+ * DIR must exist (a mistyped one is an error, not "0 lines recovered").
  * Prints how many lines it recovered; exits 0, or 1 with the reason on
  * stderr (and whatever it could write is written: a later run does the rest,
  * never a line twice).  Processes still alive are left alone.
+ *
+ * --list says what is left in the persistent directory, for which log
+ * directory, and what to do with each (leftovers of a log directory that
+ * nobody opens again stay there until someone recovers or removes them).
+ * It reads the "process" file's header (lib/survival/survival.h: the
+ * program is built with the library it belongs to) and writes nothing.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <xlog.h>
 
+#include "survival/survival.h"
+
 static const char usage[] =
     "usage: xlog-recover DIR [PERSISTENT_DIR]\n"
+    "       xlog-recover --list [PERSISTENT_DIR]\n"
     "Writes into DIR the lines of processes that logged there and ended without\n"
     "xlog_close (kill -9, OOM killer, exec, _exit), and removes what they left in\n"
-    "PERSISTENT_DIR (default /dev/shm/xlog-<uid>).  Exit status 0, or 1 on error.\n";
+    "PERSISTENT_DIR (default /dev/shm/xlog-<uid>).  --list says what is left in\n"
+    "PERSISTENT_DIR, for which DIR, and what to do with it.  Exit status 0, or 1 on\n"
+    "error.\n";
+
+/* One process directory left in persistent/key: whose, and what to do. */
+static void list_one(const char *persistent, const char *path, const char *name)
+{
+    xlog_survival_process header;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int lock = fd >= 0 ? openat(fd, "process", O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    int whole = lock >= 0 && pread(lock, &header, sizeof header, 0) == (ssize_t)sizeof header &&
+                memcmp(header.magic, XLOG_SURVIVAL_MAGIC, sizeof header.magic) == 0 &&
+                memchr(header.log_dir, '\0', sizeof header.log_dir);
+    if (!whole) {
+        printf("%s: unreadable (no process header): remove it: rm -r '%s'\n", path, path);
+    } else if (strncmp(name, "damaged.", 8) == 0) {
+        printf("%s: process %d, log directory %s: damaged, kept by recovery (its notice in the "
+               "log says what could not be read): look, then remove it: rm -r '%s'\n",
+               path, (int)header.pid, header.log_dir, path);
+    } else if (flock(lock, LOCK_SH | LOCK_NB) != 0) {
+        printf("%s: process %d, log directory %s: still running\n", path, (int)header.pid,
+               header.log_dir);
+    } else {
+        struct stat st;
+        if (stat(header.log_dir, &st) == 0)
+            printf("%s: process %d, log directory %s: ended without xlog_close: write its lines "
+                   "with: xlog-recover '%s' '%s'\n",
+                   path, (int)header.pid, header.log_dir, header.log_dir, persistent);
+        else
+            printf("%s: process %d, log directory %s (no longer there): ended without "
+                   "xlog_close: drop its lines with: rm -r '%s', or make the directory and run: "
+                   "xlog-recover '%s' '%s'\n",
+                   path, (int)header.pid, header.log_dir, path, header.log_dir, persistent);
+    }
+    if (lock >= 0)
+        close(lock);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* Lists every process directory left under persistent; 0, or 1 when it
+ * cannot be read. */
+static int list_leftovers(const char *persistent)
+{
+    DIR *top = opendir(persistent);
+    if (!top) {
+        if (errno == ENOENT) {
+            printf("%s: nothing is left\n", persistent);
+            return 0;
+        }
+        fprintf(stderr, "xlog-recover: %s: %s\n", persistent, strerror(errno));
+        return 1;
+    }
+    size_t count = 0;
+    struct dirent *k;
+    while ((k = readdir(top))) {
+        if (k->d_name[0] == '.')
+            continue;
+        char key[PATH_MAX];
+        if (snprintf(key, sizeof key, "%s/%s", persistent, k->d_name) >= (int)sizeof key)
+            continue;
+        DIR *d = opendir(key);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char path[PATH_MAX + 256];
+            snprintf(path, sizeof path, "%s/%s", key, e->d_name);
+            list_one(persistent, path, e->d_name);
+            count++;
+        }
+        if (d)
+            closedir(d);
+    }
+    closedir(top);
+    printf("%zu left in %s\n", count, persistent);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -32,8 +127,24 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
+    if ((argc == 2 || argc == 3) && strcmp(argv[1], "--list") == 0) {
+        char persistent[PATH_MAX];
+        if (argc == 3)
+            snprintf(persistent, sizeof persistent, "%s", argv[2]);
+        else
+            snprintf(persistent, sizeof persistent, "/dev/shm/xlog-%u", (unsigned)geteuid());
+        return list_leftovers(persistent);
+    }
     if (argc < 2 || argc > 3 || argv[1][0] == '-') {
         fputs(usage, stderr);
+        return 1;
+    }
+    /* A mistyped directory must not look like a recovery that found
+     * nothing: the program's lines would be waiting elsewhere. */
+    struct stat st;
+    if (stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "xlog-recover: %s: %s: nothing was recovered\n", argv[1],
+                stat(argv[1], &st) != 0 ? strerror(errno) : "not a directory");
         return 1;
     }
     long lines = xlog_recover(argv[1], argc == 3 ? argv[2] : NULL);
