@@ -49,6 +49,11 @@
  * async-signal-safe: a call made by a signal handler that interrupted a log
  * call on the same thread is dropped (and counted in xlog_counters.dropped);
  * xlog_reopen() is the one function meant for signal handlers.
+ *
+ * Threads: xlog_open starts the back end, named "xlog", and, when they are
+ * configured, "xlog-console" (the console), one "xlog-syslog" per syslog
+ * sink and "xlog-gzip" (compression of rotated files), as top -H, ps -L and
+ * gdb show them (/proc/<pid>/task/<tid>/comm); xlog_close ends them all.
  */
 #ifndef XLOG_H
 #define XLOG_H

@@ -750,8 +750,10 @@ int xlog_backend_start(const xlog_config *cfg)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     rc = -pthread_create(&be.thread, NULL, backend_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0)
+    if (rc == 0) {
+        pthread_setname_np(be.thread, "xlog"); /* for top -H, ps -L and gdb */
         return 0;
+    }
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_rings.backend_running = 0;
     pthread_mutex_unlock(&xlog_rings.lock);

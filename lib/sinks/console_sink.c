@@ -229,7 +229,8 @@ static int console_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_c
         return -ENOMEM;
     }
     size_t capacity = cfg->console_buffer > 4 * longest ? cfg->console_buffer : 4 * longest;
-    int rc = xlog_aq_start(&c->queue, capacity, &xlog_console_dropped, writer_main, c);
+    int rc = xlog_aq_start(&c->queue, "xlog-console", capacity, &xlog_console_dropped,
+                           writer_main, c);
     if (rc != 0) {
         xlog_set_error("cfg.console: cannot start its writer (%s)", strerror(-rc));
         free_state(c);

@@ -714,7 +714,7 @@ static int syslog_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_co
     st->cached_second = INT64_MIN;
     st->fd = -1;
     st->backoff_ms = BACKOFF_FIRST_MS;
-    rc = xlog_aq_start(&st->queue, ((const xlog_syslog_config *)own)->buffer,
+    rc = xlog_aq_start(&st->queue, "xlog-syslog", ((const xlog_syslog_config *)own)->buffer,
                        &xlog_syslog_dropped, writer_main, st);
     if (rc != 0) {
         xlog_set_error("cannot start its writer (%s)", strerror(-rc));
