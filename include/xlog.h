@@ -694,10 +694,13 @@ const char *xlog_last_error(void);
  *
  *     warn,net=debug,net.tls=trace
  *
- * Items are separated by commas (spaces around them are ignored): a level
- * alone sets the process-wide level; module=level sets a module's rule.
- * Levels are trace, debug, info, warn (or warning), error, fatal and off,
- * in any case.  A filter with a mistake is refused as a whole, and
+ * Items are separated by commas: a level alone sets the process-wide level;
+ * module=level sets a module's rule.  Blanks (spaces and tabs) before and
+ * after an item, and on either side of its '=', are ignored:
+ * "WARNING, net.tls = TRACE" is "warn,net.tls=trace"; a blank inside a
+ * module name or a level is a mistake.  Levels are trace, debug, info, warn
+ * (or warning), error (or err), fatal and off, in any case (the module
+ * names' case is kept).  A filter with a mistake is refused as a whole, and
  * xlog_last_error() says where ("filter=\"warn,net=loud\": \"loud\" at
  * column 10 is not a level ..."). */
 
