@@ -326,8 +326,15 @@ xlog_syslog_config xlog_syslog_defaults(void);
  * thread, one at a time, so they need no lock of their own; but they must
  * not block (the back end writes every other output too: hand slow work to
  * a thread of your own) and must not log (a log call made from them is
- * dropped and counted in xlog_counters.dropped_nested).  examples/custom_sink.c
- * shows one. */
+ * dropped and counted in xlog_counters.dropped_nested).  Nor can they call
+ * what waits for the back end or stops it: xlog_open, xlog_close,
+ * xlog_flush and xlog_recover called from any of a sink's functions (open
+ * and close included, which run on the thread of xlog_open and
+ * xlog_close), or from cfg.wall_clock_ns on the back end, do nothing and
+ * return -EDEADLK, counted in xlog_counters.backend_calls_refused
+ * (xlog_reopen, which only sets a flag, works; the other functions may be
+ * called).
+ * examples/custom_sink.c shows one. */
 
 /* One message, as a sink receives it.  The pointers are valid during the
  * call only. */
@@ -617,6 +624,9 @@ xlog_config xlog_defaults(void);
  * is made absolute here, against the current directory: a later chdir()
  * does not move the logs.  Messages logged before xlog_open are not written.
  *
+ * -EDEADLK: called from a custom sink's function (see "your own sink"),
+ * where it would wait for xlog itself.
+ *
  * At exit: exit() (or a return from main) and quick_exit() write everything
  * logged before, also without xlog_close(), and xlog stays open while the
  * program's other exit handlers and destructors run, so what they log is
@@ -627,14 +637,18 @@ int xlog_open(const xlog_config *cfg);
  * the files.  Messages logged after (or while) it runs are not written but
  * counted (xlog_counters.dropped_closing); a thread blocked on a full ring is
  * released.  xlog can be opened again, with another configuration: each
- * thread's next message then takes a ring made for it.  Returns 0, or
- * -EBADF if xlog was not open. */
+ * thread's next message then takes a ring made for it.  Returns 0, -EBADF
+ * if xlog was not open, or -EDEADLK (nothing done) when called from a
+ * custom sink's function: it would stop the back end that calls it, or wait
+ * for its own lock. */
 int xlog_close(void);
 
 /* Returns when every message logged before the call, by any thread, has been
- * handed to the kernel with write(2).  Returns 0, or -EBADF if xlog is not
- * open.  It does not wait for the console (see xlog_config.console), which
- * may be a terminal that is not read. */
+ * handed to the kernel with write(2).  Returns 0, -EBADF if xlog is not
+ * open, or -EDEADLK (nothing done) when called from a custom sink's
+ * function: the back end would wait for itself.  It does not
+ * wait for the console (see xlog_config.console), which may be a terminal
+ * that is not read. */
 int xlog_flush(void);
 
 /* Asks xlog to close every log file and open its name again, at the back
@@ -653,7 +667,8 @@ void xlog_reopen(void);
  * still alive are left alone.  Returns the number of lines recovered, or a
  * negative errno (xlog_last_error() says more); when writing fails (a full
  * disk), what could not be written is kept, and a later call writes it,
- * never a line twice. */
+ * never a line twice.  -EDEADLK (nothing done) when called from a custom
+ * sink's function. */
 long xlog_recover(const char *dir, const char *persistent_dir);
 
 /* A readable explanation of a value returned by an xlog function. */
@@ -661,7 +676,8 @@ const char *xlog_strerror(int rc);
 
 /* Why the calling thread's last xlog_open() failed, naming the field or the
  * file ("cfg.ring_size: 1000 is not between 64 KiB and 1 GiB", "cfg.console:
- * descriptor 99 is not open (Bad file descriptor)"); "" after a success. */
+ * descriptor 99 is not open (Bad file descriptor)"); "" after a success.
+ * After a call refused with -EDEADLK, which call and why. */
 const char *xlog_last_error(void);
 
 /* ------------------------------------------------------------------------ */
@@ -790,6 +806,11 @@ typedef struct xlog_counters {
                           in blocked) or dropped (XLOG_FULL_DROP, or a
                           record longer than what is left of such a lap;
                           also in dropped_full) */
+    uint64_t backend_calls_refused; /* calls of xlog_open, xlog_close,
+                          xlog_flush or xlog_recover made from a custom
+                          sink's function (or cfg.wall_clock_ns on the back
+                          end), refused with -EDEADLK: they would have
+                          waited for the back end, or stopped it */
 } xlog_counters;
 
 /* Fills *out with the current totals.  Counts of messages still in the rings

@@ -620,6 +620,7 @@ static void *backend_main(void *unused)
     /* A log call made by a sink (a custom sink's function) is dropped and
      * counted: it would feed the back end its own output. */
     xlog_enter();
+    xlog_mark_backend_thread();
     xlog_store(&be.tid, (int)syscall(SYS_gettid));
     int flushing = 0, stopping = 0, first_pass = 1;
     uint64_t flush_seq = 0, flush_target = 0;
