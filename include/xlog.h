@@ -622,7 +622,11 @@ xlog_config xlog_defaults(void);
  * already open, or the error of mkdir/open.  xlog_strerror(rc) explains the
  * code and xlog_last_error() names the field or file.  A relative cfg.dir
  * is made absolute here, against the current directory: a later chdir()
- * does not move the logs.  Messages logged before xlog_open are not written.
+ * does not move the logs.  Messages logged before xlog_open are not
+ * written: those the level lets through (before the first xlog_open it is
+ * XLOG_INFO, cfg.level's default) are counted in
+ * xlog_counters.dropped_closing, and the first line after the open says how
+ * many there were.
  *
  * -EDEADLK: called from a custom sink's function (see "your own sink"),
  * where it would wait for xlog itself.
@@ -796,7 +800,9 @@ typedef struct xlog_counters {
                           memory although cfg.persistent was on, because
                           their file in persistent_dir could not be made or
                           could not have its memory reserved (a full
-                          /dev/shm; docs/RELIABILITY.md, "Survival"): their
+                          /dev/shm; docs/RELIABILITY.md, "Survival"), or
+                          because persistent_dir itself could not be used
+                          (then every one: the first line says why): their
                           lines are written as usual, but those still in
                           them when the process is killed are lost */
     uint64_t laps_not_grown;  /* times a burst found persistent_dir without

@@ -418,6 +418,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
     if (rc == 0) {
+        last_error[0] = '\0'; /* a custom sink's open may have made a refused call */
         if (survival_error)
             xlog_notice("the lines still in memory will not survive a kill of this process: its "
                         "persistent directory cannot be used: %s",

@@ -10,7 +10,9 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <setjmp.h>
+#include <spawn.h>
 #include <stdarg.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include <xlog.h>
@@ -587,6 +589,94 @@ static void messages_logged_while_closed_are_counted_and_announced(void **state)
     free(text);
 }
 
+/* "test_api before-open <dir>", in a process of its own where xlog has
+ * never been open: logs before the first xlog_open, then opens and closes.
+ * Exit status 0, or which expectation failed. */
+static int log_before_the_first_open(const char *dir)
+{
+    if (xlog_get_level() != XLOG_INFO)
+        return 2;
+    for (int i = 0; i < 3; i++)
+        xlog_info("before open %d", i);
+    xlog_warn("before open, a warning");
+    xlog_debug("below the level: not a message at all");
+    xlog_counters c;
+    xlog_stats(&c);
+    if (c.dropped_closing != 4 || c.dropped != 4)
+        return 3;
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.persistent = 0;
+    if (xlog_open(&cfg) != 0)
+        return 4;
+    xlog_info("after open");
+    if (xlog_close() != 0)
+        return 5;
+    xlog_stats(&c);
+    return c.dropped_closing == 4 ? 0 : 6;
+}
+
+static void messages_logged_before_the_first_open_are_counted_and_announced(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("beforeopen");
+    char *argv[] = {"test_api", "before-open", dir, NULL};
+    pid_t child;
+    assert_int_equal(posix_spawn(&child, "/proc/self/exe", NULL, NULL, argv, environ), 0);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    char *text = test_read_dir(dir, NULL);
+    char *messages = calloc(strlen(text) + 1, 1);
+    size_t o = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        memcpy(messages + o, l.message, l.message_len);
+        o += l.message_len;
+        messages[o++] = '\n';
+        p = nl + 1;
+    }
+    assert_string_equal(messages, "4 messages were not written: logged while xlog was closed\n"
+                                  "after open\n");
+    free(messages);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* cfg.persistent with a directory that cannot be used (open to others):
+ * the file's buffer and the thread's ring are in ordinary memory, and
+ * xlog_counters.not_persistent says so. */
+static void an_unusable_persistent_directory_counts_what_is_not_persistent(void **state)
+{
+    (void)state;
+    char *persistent = test_make_dir("openshm");
+    assert_int_equal(chmod(persistent, 0777), 0);
+    xlog_counters before, after;
+    xlog_stats(&before);
+    xlog_config cfg = xlog_defaults();
+    cfg.persistent_dir = persistent;
+    char *dir = open_fresh("notpersistent", cfg);
+    xlog_info("in ordinary memory");
+    assert_int_equal(xlog_flush(), 0);
+    xlog_stats(&after);
+    /* One file buffer (XLOG_FILE_SHARED) and one ring (this thread's). */
+    assert_int_equal(after.not_persistent - before.not_persistent, 2);
+    char *text = close_and_messages(dir);
+    /* The first line says why (its wording is the survival code's); the
+     * message follows it. */
+    const char *second = strchr(text, '\n');
+    assert_non_null(second);
+    assert_string_equal(second + 1, "in ordinary memory\n");
+    free(text);
+    rmdir(persistent);
+    free(persistent);
+}
+
 typedef struct dropper {
     long messages;
     int tid;
@@ -871,9 +961,13 @@ static void full_ring_drops_counts_and_says_so(void **state)
     free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "before-open") == 0)
+        return log_before_the_first_open(argv[2]);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(messages_logged_before_the_first_open_are_counted_and_announced),
+        cmocka_unit_test(an_unusable_persistent_directory_counts_what_is_not_persistent),
         cmocka_unit_test(levels_filter_and_skip_arguments),
         cmocka_unit_test(thread_override_is_per_thread),
         cmocka_unit_test(formats_that_are_not_literals),

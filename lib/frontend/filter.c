@@ -54,19 +54,22 @@ static struct rules {
     int backtrace;            /* lowest level kept for the backtrace, or XLOG_OFF */
     size_t count;
     rule list[MAX_RULES];
-} rules = {.process = XLOG_OFF, .backtrace = XLOG_OFF};
+} rules = {.process = XLOG_INFO, .backtrace = XLOG_OFF};
 
 static pthread_mutex_t changing = PTHREAD_MUTEX_INITIALIZER;
 
-XLOG_API int xlog_impl_process_threshold = XLOG_OFF;
-XLOG_API int xlog_impl_floor = XLOG_OFF;
+/* Before the first xlog_open, the level is cfg.level's default, so that the
+ * messages it lets through reach the library, which counts them as dropped
+ * while closed, and the first xlog_open announces them. */
+XLOG_API int xlog_impl_process_threshold = XLOG_INFO;
+XLOG_API int xlog_impl_floor = XLOG_INFO;
 XLOG_API uint32_t xlog_impl_generation = 1;
 XLOG_API XLOG_IMPL_TLS int xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
 
 /* Under the mutex: the lowest level of the rules, and how many threads
  * have each own threshold.  A thread's count goes when it drops its
  * threshold or ends (the key's destructor; its value is the level + 1). */
-static int rules_floor = XLOG_OFF;
+static int rules_floor = XLOG_INFO;
 static unsigned long own_thresholds[XLOG_OFF + 1];
 static pthread_key_t own_threshold_key;
 static pthread_once_t own_threshold_key_once = PTHREAD_ONCE_INIT;
