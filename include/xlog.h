@@ -236,7 +236,7 @@ typedef enum xlog_layout_kind {
  *     ```c fragment
  *     xlog_syslog_config to_rsyslog = xlog_syslog_defaults();
  *     to_rsyslog.transport = XLOG_SYSLOG_TCP;
- *     to_rsyslog.address = "127.0.0.1:6514";
+ *     to_rsyslog.address = "127.0.0.1:514";
  *     to_rsyslog.sink.level = XLOG_WARN;
  *     const xlog_sink_config *sinks[] = {&to_rsyslog.sink, NULL};
  *     xlog_config cfg = xlog_defaults();
@@ -301,9 +301,12 @@ typedef struct xlog_syslog_config {
     xlog_sink_config sink;
     xlog_syslog_transport transport; /* default XLOG_SYSLOG_UNIX */
     /* The socket's path (default "/dev/log"), or "host:port" for UDP and TCP
-     * (default "127.0.0.1:514"); NULL means the transport's default.  A
-     * host name is resolved by the sink's own thread: prefer a numeric
-     * address, which never waits for DNS. */
+     * (default "127.0.0.1:514"); NULL means the transport's default.  Plain
+     * syslog is on port 514 over UDP and, by custom (rsyslog's imtcp,
+     * syslog-ng), over TCP; 601 is IANA's port for syslog over TCP, which
+     * some collectors use.  Not 6514: that is syslog over TLS, which this
+     * sink does not speak.  A host name is resolved by the sink's own
+     * thread: prefer a numeric address, which never waits for DNS. */
     const char *address;
     xlog_syslog_format format;       /* default XLOG_SYSLOG_AUTO */
     /* Facility, 0 to 23 (default 1, "user"); severity follows the level:
@@ -618,8 +621,10 @@ xlog_config xlog_defaults(void);
 
 /* Starts logging: checks cfg (NULL means the defaults), creates the
  * directory, opens the first file and starts the back-end thread.  Returns 0,
- * or a negative errno value: -EINVAL for a bad field, -EALREADY if xlog is
- * already open, or the error of mkdir/open.  xlog_strerror(rc) explains the
+ * or a negative errno value: -EINVAL for a bad field (a cfg.console that
+ * is not an open descriptor included), -EALREADY if xlog is already open,
+ * or the error of mkdir/open (never -EBADF, which means "xlog is not
+ * open" wherever it is returned).  xlog_strerror(rc) explains the
  * code and xlog_last_error() names the field or file.  A relative cfg.dir
  * is made absolute here, against the current directory: a later chdir()
  * does not move the logs.  Messages logged before xlog_open are not
@@ -675,7 +680,8 @@ void xlog_reopen(void);
  * sink's function. */
 long xlog_recover(const char *dir, const char *persistent_dir);
 
-/* A readable explanation of a value returned by an xlog function. */
+/* A readable explanation of a value returned by an xlog function: one text
+ * per code, and one meaning per code ("xlog is not open" for -EBADF). */
 const char *xlog_strerror(int rc);
 
 /* Why the calling thread's last xlog_open() failed, naming the field or the

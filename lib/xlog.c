@@ -360,8 +360,9 @@ static void announce_closed_drops(void)
     uint64_t seen = __atomic_exchange_n(&closed_drops_announced, now.dropped_closing,
                                         __ATOMIC_RELAXED);
     if (now.dropped_closing > seen)
-        xlog_notice("%llu messages were not written: logged while xlog was closed",
-                    (unsigned long long)(now.dropped_closing - seen));
+        xlog_notice("%llu %s not written: logged while xlog was closed",
+                    (unsigned long long)(now.dropped_closing - seen),
+                    xlog_plural(now.dropped_closing - seen, "message was", "messages were"));
 }
 
 XLOG_API int xlog_open(const xlog_config *user_cfg)
@@ -549,15 +550,15 @@ XLOG_API const char *xlog_strerror(int rc)
         return "success";
     case -EINVAL:
         return "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR) is "
-               "out of range; xlog_last_error() says which";
+               "out of range or cannot be used (cfg.console not an open descriptor, a custom "
+               "sink without a write function); xlog_last_error() says which";
     case -EALREADY:
         return "xlog is already open";
     case -EDEADLK:
         return "refused: called from a custom sink's function (or cfg.wall_clock_ns), where it "
                "would wait for xlog's back end or stop it";
     case -EBADF:
-        return "xlog is not open (from xlog_open: a descriptor in the configuration is not "
-               "open; xlog_last_error() says which)";
+        return "xlog is not open";
     default:
         return rc < 0 ? strerror(-rc) : "unknown xlog result";
     }

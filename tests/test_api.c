@@ -420,7 +420,7 @@ static void open_errors_name_the_field(void **state)
     cfg.use_environment = 0;
     cfg.dir = dir;
     cfg.console = 99; /* not an open descriptor */
-    assert_int_equal(xlog_open(&cfg), -EBADF);
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
     assert_non_null(strstr(xlog_last_error(), "cfg.console: descriptor 99 is not open"));
     cfg.console = 0;
     cfg.ring_size = 100;
@@ -675,6 +675,59 @@ static void an_unusable_persistent_directory_counts_what_is_not_persistent(void 
     free(text);
     rmdir(persistent);
     free(persistent);
+}
+
+/* -EBADF meant "xlog is not open" and, from xlog_open, "a descriptor in the
+ * configuration is not open", with one text for both: each code now has one
+ * meaning and its own text. */
+static void each_error_code_has_one_meaning_and_text(void **state)
+{
+    (void)state;
+    assert_int_equal(xlog_close(), -EBADF);
+    assert_int_equal(xlog_flush(), -EBADF);
+    assert_string_equal(xlog_strerror(-EBADF), "xlog is not open");
+    char *dir = test_make_dir("codes");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.persistent = 0;
+    cfg.console = 99; /* not an open descriptor */
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_string_equal(xlog_last_error(), "cfg.console: descriptor 99 is not open (Bad file "
+                                           "descriptor)");
+    assert_string_equal(xlog_strerror(-EINVAL),
+                        "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR) "
+                        "is out of range or cannot be used (cfg.console not an open descriptor, a "
+                        "custom sink without a write function); xlog_last_error() says which");
+    assert_string_equal(xlog_strerror(-EALREADY), "xlog is already open");
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* Notices of one message say so in the singular: "1 message was", not "1
+ * messages were". */
+static void a_notice_of_one_message_is_in_the_singular(void **state)
+{
+    (void)state;
+    xlog_config cfg = xlog_defaults();
+    cfg.persistent = 0;
+    char *dir = open_fresh("singular", cfg);
+    xlog_info("first run");
+    assert_int_equal(xlog_close(), 0);
+    xlog_info("while closed");
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("second run");
+    XLOG(7, "a level that does not exist");
+    assert_int_equal(xlog_flush(), 0);
+    char *text = close_and_messages(dir);
+    assert_string_equal(text, "first run\n"
+                              "1 message was not written: logged while xlog was closed\n"
+                              "second run\n"
+                              "1 message of this thread was not written: 1 refused: level "
+                              "outside TRACE..FATAL\n");
+    free(text);
 }
 
 typedef struct dropper {
@@ -944,8 +997,7 @@ static void full_ring_drops_counts_and_says_so(void **state)
             ordered &= written == 0 || seq > last_seq;
             last_seq = seq;
             written++;
-        } else if (memmem(l.message, l.message_len, "messages of this thread were not written: ",
-                          42)) {
+        } else if (memmem(l.message, l.message_len, " of this thread w", 17)) {
             assert_string_equal(l.level, "WARN");
             announced += strtoul(l.message, NULL, 10);
         }
@@ -984,6 +1036,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(reopened_logger_gives_threads_rings_of_the_new_configuration),
         cmocka_unit_test(levels_outside_the_range_are_refused_and_counted),
         cmocka_unit_test(messages_logged_while_closed_are_counted_and_announced),
+        cmocka_unit_test(a_notice_of_one_message_is_in_the_singular),
+        cmocka_unit_test(each_error_code_has_one_meaning_and_text),
         cmocka_unit_test(drop_notices_are_coalesced_and_sum_to_the_drops),
         cmocka_unit_test(logging_while_another_thread_reopens_gives_the_true_reason),
         cmocka_unit_test(full_ring_blocks_and_loses_nothing),

@@ -276,8 +276,10 @@ static void report_drops(xlog_ring *r, uint64_t now, int force)
         return;
     char text[400];
     size_t n = (size_t)snprintf(text, sizeof text,
-                                "%llu messages of this thread were not written:",
-                                (unsigned long long)total);
+                                "%llu %s of this thread %s not written:",
+                                (unsigned long long)total,
+                                xlog_plural(total, "message", "messages"),
+                                xlog_plural(total, "was", "were"));
     const char *separator = " ";
     for (int i = 0; i < XLOG_DROP_REASONS; i++) {
         if (news[i]) {

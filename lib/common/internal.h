@@ -138,6 +138,12 @@ void xlog_sink_code_leave(void);
 /* Logs a line of xlog's own (WARN, "xlog:0 xlog"), whatever the level in
  * force (frontend.c). */
 void xlog_notice(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* one or many, as the count n asks: notices say "1 message was", "2
+ * messages were". */
+static inline const char *xlog_plural(unsigned long long n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
 
 /* Marks the calling thread as inside xlog while it holds a lock a log call
  * may need, so that a signal handler's log call is dropped rather than

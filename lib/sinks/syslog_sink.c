@@ -293,9 +293,9 @@ static int announce(syslog_sink *st, xlog_layout *layout, int64_t time_ns,
     uint64_t lost = xlog_aq_unannounced(&st->queue);
     int reason = xlog_load(&st->gap_reason);
     char text[200];
-    int len = snprintf(text, sizeof text, "xlog: %llu messages were not delivered to syslog: %s%s",
-                       (unsigned long long)lost, reason ? "sending failed: " : "",
-                       reason_text(reason));
+    int len = snprintf(text, sizeof text, "xlog: %llu %s not delivered to syslog: %s%s",
+                       (unsigned long long)lost, xlog_plural(lost, "message was", "messages were"),
+                       reason ? "sending failed: " : "", reason_text(reason));
     xlog_line_event notice;
     xlog_notice_event(&notice, time_ns, like, text, (size_t)len);
     if (!queue_event(st, layout, &notice))
