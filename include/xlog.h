@@ -872,7 +872,36 @@ void xlog_stats(xlog_counters *out);
 #define xlog_info(...) XLOG(XLOG_INFO, __VA_ARGS__)
 #define xlog_warn(...) XLOG(XLOG_WARN, __VA_ARGS__)
 #define xlog_error(...) XLOG(XLOG_ERROR, __VA_ARGS__)
+/* xlog_fatal only logs, at level FATAL: the program goes on (nothing is
+ * flushed or stopped).  To stop the program when something that must hold
+ * does not, use XLOG_CHECK. */
 #define xlog_fatal(...) XLOG(XLOG_FATAL, __VA_ARGS__)
+
+/* XLOG_CHECK(cond, format, ...) evaluates cond (always: unlike assert(), it
+ * is not compiled out by NDEBUG); when it is false, it logs at FATAL
+ *
+ *     check failed: <cond, as written>: <the message>
+ *
+ * (formatted at once, on the calling thread, exactly as printf would; with
+ * the call's file, line and function, and no module), waits until
+ * everything logged before, by every thread, has been handed to the kernel
+ * (xlog_flush), and calls abort(): with cfg.crash_handlers, the crash
+ * handler then adds its line naming SIGABRT, and a core dump follows as
+ * the system is set up for.  From a custom sink's function, where
+ * xlog_flush is refused, the crash handler does the writing.  There are no
+ * XLOG_CHECK_EQ-style forms: a C macro cannot know how to print any type,
+ * so say what the values were in the message:
+ *
+ *     ```c fragment
+ *     int expected = 3, got = 3;
+ *     XLOG_CHECK(got == expected, "got %d, expected %d", got, expected);
+ *     ```
+ */
+#define XLOG_CHECK(cond, ...)                                                              \
+    do {                                                                                   \
+        if (XLOG_IMPL_UNLIKELY(!(cond)))                                                   \
+            xlog_impl_check_failed(#cond, __FILE__, __LINE__, __func__, __VA_ARGS__);      \
+    } while (0)
 
 /* Rate limits, per call site (across all threads): XLOG_EVERY_N(level, n,
  * format, ...) writes the 1st, (n+1)th, (2n+1)th ... call that its level
@@ -954,10 +983,12 @@ typedef struct xlog_impl_site {
 #define XLOG_IMPL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define XLOG_IMPL_TLS __thread __attribute__((tls_model("initial-exec")))
 #define XLOG_IMPL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define XLOG_IMPL_NORETURN __attribute__((noreturn))
 #else
 #define XLOG_IMPL_UNLIKELY(x) (x)
 #define XLOG_IMPL_TLS _Thread_local
 #define XLOG_IMPL_PRINTF(f, a)
+#define XLOG_IMPL_NORETURN
 #endif
 
 #define XLOG_IMPL_FIRST(...) XLOG_IMPL_FIRST_(__VA_ARGS__, 0)
@@ -1020,6 +1051,8 @@ extern uint32_t xlog_impl_generation;
 extern XLOG_IMPL_TLS int xlog_impl_thread_threshold;
 
 void xlog_impl_log(xlog_impl_site *site, int level, const char *format, ...) XLOG_IMPL_PRINTF(3, 4);
+void xlog_impl_check_failed(const char *cond, const char *file, int line, const char *func,
+                            const char *format, ...) XLOG_IMPL_PRINTF(5, 6) XLOG_IMPL_NORETURN;
 void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *format, ...)
     XLOG_IMPL_PRINTF(3, 4);
 void xlog_impl_log_rated(xlog_impl_site *site, int level, const char *format, ...)

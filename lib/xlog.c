@@ -564,6 +564,26 @@ XLOG_API const char *xlog_strerror(int rc)
     }
 }
 
+XLOG_API void xlog_impl_check_failed(const char *cond, const char *file, int line,
+                                     const char *func, const char *format, ...)
+{
+    /* Formatted here: the message is the one of a program about to end,
+     * and its arguments may not outlive this call for long. */
+    char *message = NULL;
+    va_list ap;
+    va_start(ap, format);
+    if (!format || vasprintf(&message, format, ap) < 0)
+        message = NULL;
+    va_end(ap);
+    xlogout(XLOG_FATAL, file, line, func, "check failed: %s: %s", cond,
+            message ? message : format ? format : "(null format)");
+    free(message);
+    /* Refused (-EDEADLK) on the back end, whose crash handler writes it all
+     * at the abort instead. */
+    xlog_flush();
+    abort();
+}
+
 XLOG_API const char *xlog_version(void)
 {
     return XLOG_VERSION_STRING;

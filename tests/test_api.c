@@ -11,7 +11,9 @@
 #include <semaphore.h>
 #include <setjmp.h>
 #include <spawn.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -677,6 +679,76 @@ static void an_unusable_persistent_directory_counts_what_is_not_persistent(void 
     free(persistent);
 }
 
+/* The child of the XLOG_CHECK test: logs, then fails a check.  With
+ * dir NULL, returns the line of its XLOG_CHECK instead. */
+static int fail_a_check(const char *dir)
+{
+    if (dir) {
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core); /* the abort is expected */
+        xlog_config cfg = xlog_defaults();
+        cfg.dir = dir;
+        cfg.use_environment = 0;
+        cfg.persistent = 0;
+        if (xlog_open(&cfg) != 0)
+            _exit(2);
+        for (int i = 0; i < 100; i++)
+            xlog_info("before the check %d", i);
+    }
+    int value = 4;
+    if (!dir)
+        return __LINE__ + 1;
+    XLOG_CHECK(value == 3, "value %d, limit %d%%", value, 3);
+    _exit(3); /* not reached */
+}
+
+/* XLOG_CHECK: a false condition logs it and the message at FATAL, writes
+ * every line logged before, and aborts (xlog_fatal only logs). */
+static void a_failed_check_logs_the_condition_writes_everything_and_aborts(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("check");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        fail_a_check(dir);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 100 + 2);
+    const char *p = text;
+    for (int i = 0; i < 102; i++) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        assert_int_equal(l.tid, child);
+        char expected[128];
+        if (i < 100) {
+            assert_string_equal(l.level, "INFO");
+            snprintf(expected, sizeof expected, "before the check %d", i);
+        } else if (i == 100) {
+            assert_string_equal(l.level, "FATAL");
+            char where[64];
+            snprintf(where, sizeof where, "test_api.c:%d", fail_a_check(NULL));
+            assert_string_equal(l.where, where);
+            assert_string_equal(l.func, "fail_a_check");
+            snprintf(expected, sizeof expected, "check failed: value == 3: value 4, limit 3%%");
+        } else {
+            assert_string_equal(l.level, "FATAL");
+            snprintf(expected, sizeof expected, "caught SIGABRT (signal %d): every message logged "
+                                                "before it is above this line", SIGABRT);
+        }
+        assert_int_equal(l.message_len, strlen(expected));
+        assert_memory_equal(l.message, expected, l.message_len);
+        p = nl + 1;
+    }
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* -EBADF meant "xlog is not open" and, from xlog_open, "a descriptor in the
  * configuration is not open", with one text for both: each code now has one
  * meaning and its own text. */
@@ -1038,6 +1110,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(messages_logged_while_closed_are_counted_and_announced),
         cmocka_unit_test(a_notice_of_one_message_is_in_the_singular),
         cmocka_unit_test(each_error_code_has_one_meaning_and_text),
+        cmocka_unit_test(a_failed_check_logs_the_condition_writes_everything_and_aborts),
         cmocka_unit_test(drop_notices_are_coalesced_and_sum_to_the_drops),
         cmocka_unit_test(logging_while_another_thread_reopens_gives_the_true_reason),
         cmocka_unit_test(full_ring_blocks_and_loses_nothing),
