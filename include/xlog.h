@@ -872,9 +872,9 @@ void xlog_stats(xlog_counters *out);
 #define xlog_info(...) XLOG(XLOG_INFO, __VA_ARGS__)
 #define xlog_warn(...) XLOG(XLOG_WARN, __VA_ARGS__)
 #define xlog_error(...) XLOG(XLOG_ERROR, __VA_ARGS__)
-/* xlog_fatal only logs, at level FATAL: the program goes on (nothing is
- * flushed or stopped).  To stop the program when something that must hold
- * does not, use XLOG_CHECK. */
+/* xlog_fatal only logs, at level FATAL, like the others: the program goes
+ * on (and the line is written as any other, flush_level aside).  To stop
+ * the program when something that must hold does not, use XLOG_CHECK. */
 #define xlog_fatal(...) XLOG(XLOG_FATAL, __VA_ARGS__)
 
 /* XLOG_CHECK(cond, format, ...) evaluates cond (always: unlike assert(), it
@@ -887,8 +887,9 @@ void xlog_stats(xlog_counters *out);
  * everything logged before, by every thread, has been handed to the kernel
  * (xlog_flush), and calls abort(): with cfg.crash_handlers, the crash
  * handler then adds its line naming SIGABRT, and a core dump follows as
- * the system is set up for.  From a custom sink's function, where
- * xlog_flush is refused, the crash handler does the writing.  There are no
+ * the system is set up for.  In a custom sink's function, which cannot log,
+ * the line is dropped (xlog_counters.dropped_nested) and the crash handler
+ * writes what was logged before.  There are no
  * XLOG_CHECK_EQ-style forms: a C macro cannot know how to print any type,
  * so say what the values were in the message:
  *
