@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <setjmp.h>
 #include <sys/wait.h>
@@ -672,6 +673,10 @@ static void *flip_filters(void *unused)
 static void *read_rules(void *failures)
 {
     int rounds = test_scaled(200000);
+    /* On a busy machine the readers could finish before the flipper ran
+     * at all (1 run in 4 under ASan at scale 0.1): read while it does. */
+    while (!__atomic_load_n(&flips, __ATOMIC_RELAXED))
+        sched_yield();
     for (int i = 0; i < rounds; i++) {
         int torn = !xlog_module_enabled("alpha", XLOG_WARN) ||
                    !xlog_module_enabled("beta.x", XLOG_ERROR) ||
