@@ -735,7 +735,8 @@ const char *xlog_last_error(void);
  * clamped. */
 void xlog_set_level(int level);
 
-/* The process-wide level. */
+/* The process-wide level: XLOG_INFO (cfg.level's default) until the first
+ * xlog_open or xlog_set_level. */
 int xlog_get_level(void);
 
 /* Makes filter the rules in force: its level (if it names one) becomes the
