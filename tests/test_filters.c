@@ -451,6 +451,7 @@ static void blanks_around_items_and_equals_and_level_aliases_are_accepted(void *
     char *dir = test_make_dir("blanks");
     xlog_config cfg = xlog_defaults();
     cfg.dir = dir;
+    cfg.persistent = 0; /* not the shared /dev/shm default */
     assert_int_equal(xlog_open(&cfg), 0);
     unsetenv("XLOG_LEVEL");
     assert_int_equal(xlog_get_level(), XLOG_WARN);

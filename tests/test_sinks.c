@@ -391,6 +391,7 @@ static void the_threads_xlog_starts_are_named(void **state)
     xlog_config cfg = xlog_defaults();
     cfg.dir = dir;
     cfg.use_environment = 0;
+    cfg.persistent = 0; /* not the shared /dev/shm default */
     cfg.console = console[1];
     cfg.compress = XLOG_COMPRESS_GZIP;
     cfg.sinks = sinks;
