@@ -287,7 +287,13 @@ static void a_sink_that_flushes_or_closes_xlog_is_refused_and_counted(void **sta
     const xlog_sink_config *sinks[] = {&sink.sink, NULL};
     xlog_counters before, after;
     xlog_stats(&before);
-    char *dir = open_with_sinks("impatient", sinks);
+    char *dir = test_make_dir("impatient");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.persistent = 0; /* not the shared /dev/shm default */
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), 0);
     const int lines = 1000;
     for (int i = 0; i < lines; i++)
         xlog_info("line %d", i);
