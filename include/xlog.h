@@ -58,6 +58,11 @@
  * site's names and format, for the life of the process; a library loaded
  * again, even at the same address, gets new copies).  A string argument is
  * copied at the call, so it may live in the library too.
+ *
+ * Threads: xlog_open starts the back end, named "xlog", and, when they are
+ * configured, "xlog-console" (the console), one "xlog-syslog" per syslog
+ * sink and "xlog-gzip" (compression of rotated files), as top -H, ps -L and
+ * gdb show them (/proc/<pid>/task/<tid>/comm); xlog_close ends them all.
  */
 #ifndef XLOG_H
 #define XLOG_H
@@ -240,7 +245,7 @@ typedef enum xlog_layout_kind {
  *     ```c fragment
  *     xlog_syslog_config to_rsyslog = xlog_syslog_defaults();
  *     to_rsyslog.transport = XLOG_SYSLOG_TCP;
- *     to_rsyslog.address = "127.0.0.1:6514";
+ *     to_rsyslog.address = "127.0.0.1:514";
  *     to_rsyslog.sink.level = XLOG_WARN;
  *     const xlog_sink_config *sinks[] = {&to_rsyslog.sink, NULL};
  *     xlog_config cfg = xlog_defaults();
@@ -305,9 +310,12 @@ typedef struct xlog_syslog_config {
     xlog_sink_config sink;
     xlog_syslog_transport transport; /* default XLOG_SYSLOG_UNIX */
     /* The socket's path (default "/dev/log"), or "host:port" for UDP and TCP
-     * (default "127.0.0.1:514"); NULL means the transport's default.  A
-     * host name is resolved by the sink's own thread: prefer a numeric
-     * address, which never waits for DNS. */
+     * (default "127.0.0.1:514"); NULL means the transport's default.  Plain
+     * syslog is on port 514 over UDP and, by custom (rsyslog's imtcp,
+     * syslog-ng), over TCP; 601 is IANA's port for syslog over TCP, which
+     * some collectors use.  Not 6514: that is syslog over TLS, which this
+     * sink does not speak.  A host name is resolved by the sink's own
+     * thread: prefer a numeric address, which never waits for DNS. */
     const char *address;
     xlog_syslog_format format;       /* default XLOG_SYSLOG_AUTO */
     /* Facility, 0 to 23 (default 1, "user"); severity follows the level:
@@ -330,8 +338,15 @@ xlog_syslog_config xlog_syslog_defaults(void);
  * thread, one at a time, so they need no lock of their own; but they must
  * not block (the back end writes every other output too: hand slow work to
  * a thread of your own) and must not log (a log call made from them is
- * dropped and counted in xlog_counters.dropped_nested).  examples/custom_sink.c
- * shows one. */
+ * dropped and counted in xlog_counters.dropped_nested).  Nor can they call
+ * what waits for the back end or stops it: xlog_open, xlog_close,
+ * xlog_flush and xlog_recover called from any of a sink's functions (open
+ * and close included, which run on the thread of xlog_open and
+ * xlog_close), or from cfg.wall_clock_ns on the back end, do nothing and
+ * return -EDEADLK, counted in xlog_counters.backend_calls_refused
+ * (xlog_reopen, which only sets a flag, works; the other functions may be
+ * called).
+ * examples/custom_sink.c shows one. */
 
 /* One message, as a sink receives it.  The pointers are valid during the
  * call only. */
@@ -618,11 +633,20 @@ xlog_config xlog_defaults(void);
 
 /* Starts logging: checks cfg (NULL means the defaults), creates the
  * directory, opens the first file and starts the back-end thread.  Returns 0,
- * or a negative errno value: -EINVAL for a bad field, -EALREADY if xlog is
- * already open, or the error of mkdir/open.  xlog_strerror(rc) explains the
+ * or a negative errno value: -EINVAL for a bad field (a cfg.console that
+ * is not an open descriptor included), -EALREADY if xlog is already open,
+ * or the error of mkdir/open (never -EBADF, which means "xlog is not
+ * open" wherever it is returned).  xlog_strerror(rc) explains the
  * code and xlog_last_error() names the field or file.  A relative cfg.dir
  * is made absolute here, against the current directory: a later chdir()
- * does not move the logs.  Messages logged before xlog_open are not written.
+ * does not move the logs.  Messages logged before xlog_open are not
+ * written: those the level lets through (before the first xlog_open it is
+ * XLOG_INFO, cfg.level's default) are counted in
+ * xlog_counters.dropped_closing, and the first line after the open says how
+ * many there were.
+ *
+ * -EDEADLK: called from a custom sink's function (see "your own sink"),
+ * where it would wait for xlog itself.
  *
  * At exit: exit() (or a return from main) and quick_exit() write everything
  * logged before, also without xlog_close(), and xlog stays open while the
@@ -634,14 +658,18 @@ int xlog_open(const xlog_config *cfg);
  * the files.  Messages logged after (or while) it runs are not written but
  * counted (xlog_counters.dropped_closing); a thread blocked on a full ring is
  * released.  xlog can be opened again, with another configuration: each
- * thread's next message then takes a ring made for it.  Returns 0, or
- * -EBADF if xlog was not open. */
+ * thread's next message then takes a ring made for it.  Returns 0, -EBADF
+ * if xlog was not open, or -EDEADLK (nothing done) when called from a
+ * custom sink's function: it would stop the back end that calls it, or wait
+ * for its own lock. */
 int xlog_close(void);
 
 /* Returns when every message logged before the call, by any thread, has been
- * handed to the kernel with write(2).  Returns 0, or -EBADF if xlog is not
- * open.  It does not wait for the console (see xlog_config.console), which
- * may be a terminal that is not read. */
+ * handed to the kernel with write(2).  Returns 0, -EBADF if xlog is not
+ * open, or -EDEADLK (nothing done) when called from a custom sink's
+ * function: the back end would wait for itself.  It does not
+ * wait for the console (see xlog_config.console), which may be a terminal
+ * that is not read. */
 int xlog_flush(void);
 
 /* Asks xlog to close every log file and open its name again, at the back
@@ -660,7 +688,8 @@ void xlog_reopen(void);
  * still alive are left alone.  Returns the number of lines recovered, or a
  * negative errno (xlog_last_error() says more); when writing fails (a full
  * disk), what could not be written is kept, and a later call writes it,
- * never a line twice.
+ * never a line twice.  -EDEADLK (nothing done) when called from a custom
+ * sink's function.
  * What was left is memory the dead process could write to, so nothing in
  * it is trusted: a record, call site or file whose lengths, counts, kinds
  * or offsets do not fit what holds them is skipped, never followed, and a
@@ -677,12 +706,14 @@ void xlog_reopen(void);
  * others (it must be 0700)". */
 long xlog_recover(const char *dir, const char *persistent_dir);
 
-/* A readable explanation of a value returned by an xlog function. */
+/* A readable explanation of a value returned by an xlog function: one text
+ * per code, and one meaning per code ("xlog is not open" for -EBADF). */
 const char *xlog_strerror(int rc);
 
 /* Why the calling thread's last xlog_open() failed, naming the field or the
  * file ("cfg.ring_size: 1000 is not between 64 KiB and 1 GiB", "cfg.console:
- * descriptor 99 is not open (Bad file descriptor)"); "" after a success. */
+ * descriptor 99 is not open (Bad file descriptor)"); "" after a success.
+ * After a call refused with -EDEADLK, which call and why. */
 const char *xlog_last_error(void);
 
 /* ------------------------------------------------------------------------ */
@@ -715,10 +746,13 @@ const char *xlog_last_error(void);
  *
  *     warn,net=debug,net.tls=trace
  *
- * Items are separated by commas (spaces around them are ignored): a level
- * alone sets the process-wide level; module=level sets a module's rule.
- * Levels are trace, debug, info, warn (or warning), error, fatal and off,
- * in any case.  A filter with a mistake is refused as a whole, and
+ * Items are separated by commas: a level alone sets the process-wide level;
+ * module=level sets a module's rule.  Blanks (spaces and tabs) before and
+ * after an item, and on either side of its '=', are ignored:
+ * "WARNING, net.tls = TRACE" is "warn,net.tls=trace"; a blank inside a
+ * module name or a level is a mistake.  Levels are trace, debug, info, warn
+ * (or warning), error (or err), fatal and off, in any case (the module
+ * names' case is kept).  A filter with a mistake is refused as a whole, and
  * xlog_last_error() says where ("filter=\"warn,net=loud\": \"loud\" at
  * column 10 is not a level ..."). */
 
@@ -727,7 +761,8 @@ const char *xlog_last_error(void);
  * clamped. */
 void xlog_set_level(int level);
 
-/* The process-wide level. */
+/* The process-wide level: XLOG_INFO (cfg.level's default) until the first
+ * xlog_open or xlog_set_level. */
 int xlog_get_level(void);
 
 /* Makes filter the rules in force: its level (if it names one) becomes the
@@ -798,7 +833,9 @@ typedef struct xlog_counters {
                           memory although cfg.persistent was on, because
                           their file in persistent_dir could not be made or
                           could not have its memory reserved (a full
-                          /dev/shm; docs/RELIABILITY.md, "Survival"): their
+                          /dev/shm; docs/RELIABILITY.md, "Survival"), or
+                          because persistent_dir itself could not be used
+                          (then every one: the first line says why): their
                           lines are written as usual, but those still in
                           them when the process is killed are lost */
     uint64_t laps_not_grown;  /* times a burst found persistent_dir without
@@ -808,6 +845,11 @@ typedef struct xlog_counters {
                           in blocked) or dropped (XLOG_FULL_DROP, or a
                           record longer than what is left of such a lap;
                           also in dropped_full) */
+    uint64_t backend_calls_refused; /* calls of xlog_open, xlog_close,
+                          xlog_flush or xlog_recover made from a custom
+                          sink's function (or cfg.wall_clock_ns on the back
+                          end), refused with -EDEADLK: they would have
+                          waited for the back end, or stopped it */
 } xlog_counters;
 
 /* Fills *out with the current totals.  Counts of messages still in the rings
@@ -857,7 +899,37 @@ void xlog_stats(xlog_counters *out);
 #define xlog_info(...) XLOG(XLOG_INFO, __VA_ARGS__)
 #define xlog_warn(...) XLOG(XLOG_WARN, __VA_ARGS__)
 #define xlog_error(...) XLOG(XLOG_ERROR, __VA_ARGS__)
+/* xlog_fatal only logs, at level FATAL, like the others: the program goes
+ * on (and the line is written as any other, flush_level aside).  To stop
+ * the program when something that must hold does not, use XLOG_CHECK. */
 #define xlog_fatal(...) XLOG(XLOG_FATAL, __VA_ARGS__)
+
+/* XLOG_CHECK(cond, format, ...) evaluates cond (always: unlike assert(), it
+ * is not compiled out by NDEBUG); when it is false, it logs at FATAL
+ *
+ *     check failed: <cond, as written>: <the message>
+ *
+ * (formatted at once, on the calling thread, exactly as printf would; with
+ * the call's file, line and function, and no module), waits until
+ * everything logged before, by every thread, has been handed to the kernel
+ * (xlog_flush), and calls abort(): with cfg.crash_handlers, the crash
+ * handler then adds its line naming SIGABRT, and a core dump follows as
+ * the system is set up for.  In a custom sink's function, which cannot log,
+ * the line is dropped (xlog_counters.dropped_nested) and the crash handler
+ * writes what was logged before.  There are no
+ * XLOG_CHECK_EQ-style forms: a C macro cannot know how to print any type,
+ * so say what the values were in the message:
+ *
+ *     ```c fragment
+ *     int expected = 3, got = 3;
+ *     XLOG_CHECK(got == expected, "got %d, expected %d", got, expected);
+ *     ```
+ */
+#define XLOG_CHECK(cond, ...)                                                              \
+    do {                                                                                   \
+        if (XLOG_IMPL_UNLIKELY(!(cond)))                                                   \
+            xlog_impl_check_failed(#cond, __FILE__, __LINE__, __func__, __VA_ARGS__);      \
+    } while (0)
 
 /* Rate limits, per call site (across all threads): XLOG_EVERY_N(level, n,
  * format, ...) writes the 1st, (n+1)th, (2n+1)th ... call that its level
@@ -945,10 +1017,12 @@ typedef struct xlog_impl_site {
 #define XLOG_IMPL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define XLOG_IMPL_TLS __thread __attribute__((tls_model("initial-exec")))
 #define XLOG_IMPL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define XLOG_IMPL_NORETURN __attribute__((noreturn))
 #else
 #define XLOG_IMPL_UNLIKELY(x) (x)
 #define XLOG_IMPL_TLS _Thread_local
 #define XLOG_IMPL_PRINTF(f, a)
+#define XLOG_IMPL_NORETURN
 #endif
 
 #define XLOG_IMPL_FIRST(...) XLOG_IMPL_FIRST_(__VA_ARGS__, 0)
@@ -1011,6 +1085,8 @@ extern uint32_t xlog_impl_generation;
 extern XLOG_IMPL_TLS int xlog_impl_thread_threshold;
 
 void xlog_impl_log(xlog_impl_site *site, int level, const char *format, ...) XLOG_IMPL_PRINTF(3, 4);
+void xlog_impl_check_failed(const char *cond, const char *file, int line, const char *func,
+                            const char *format, ...) XLOG_IMPL_PRINTF(5, 6) XLOG_IMPL_NORETURN;
 void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *format, ...)
     XLOG_IMPL_PRINTF(3, 4);
 void xlog_impl_log_rated(xlog_impl_site *site, int level, const char *format, ...)

@@ -44,6 +44,11 @@ static uint64_t closed_drops_announced;
  * cfg.persistent is 0), for the first line after it. */
 static int survival_error;
 
+/* Non-zero on the back end's thread and inside a custom sink's function:
+ * calls refused there (see xlog_mark_backend_thread in internal.h). */
+static XLOG_IMPL_TLS int serving_xlog;
+static uint64_t backend_calls_refused;
+
 /* Why the calling thread's last xlog_open failed (xlog_last_error). */
 static XLOG_IMPL_TLS char last_error[512];
 
@@ -64,6 +69,34 @@ void xlog_prefix_error(const char *prefix)
     memcpy(last_error, prefix, n);
     memcpy(last_error + n, ": ", 2);
     last_error[n + 2 + old] = '\0';
+}
+
+void xlog_mark_backend_thread(void)
+{
+    serving_xlog = 1;
+}
+
+void xlog_sink_code_enter(void)
+{
+    serving_xlog++;
+}
+
+void xlog_sink_code_leave(void)
+{
+    serving_xlog--;
+}
+
+/* Non-zero, after counting it and saying why, when function is called on
+ * the back end's thread or from a sink's function: it must then return
+ * -EDEADLK at once. */
+static int refused_on_backend(const char *function)
+{
+    if (!serving_xlog)
+        return 0;
+    xlog_add(&backend_calls_refused, 1);
+    xlog_set_error("%s: called from a custom sink's function (or cfg.wall_clock_ns), where it "
+                   "would wait for xlog's back end or stop it", function);
+    return 1;
 }
 
 XLOG_API const char *xlog_last_error(void)
@@ -327,12 +360,15 @@ static void announce_closed_drops(void)
     uint64_t seen = __atomic_exchange_n(&closed_drops_announced, now.dropped_closing,
                                         __ATOMIC_RELAXED);
     if (now.dropped_closing > seen)
-        xlog_notice("%llu messages were not written: logged while xlog was closed",
-                    (unsigned long long)(now.dropped_closing - seen));
+        xlog_notice("%llu %s not written: logged while xlog was closed",
+                    (unsigned long long)(now.dropped_closing - seen),
+                    xlog_plural(now.dropped_closing - seen, "message was", "messages were"));
 }
 
 XLOG_API int xlog_open(const xlog_config *user_cfg)
 {
+    if (refused_on_backend("xlog_open"))
+        return -EDEADLK;
     last_error[0] = '\0';
     xlog_config cfg = user_cfg ? *user_cfg : xlog_defaults();
     xlog_enter();
@@ -383,6 +419,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
     if (rc == 0) {
+        last_error[0] = '\0'; /* a custom sink's open may have made a refused call */
         if (survival_error)
             xlog_notice("the lines still in memory will not survive a kill of this process: its "
                         "persistent directory cannot be used: %s",
@@ -394,6 +431,8 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
 
 XLOG_API int xlog_flush(void)
 {
+    if (refused_on_backend("xlog_flush"))
+        return -EDEADLK;
     if (xlog_load(&xlog_front.forked))
         xlog_resume_after_fork();
     if (!xlog_load_acquire(&xlog_front.epoch))
@@ -403,6 +442,8 @@ XLOG_API int xlog_flush(void)
 
 XLOG_API int xlog_close(void)
 {
+    if (refused_on_backend("xlog_close"))
+        return -EDEADLK;
     xlog_enter();
     pthread_mutex_lock(&lifecycle_lock);
     int rc = -EBADF;
@@ -429,6 +470,8 @@ XLOG_API int xlog_close(void)
 
 XLOG_API long xlog_recover(const char *dir, const char *persistent_dir)
 {
+    if (refused_on_backend("xlog_recover"))
+        return -EDEADLK;
     xlog_config cfg = xlog_defaults();
     cfg.dir = dir;
     cfg.use_environment = 0;
@@ -477,6 +520,7 @@ XLOG_API void xlog_stats(xlog_counters *out)
     out->syslog_dropped = xlog_load(&xlog_syslog_dropped);
     out->not_persistent = xlog_load(&xlog_survival_fallbacks);
     out->laps_not_grown = xlog_load(&xlog_laps_not_grown);
+    out->backend_calls_refused = xlog_load(&backend_calls_refused);
     uint64_t dropped[XLOG_DROP_REASONS];
     xlog_enter();
     pthread_mutex_lock(&xlog_rings.lock);
@@ -506,15 +550,38 @@ XLOG_API const char *xlog_strerror(int rc)
         return "success";
     case -EINVAL:
         return "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR) is "
-               "out of range; xlog_last_error() says which";
+               "out of range or cannot be used (cfg.console not an open descriptor, a custom "
+               "sink without a write function); xlog_last_error() says which";
     case -EALREADY:
         return "xlog is already open";
+    case -EDEADLK:
+        return "refused: called from a custom sink's function (or cfg.wall_clock_ns), where it "
+               "would wait for xlog's back end or stop it";
     case -EBADF:
-        return "xlog is not open (from xlog_open: a descriptor in the configuration is not "
-               "open; xlog_last_error() says which)";
+        return "xlog is not open";
     default:
         return rc < 0 ? strerror(-rc) : "unknown xlog result";
     }
+}
+
+XLOG_API void xlog_impl_check_failed(const char *cond, const char *file, int line,
+                                     const char *func, const char *format, ...)
+{
+    /* Formatted here: the message is the one of a program about to end,
+     * and its arguments may not outlive this call for long. */
+    char *message = NULL;
+    va_list ap;
+    va_start(ap, format);
+    if (!format || vasprintf(&message, format, ap) < 0)
+        message = NULL;
+    va_end(ap);
+    xlogout(XLOG_FATAL, file, line, func, "check failed: %s: %s", cond,
+            message ? message : format ? format : "(null format)");
+    free(message);
+    /* Refused (-EDEADLK) on the back end, whose crash handler writes it all
+     * at the abort instead. */
+    xlog_flush();
+    abort();
 }
 
 XLOG_API const char *xlog_version(void)

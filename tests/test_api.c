@@ -10,7 +10,11 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <setjmp.h>
+#include <spawn.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include <xlog.h>
@@ -418,7 +422,7 @@ static void open_errors_name_the_field(void **state)
     cfg.use_environment = 0;
     cfg.dir = dir;
     cfg.console = 99; /* not an open descriptor */
-    assert_int_equal(xlog_open(&cfg), -EBADF);
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
     assert_non_null(strstr(xlog_last_error(), "cfg.console: descriptor 99 is not open"));
     cfg.console = 0;
     cfg.ring_size = 100;
@@ -587,6 +591,217 @@ static void messages_logged_while_closed_are_counted_and_announced(void **state)
     free(text);
 }
 
+/* "test_api before-open <dir>", in a process of its own where xlog has
+ * never been open: logs before the first xlog_open, then opens and closes.
+ * Exit status 0, or which expectation failed. */
+static int log_before_the_first_open(const char *dir)
+{
+    if (xlog_get_level() != XLOG_INFO)
+        return 2;
+    for (int i = 0; i < 3; i++)
+        xlog_info("before open %d", i);
+    xlog_warn("before open, a warning");
+    xlog_debug("below the level: not a message at all");
+    xlog_counters c;
+    xlog_stats(&c);
+    if (c.dropped_closing != 4 || c.dropped != 4)
+        return 3;
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.persistent = 0;
+    if (xlog_open(&cfg) != 0)
+        return 4;
+    xlog_info("after open");
+    if (xlog_close() != 0)
+        return 5;
+    xlog_stats(&c);
+    return c.dropped_closing == 4 ? 0 : 6;
+}
+
+static void messages_logged_before_the_first_open_are_counted_and_announced(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("beforeopen");
+    char *argv[] = {"test_api", "before-open", dir, NULL};
+    pid_t child;
+    assert_int_equal(posix_spawn(&child, "/proc/self/exe", NULL, NULL, argv, environ), 0);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    char *text = test_read_dir(dir, NULL);
+    char *messages = calloc(strlen(text) + 1, 1);
+    size_t o = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        memcpy(messages + o, l.message, l.message_len);
+        o += l.message_len;
+        messages[o++] = '\n';
+        p = nl + 1;
+    }
+    assert_string_equal(messages, "4 messages were not written: logged while xlog was closed\n"
+                                  "after open\n");
+    free(messages);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* cfg.persistent with a directory that cannot be used (open to others):
+ * the file's buffer and the thread's ring are in ordinary memory, and
+ * xlog_counters.not_persistent says so. */
+static void an_unusable_persistent_directory_counts_what_is_not_persistent(void **state)
+{
+    (void)state;
+    char *persistent = test_make_dir("openshm");
+    assert_int_equal(chmod(persistent, 0777), 0);
+    xlog_counters before, after;
+    xlog_stats(&before);
+    xlog_config cfg = xlog_defaults();
+    cfg.persistent_dir = persistent;
+    char *dir = open_fresh("notpersistent", cfg);
+    xlog_info("in ordinary memory");
+    assert_int_equal(xlog_flush(), 0);
+    xlog_stats(&after);
+    /* One file buffer (XLOG_FILE_SHARED) and one ring (this thread's). */
+    assert_int_equal(after.not_persistent - before.not_persistent, 2);
+    char *text = close_and_messages(dir);
+    /* The first line says why (its wording is the survival code's); the
+     * message follows it. */
+    const char *second = strchr(text, '\n');
+    assert_non_null(second);
+    assert_string_equal(second + 1, "in ordinary memory\n");
+    free(text);
+    rmdir(persistent);
+    free(persistent);
+}
+
+/* The child of the XLOG_CHECK test: logs, then fails a check.  With
+ * dir NULL, returns the line of its XLOG_CHECK instead. */
+static int fail_a_check(const char *dir)
+{
+    if (dir) {
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core); /* the abort is expected */
+        xlog_config cfg = xlog_defaults();
+        cfg.dir = dir;
+        cfg.use_environment = 0;
+        cfg.persistent = 0;
+        if (xlog_open(&cfg) != 0)
+            _exit(2);
+        for (int i = 0; i < 100; i++)
+            xlog_info("before the check %d", i);
+    }
+    int value = 4;
+    if (!dir)
+        return __LINE__ + 1;
+    XLOG_CHECK(value == 3, "value %d, limit %d%%", value, 3);
+    _exit(3); /* not reached */
+}
+
+/* XLOG_CHECK: a false condition logs it and the message at FATAL, writes
+ * every line logged before, and aborts (xlog_fatal only logs). */
+static void a_failed_check_logs_the_condition_writes_everything_and_aborts(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("check");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        fail_a_check(dir);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 100 + 2);
+    const char *p = text;
+    for (int i = 0; i < 102; i++) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        assert_int_equal(l.tid, child);
+        char expected[128];
+        if (i < 100) {
+            assert_string_equal(l.level, "INFO");
+            snprintf(expected, sizeof expected, "before the check %d", i);
+        } else if (i == 100) {
+            assert_string_equal(l.level, "FATAL");
+            char where[64];
+            snprintf(where, sizeof where, "test_api.c:%d", fail_a_check(NULL));
+            assert_string_equal(l.where, where);
+            assert_string_equal(l.func, "fail_a_check");
+            snprintf(expected, sizeof expected, "check failed: value == 3: value 4, limit 3%%");
+        } else {
+            assert_string_equal(l.level, "FATAL");
+            snprintf(expected, sizeof expected, "caught SIGABRT (signal %d): every message logged "
+                                                "before it is above this line", SIGABRT);
+        }
+        assert_int_equal(l.message_len, strlen(expected));
+        assert_memory_equal(l.message, expected, l.message_len);
+        p = nl + 1;
+    }
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* -EBADF meant "xlog is not open" and, from xlog_open, "a descriptor in the
+ * configuration is not open", with one text for both: each code now has one
+ * meaning and its own text. */
+static void each_error_code_has_one_meaning_and_text(void **state)
+{
+    (void)state;
+    assert_int_equal(xlog_close(), -EBADF);
+    assert_int_equal(xlog_flush(), -EBADF);
+    assert_string_equal(xlog_strerror(-EBADF), "xlog is not open");
+    char *dir = test_make_dir("codes");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.persistent = 0;
+    cfg.console = 99; /* not an open descriptor */
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    assert_string_equal(xlog_last_error(), "cfg.console: descriptor 99 is not open (Bad file "
+                                           "descriptor)");
+    assert_string_equal(xlog_strerror(-EINVAL),
+                        "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR) "
+                        "is out of range or cannot be used (cfg.console not an open descriptor, a "
+                        "custom sink without a write function); xlog_last_error() says which");
+    assert_string_equal(xlog_strerror(-EALREADY), "xlog is already open");
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* Notices of one message say so in the singular: "1 message was", not "1
+ * messages were". */
+static void a_notice_of_one_message_is_in_the_singular(void **state)
+{
+    (void)state;
+    xlog_config cfg = xlog_defaults();
+    cfg.persistent = 0;
+    char *dir = open_fresh("singular", cfg);
+    xlog_info("first run");
+    assert_int_equal(xlog_close(), 0);
+    xlog_info("while closed");
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("second run");
+    XLOG(7, "a level that does not exist");
+    assert_int_equal(xlog_flush(), 0);
+    char *text = close_and_messages(dir);
+    assert_string_equal(text, "first run\n"
+                              "1 message was not written: logged while xlog was closed\n"
+                              "second run\n"
+                              "1 message of this thread was not written: 1 refused: level "
+                              "outside TRACE..FATAL\n");
+    free(text);
+}
+
 typedef struct dropper {
     long messages;
     int tid;
@@ -632,7 +847,7 @@ static void drop_notices_are_coalesced_and_sum_to_the_drops(void **state)
         const char *nl = strchr(p, '\n');
         test_line l;
         assert_true(test_parse_line(p, (size_t)(nl - p), &l));
-        if (memmem(l.message, l.message_len, "were not written: ", 18)) {
+        if (memmem(l.message, l.message_len, " not written: ", 14)) { /* was, were */
             assert_non_null(memmem(l.message, l.message_len, "its ring was full", 17));
             announced += strtoull(l.message, NULL, 10);
             notices[l.tid == d[1].tid]++;
@@ -697,7 +912,7 @@ static void logging_while_another_thread_reopens_gives_the_true_reason(void **st
         const char *nl = strchr(p, '\n');
         test_line l;
         assert_true(test_parse_line(p, (size_t)(nl - p), &l));
-        if (memmem(l.message, l.message_len, "were not written: ", 18)) {
+        if (memmem(l.message, l.message_len, " not written: ", 14)) { /* was, were */
             assert_null(memmem(l.message, l.message_len, "ring was full", 13));
             assert_true(memmem(l.message, l.message_len, "logged while xlog was clos", 26) != NULL);
             announced += strtoull(l.message, NULL, 10);
@@ -854,8 +1069,7 @@ static void full_ring_drops_counts_and_says_so(void **state)
             ordered &= written == 0 || seq > last_seq;
             last_seq = seq;
             written++;
-        } else if (memmem(l.message, l.message_len, "messages of this thread were not written: ",
-                          42)) {
+        } else if (memmem(l.message, l.message_len, " of this thread w", 17)) {
             assert_string_equal(l.level, "WARN");
             announced += strtoul(l.message, NULL, 10);
         }
@@ -871,9 +1085,13 @@ static void full_ring_drops_counts_and_says_so(void **state)
     free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "before-open") == 0)
+        return log_before_the_first_open(argv[2]);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(messages_logged_before_the_first_open_are_counted_and_announced),
+        cmocka_unit_test(an_unusable_persistent_directory_counts_what_is_not_persistent),
         cmocka_unit_test(levels_filter_and_skip_arguments),
         cmocka_unit_test(thread_override_is_per_thread),
         cmocka_unit_test(formats_that_are_not_literals),
@@ -890,6 +1108,9 @@ int main(void)
         cmocka_unit_test(reopened_logger_gives_threads_rings_of_the_new_configuration),
         cmocka_unit_test(levels_outside_the_range_are_refused_and_counted),
         cmocka_unit_test(messages_logged_while_closed_are_counted_and_announced),
+        cmocka_unit_test(a_notice_of_one_message_is_in_the_singular),
+        cmocka_unit_test(each_error_code_has_one_meaning_and_text),
+        cmocka_unit_test(a_failed_check_logs_the_condition_writes_everything_and_aborts),
         cmocka_unit_test(drop_notices_are_coalesced_and_sum_to_the_drops),
         cmocka_unit_test(logging_while_another_thread_reopens_gives_the_true_reason),
         cmocka_unit_test(full_ring_blocks_and_loses_nothing),

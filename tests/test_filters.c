@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <setjmp.h>
 #include <sys/wait.h>
@@ -440,6 +441,53 @@ static void environment_filter_applies_at_open_and_is_refused_whole(void **state
     xlog_set_filter("info");
 }
 
+/* What xlog.h promises: blanks around items and around '=' are not part of
+ * them, and syslog's spellings "warning" and "err" are levels, in any case;
+ * XLOG_LEVEL is read the same way. */
+static void blanks_around_items_and_equals_and_level_aliases_are_accepted(void **state)
+{
+    (void)state;
+    setenv("XLOG_LEVEL", "WARNING, net.tls = TRACE", 1);
+    char *dir = test_make_dir("blanks");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.persistent = 0; /* not the shared /dev/shm default */
+    assert_int_equal(xlog_open(&cfg), 0);
+    unsetenv("XLOG_LEVEL");
+    assert_int_equal(xlog_get_level(), XLOG_WARN);
+    for (int level = XLOG_TRACE; level <= XLOG_FATAL; level++)
+        log_everywhere(level, level);
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    test_remove_dir(dir);
+    free(dir);
+    expect_levels(text, "net.tls", XLOG_TRACE);
+    expect_levels(text, "net", XLOG_WARN);
+    expect_levels(text, "none", XLOG_WARN);
+    /* net.tls: 6 levels; net, network, storage and none: WARN, ERROR, FATAL. */
+    assert_int_equal(test_count_lines(text), 6 + 4 * 3);
+    free(text);
+
+    assert_int_equal(xlog_set_filter(" err ,\tnet\t=\tDebug , storage= Err"), 0);
+    assert_int_equal(xlog_get_level(), XLOG_ERROR);
+    assert_true(xlog_module_enabled("net", XLOG_DEBUG));
+    assert_false(xlog_module_enabled("net", XLOG_TRACE));
+    assert_true(xlog_module_enabled("storage", XLOG_ERROR));
+    assert_false(xlog_module_enabled("storage", XLOG_WARN));
+    assert_false(xlog_module_enabled("network", XLOG_WARN));
+
+    assert_int_equal(xlog_set_filter("warn , net = loud"), -EINVAL);
+    assert_string_equal(xlog_last_error(),
+                        "filter=\"warn , net = loud\": \"loud\" at column 14 is not a level "
+                        "(trace, debug, info, warn or warning, error or err, fatal or off)");
+    assert_int_equal(xlog_set_filter("warn, n et = info"), -EINVAL);
+    assert_string_equal(xlog_last_error(),
+                        "filter=\"warn, n et = info\": \"n et\" at column 7 is not a module name "
+                        "(letters, digits, '_', '-' and dots between them, at most 63 bytes)");
+    assert_int_equal(xlog_get_level(), XLOG_ERROR); /* nothing changed */
+    xlog_set_filter("info");
+}
+
 /* ---- rate limits ---------------------------------------------------------- */
 
 static int64_t fake_ns;
@@ -626,6 +674,10 @@ static void *flip_filters(void *unused)
 static void *read_rules(void *failures)
 {
     int rounds = test_scaled(200000);
+    /* On a busy machine the readers could finish before the flipper ran
+     * at all (1 run in 4 under ASan at scale 0.1): read while it does. */
+    while (!__atomic_load_n(&flips, __ATOMIC_RELAXED))
+        sched_yield();
     for (int i = 0; i < rounds; i++) {
         int torn = !xlog_module_enabled("alpha", XLOG_WARN) ||
                    !xlog_module_enabled("beta.x", XLOG_ERROR) ||
@@ -687,6 +739,8 @@ int main(void)
         cmocka_unit_test_teardown(filter_strings_are_checked_whole_with_the_place_of_the_mistake,
                                   reset_filter),
         cmocka_unit_test_teardown(environment_filter_applies_at_open_and_is_refused_whole,
+                                  reset_filter),
+        cmocka_unit_test_teardown(blanks_around_items_and_equals_and_level_aliases_are_accepted,
                                   reset_filter),
         cmocka_unit_test_teardown(rate_limits_count_what_they_suppress, reset_filter),
         cmocka_unit_test_teardown(backtrace_writes_the_lines_before_an_error_of_that_thread,

@@ -84,7 +84,7 @@ static int count_lines(const char *dir, long *main_lines, long *handler_lines)
             status = n > last_handler ? status : CHILD_OUT_OF_ORDER;
             last_handler = n;
             ++*handler_lines;
-        } else if (!strstr(msg, "were not written")) {
+        } else if (!strstr(msg, " not written: ")) { /* "1 message was", "2 messages were" */
             status = CHILD_BAD_LINE;
         }
         p = nl + 1;

@@ -215,6 +215,207 @@ static void each_output_has_its_own_level(void **state)
     free(dir);
 }
 
+/* A sink that calls what would wait for the back end or stop it, from each
+ * of its functions: xlog_flush hung the program forever, xlog_close crashed
+ * it. */
+typedef struct impatient {
+    int writes, flushes;
+    /* Calls that returned -EDEADLK, by the function that made them. */
+    int refused_open, refused_write, refused_flush, refused_close;
+    int other; /* calls that returned anything else */
+    char first_error[256];
+} impatient;
+
+static void note_result(impatient *s, int *refused, long rc)
+{
+    if (rc == -EDEADLK)
+        ++*refused;
+    else
+        s->other++;
+}
+
+static int impatient_open(void *context)
+{
+    impatient *s = context;
+    note_result(s, &s->refused_open, xlog_flush());
+    note_result(s, &s->refused_open, xlog_close());
+    return 0;
+}
+
+static void impatient_write(void *context, const xlog_event *event, const char *bytes,
+                            size_t len)
+{
+    (void)event;
+    (void)bytes;
+    (void)len;
+    impatient *s = context;
+    s->writes++;
+    note_result(s, &s->refused_write, xlog_flush());
+    if (s->writes == 1)
+        snprintf(s->first_error, sizeof s->first_error, "%s", xlog_last_error());
+    note_result(s, &s->refused_write, xlog_close());
+    xlog_config cfg = xlog_defaults();
+    cfg.use_environment = 0;
+    note_result(s, &s->refused_write, xlog_open(&cfg));
+    note_result(s, &s->refused_write, xlog_recover("/nonexistent-xlog-dir", NULL));
+}
+
+static void impatient_flush(void *context)
+{
+    impatient *s = context;
+    s->flushes++;
+    note_result(s, &s->refused_flush, xlog_flush());
+}
+
+static void impatient_close(void *context)
+{
+    impatient *s = context;
+    note_result(s, &s->refused_close, xlog_close());
+}
+
+static void a_sink_that_flushes_or_closes_xlog_is_refused_and_counted(void **state)
+{
+    (void)state;
+    impatient s;
+    memset(&s, 0, sizeof s);
+    xlog_custom_sink sink = xlog_custom_sink_defaults();
+    sink.context = &s;
+    sink.open = impatient_open;
+    sink.write = impatient_write;
+    sink.flush = impatient_flush;
+    sink.close = impatient_close;
+    const xlog_sink_config *sinks[] = {&sink.sink, NULL};
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = test_make_dir("impatient");
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.persistent = 0; /* not the shared /dev/shm default */
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), 0);
+    const int lines = 1000;
+    for (int i = 0; i < lines; i++)
+        xlog_info("line %d", i);
+    assert_int_equal(xlog_flush(), 0); /* the sink's flush runs: refused too */
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    assert_int_equal(s.writes, lines);
+    assert_int_equal(s.other, 0);
+    assert_int_equal(s.refused_open, 2);
+    assert_int_equal(s.refused_write, 4 * lines);
+    assert_int_equal(s.refused_flush, s.flushes); /* the back end's timer flushes, too */
+    assert_true(s.flushes >= 2);                  /* xlog_flush's and xlog_close's */
+    assert_int_equal(s.refused_close, 1);
+    assert_int_equal(after.backend_calls_refused - before.backend_calls_refused,
+                     (uint64_t)(2 + 4 * lines + s.flushes + 1));
+    assert_string_equal(s.first_error, "xlog_flush: called from a custom sink's function (or "
+                                       "cfg.wall_clock_ns), where it would wait for xlog's back "
+                                       "end or stop it");
+    assert_string_equal(xlog_strerror(-EDEADLK),
+                        "refused: called from a custom sink's function (or cfg.wall_clock_ns), "
+                        "where it would wait for xlog's back end or stop it");
+    /* Every line is in the file, once, in order. */
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), (size_t)lines);
+    const char *p = text;
+    for (int i = 0; i < lines; i++) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        char expected[32];
+        int n = snprintf(expected, sizeof expected, "line %d", i);
+        assert_int_equal(l.message_len, (size_t)n);
+        assert_memory_equal(l.message, expected, (size_t)n);
+        p = nl + 1;
+    }
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* The names of this process's threads that start with "xlog", sorted and
+ * joined by ',' (/proc/self/task/<tid>/comm, as top -H and ps -L show). */
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *xlog_thread_names(void)
+{
+    size_t n;
+    char **tasks = test_list_files("/proc/self/task", &n);
+    char **names = calloc(n + 1, sizeof *names);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *path = NULL;
+        if (asprintf(&path, "/proc/self/task/%s/comm", tasks[i]) < 0)
+            abort();
+        /* A /proc file tells no size: read it as a stream. */
+        FILE *f = fopen(path, "r");
+        free(path);
+        char *comm = calloc(32, 1);
+        if (f && fgets(comm, 32, f) && strncmp(comm, "xlog", 4) == 0)
+            names[count++] = comm;
+        else
+            free(comm);
+        if (f)
+            fclose(f);
+    }
+    test_free_list(tasks, n);
+    qsort(names, count, sizeof *names, compare_names);
+    char *joined = calloc(1, 1);
+    size_t length = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t more = strlen(names[i]);
+        joined = realloc(joined, length + more + 2);
+        memcpy(joined + length, names[i], more);
+        length += more;
+        joined[length - 1] = ','; /* in place of comm's '\n' */
+        joined[length] = '\0';
+        free(names[i]);
+    }
+    free(names);
+    return joined;
+}
+
+/* Every thread xlog starts carries a name saying what it is, from the moment
+ * xlog_open returns, and none is left after xlog_close. */
+static void the_threads_xlog_starts_are_named(void **state)
+{
+    (void)state;
+    char *before = xlog_thread_names();
+    assert_string_equal(before, "");
+    free(before);
+    char *dir = test_make_dir("names");
+    int console[2];
+    assert_int_equal(pipe(console), 0);
+    char *socket_path = test_path(dir, "no-collector.sock");
+    xlog_syslog_config syslog = xlog_syslog_defaults();
+    syslog.address = socket_path;
+    const xlog_sink_config *sinks[] = {&syslog.sink, NULL};
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.persistent = 0; /* not the shared /dev/shm default */
+    cfg.console = console[1];
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), 0);
+    char *names = xlog_thread_names();
+    assert_string_equal(names, "xlog,xlog-console,xlog-gzip,xlog-syslog,");
+    free(names);
+    assert_int_equal(xlog_close(), 0);
+    names = xlog_thread_names();
+    assert_string_equal(names, "");
+    free(names);
+    close(console[0]);
+    close(console[1]);
+    free(socket_path);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +423,8 @@ int main(void)
         cmocka_unit_test(a_sink_that_logs_is_dropped_and_counted),
         cmocka_unit_test(a_sink_that_cannot_open_fails_xlog_open),
         cmocka_unit_test(each_output_has_its_own_level),
+        cmocka_unit_test(the_threads_xlog_starts_are_named),
+        cmocka_unit_test(a_sink_that_flushes_or_closes_xlog_is_refused_and_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

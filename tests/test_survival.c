@@ -529,7 +529,7 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
                 if (after_notice >= 0)
                     after_notice++;
             } else if (sscanf(msg,
-                              "%ld lines of process %d follow, recovered by process %d: it "
+                              "%ld %*s of process %d %*s recovered by process %d: it "
                               "ended without xlog_clos%n",
                               &lines, &of, &by, &off) == 3 &&
                        off > 0) {
@@ -1539,7 +1539,7 @@ static void fork_while_threads_log(void **state)
                 CHECK(cc == c && i == child_lines[c], "%s: %s", files[f], msg);
                 child_lines[c]++;
             } else if (c >= 0 && c % 4 >= 2 &&
-                       sscanf(msg, "%ld lines of process %d follow, recovered by process %d", &count,
+                       sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &count,
                               &of, &by) == 3) {
                 CHECK(of == pid && by == getpid(), "%s", msg);
             } else {

@@ -445,7 +445,7 @@ static long long notice_count(const char *buf)
     const char *p = strstr(buf, "xlog: ");
     long long n;
     char rest[64];
-    if (!p || sscanf(p, "xlog: %lld messages were not delivered to syslog: %63[^\n]", &n, rest) != 2)
+    if (!p || sscanf(p, "xlog: %lld %*s %*s not delivered to syslog: %63[^\n]", &n, rest) != 2)
         return -1;
     return n;
 }

@@ -282,8 +282,10 @@ static void report_drops(xlog_ring *r, uint64_t now, int force)
         return;
     char text[400];
     size_t n = (size_t)snprintf(text, sizeof text,
-                                "%llu messages of this thread were not written:",
-                                (unsigned long long)total);
+                                "%llu %s of this thread %s not written:",
+                                (unsigned long long)total,
+                                xlog_plural(total, "message", "messages"),
+                                xlog_plural(total, "was", "were"));
     const char *separator = " ";
     for (int i = 0; i < XLOG_DROP_REASONS; i++) {
         if (news[i]) {
@@ -640,6 +642,7 @@ static void *backend_main(void *unused)
     /* A log call made by a sink (a custom sink's function) is dropped and
      * counted: it would feed the back end its own output. */
     xlog_enter();
+    xlog_mark_backend_thread();
     xlog_store(&be.tid, (int)syscall(SYS_gettid));
     int flushing = 0, stopping = 0, first_pass = 1;
     uint64_t flush_seq = 0, flush_target = 0;
@@ -770,8 +773,10 @@ int xlog_backend_start(const xlog_config *cfg)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     rc = -pthread_create(&be.thread, NULL, backend_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0)
+    if (rc == 0) {
+        pthread_setname_np(be.thread, "xlog"); /* for top -H, ps -L and gdb */
         return 0;
+    }
     pthread_mutex_lock(&xlog_rings.lock);
     xlog_rings.backend_running = 0;
     pthread_mutex_unlock(&xlog_rings.lock);

@@ -147,10 +147,25 @@ extern uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
 void xlog_front_after_fork(void);
 /* Starts the back end again in the child of fork() on its first use (xlog.c). */
 void xlog_resume_after_fork(void);
+/* xlog.c: the functions that wait for the back end or stop it (xlog_open,
+ * xlog_close, xlog_flush, xlog_recover) refuse to run on the back end's
+ * thread, which marks itself as it starts, and inside a custom sink's
+ * function, wherever xlog calls it (open and close run on the thread of
+ * xlog_open and xlog_close, which hold the lock those take): the call would
+ * wait for itself forever, or join its own thread. */
+void xlog_mark_backend_thread(void);
+void xlog_sink_code_enter(void);
+void xlog_sink_code_leave(void);
 
 /* Logs a line of xlog's own (WARN, "xlog:0 xlog"), whatever the level in
  * force (frontend.c). */
 void xlog_notice(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* one or many, as the count n asks: notices say "1 message was", "2
+ * messages were". */
+static inline const char *xlog_plural(unsigned long long n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
 
 /* Marks the calling thread as inside xlog while it holds a lock a log call
  * may need, so that a signal handler's log call is dropped rather than

@@ -359,6 +359,8 @@ xlog_ring *xlog_ring_take(uint64_t epoch)
         if (r->capacity != capacity || (!r->generation && xlog_survival_active())) {
             stale = r;
             r = NULL;
+        } else if (!r->generation) {
+            xlog_survival_note_anonymous(); /* a directory that could not be used */
         }
     }
     int wake = xlog_rings.backend_running && xlog_rings.free_count <= SPARES / 2;

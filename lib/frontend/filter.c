@@ -54,19 +54,22 @@ static struct rules {
     int backtrace;            /* lowest level kept for the backtrace, or XLOG_OFF */
     size_t count;
     rule list[MAX_RULES];
-} rules = {.process = XLOG_OFF, .backtrace = XLOG_OFF};
+} rules = {.process = XLOG_INFO, .backtrace = XLOG_OFF};
 
 static pthread_mutex_t changing = PTHREAD_MUTEX_INITIALIZER;
 
-XLOG_API int xlog_impl_process_threshold = XLOG_OFF;
-XLOG_API int xlog_impl_floor = XLOG_OFF;
+/* Before the first xlog_open, the level is cfg.level's default, so that the
+ * messages it lets through reach the library, which counts them as dropped
+ * while closed, and the first xlog_open announces them. */
+XLOG_API int xlog_impl_process_threshold = XLOG_INFO;
+XLOG_API int xlog_impl_floor = XLOG_INFO;
 XLOG_API uint32_t xlog_impl_generation = 1;
 XLOG_API XLOG_IMPL_TLS int xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
 
 /* Under the mutex: the lowest level of the rules, and how many threads
  * have each own threshold.  A thread's count goes when it drops its
  * threshold or ends (the key's destructor; its value is the level + 1). */
-static int rules_floor = XLOG_OFF;
+static int rules_floor = XLOG_INFO;
 static unsigned long own_thresholds[XLOG_OFF + 1];
 static pthread_key_t own_threshold_key;
 static pthread_once_t own_threshold_key_once = PTHREAD_ONCE_INIT;
@@ -353,13 +356,23 @@ XLOG_API int xlog_set_module_level(const char *module, int level)
 
 int xlog_parse_level(const char *text, size_t length)
 {
-    static const char *const names[] = {"trace", "debug", "info", "warn", "error", "fatal", "off"};
-    for (int i = 0; i <= XLOG_OFF; i++)
-        if (strlen(names[i]) == length && strncasecmp(text, names[i], length) == 0)
-            return i;
-    if (length == 7 && strncasecmp(text, "warning", 7) == 0)
-        return XLOG_WARN;
+    /* The names xlog prints, and the other spellings operators type
+     * (syslog's "warning" and "err"). */
+    static const struct {
+        const char *name;
+        int level;
+    } names[] = {{"trace", XLOG_TRACE}, {"debug", XLOG_DEBUG}, {"info", XLOG_INFO},
+                 {"warn", XLOG_WARN},   {"warning", XLOG_WARN}, {"error", XLOG_ERROR},
+                 {"err", XLOG_ERROR},   {"fatal", XLOG_FATAL},  {"off", XLOG_OFF}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].name) == length && strncasecmp(text, names[i].name, length) == 0)
+            return names[i].level;
     return -1;
+}
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t';
 }
 
 /* How much of a filter, and of one of its items, an error message quotes. */
@@ -377,11 +390,13 @@ static int parse_filter(const char *filter, const char *what, int *process, rule
     *count = 0;
     const char *p = filter;
     for (;;) {
-        while (*p == ' ')
+        /* Blanks (spaces, tabs) around an item and around its '=' are not
+         * part of it. */
+        while (blank(*p))
             p++;
         const char *item = p;
         size_t length = strcspn(p, ",");
-        while (length && p[length - 1] == ' ')
+        while (length && blank(p[length - 1]))
             length--;
         const char *equals = memchr(item, '=', length);
         int column = (int)(item - filter) + 1;
@@ -391,24 +406,29 @@ static int parse_filter(const char *filter, const char *what, int *process, rule
             return -EINVAL;
         }
         const char *level_text = equals ? equals + 1 : item;
-        size_t level_length = equals ? length - (size_t)(equals + 1 - item) : length;
+        while (equals && blank(*level_text) && level_text < item + length)
+            level_text++;
+        size_t level_length = (size_t)(item + length - level_text);
+        size_t module_length = equals ? (size_t)(equals - item) : 0;
+        while (module_length && blank(item[module_length - 1]))
+            module_length--;
         int level = xlog_parse_level(level_text, level_length);
         if (level < 0) {
             xlog_set_error("%s=\"%.*s%s\": \"%.*s\" at column %d is not a level (trace, debug, "
-                           "info, warn, error, fatal or off)",
+                           "info, warn or warning, error or err, fatal or off)",
                            what, shown, filter, cut, (int)SHOWN_ITEM(level_length), level_text,
                            (int)(level_text - filter) + 1);
             return -EINVAL;
         }
         if (!equals) {
             *process = level;
-        } else if (!valid_module(item, (size_t)(equals - item))) {
+        } else if (!valid_module(item, module_length)) {
             xlog_set_error("%s=\"%.*s%s\": \"%.*s\" at column %d is not a module name (letters, "
                            "digits, '_', '-' and dots between them, at most %d bytes)",
-                           what, shown, filter, cut, (int)SHOWN_ITEM((size_t)(equals - item)), item,
+                           what, shown, filter, cut, (int)SHOWN_ITEM(module_length), item,
                            column, MAX_MODULE - 1);
             return -EINVAL;
-        } else if (put_rule(table, count, item, (size_t)(equals - item), level) != 0) {
+        } else if (put_rule(table, count, item, module_length, level) != 0) {
             xlog_set_error("%s=\"%.*s%s\": more than %d module rules", what, shown, filter, cut,
                            MAX_RULES);
             return -EINVAL;

@@ -64,8 +64,8 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-int xlog_aq_start(xlog_aq *q, size_t capacity, uint64_t *lost_total, xlog_aq_writer writer,
-                  void *arg)
+int xlog_aq_start(xlog_aq *q, const char *thread_name, size_t capacity, uint64_t *lost_total,
+                  xlog_aq_writer writer, void *arg)
 {
     memset(q, 0, sizeof *q);
     q->capacity = capacity & ~(uint64_t)3;
@@ -93,6 +93,8 @@ int xlog_aq_start(xlog_aq *q, size_t capacity, uint64_t *lost_total, xlog_aq_wri
         free(q->buffer);
         return -rc;
     }
+    /* Named before xlog_open returns, for top -H, ps -L and gdb. */
+    pthread_setname_np(q->thread, thread_name);
     return 0;
 }
 

@@ -67,11 +67,11 @@ struct xlog_aq {
 };
 
 /* Allocates capacity bytes (rounded down to a multiple of 4; each message
- * takes its length plus 4 to 7 bytes) and starts the writer thread, which
- * calls writer(q, arg).  lost_total is the sink's counter of messages not
+ * takes its length plus 4 to 7 bytes) and starts the writer thread, named
+ * thread_name (at most 15 bytes), which calls writer(q, arg).  lost_total is the sink's counter of messages not
  * delivered.  0 or a negative errno (nothing is left to undo). */
-int xlog_aq_start(xlog_aq *q, size_t capacity, uint64_t *lost_total, xlog_aq_writer writer,
-                  void *arg);
+int xlog_aq_start(xlog_aq *q, const char *thread_name, size_t capacity, uint64_t *lost_total,
+                  xlog_aq_writer writer, void *arg);
 
 /* ---- the producer ---------------------------------------------------------- */
 

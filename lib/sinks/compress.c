@@ -288,6 +288,7 @@ int xlog_compress_start(void)
         cz.buffer = NULL;
         return -rc;
     }
+    pthread_setname_np(cz.thread, "xlog-gzip"); /* for top -H, ps -L and gdb */
     cz.running = 1;
     return 0;
 }

@@ -107,8 +107,8 @@ static int put_notice(console *c)
 {
     uint64_t dropped = xlog_aq_unannounced(&c->queue);
     char text[80];
-    int n = snprintf(text, sizeof text, "xlog: %llu console lines dropped\n",
-                     (unsigned long long)dropped);
+    int n = snprintf(text, sizeof text, "xlog: %llu console %s dropped\n",
+                     (unsigned long long)dropped, xlog_plural(dropped, "line", "lines"));
     if (!put(c, c->color ? level_colors[XLOG_WARN] : "", text, (size_t)n))
         return 0;
     xlog_aq_announced(&c->queue, dropped);
@@ -198,10 +198,11 @@ static int console_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_c
     (void)own;
     struct stat st;
     if (fstat(cfg->console, &st) != 0) {
-        int rc = -errno;
+        /* A field of the configuration that cannot be used: -EINVAL, as for
+         * any other; -EBADF means that xlog is not open. */
         xlog_set_error("cfg.console: descriptor %d is not open (%s)", cfg->console,
                        strerror(errno));
-        return rc;
+        return -EINVAL;
     }
     console *c = calloc(1, sizeof *c);
     if (!c)
@@ -229,7 +230,8 @@ static int console_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_c
         return -ENOMEM;
     }
     size_t capacity = cfg->console_buffer > 4 * longest ? cfg->console_buffer : 4 * longest;
-    int rc = xlog_aq_start(&c->queue, capacity, &xlog_console_dropped, writer_main, c);
+    int rc = xlog_aq_start(&c->queue, "xlog-console", capacity, &xlog_console_dropped,
+                           writer_main, c);
     if (rc != 0) {
         xlog_set_error("cfg.console: cannot start its writer (%s)", strerror(-rc));
         free_state(c);

@@ -5,7 +5,9 @@
  *
  * The back end thread is marked as inside xlog for its whole life, so a log
  * call from these functions is dropped and counted rather than feeding the
- * back end its own output.
+ * back end its own output.  Each call of the user's code is also marked as
+ * a sink's (xlog_sink_code_enter), wherever it runs, so that what would wait
+ * for the back end or stop it is refused there (xlog.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,7 +47,9 @@ static int custom_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_co
         return -ENOMEM;
     }
     state->user = *user;
+    xlog_sink_code_enter();
     int rc = user->open ? user->open(user->context) : 0;
+    xlog_sink_code_leave();
     if (rc != 0) {
         xlog_set_error("its open function failed: %s", strerror(rc < 0 ? -rc : rc));
         free(state->line);
@@ -60,23 +64,29 @@ static void custom_write(xlog_sink *s, const xlog_line_event *event)
 {
     custom_state *state = s->state;
     size_t length = xlog_layout_write(s->layout, event, state->line);
+    xlog_sink_code_enter();
     state->user.write(state->user.context, &event->pub, state->line, length);
+    xlog_sink_code_leave();
 }
 
 static void custom_flush(xlog_sink *s, int durable)
 {
     (void)durable;
     custom_state *state = s->state;
+    xlog_sink_code_enter();
     if (state->user.flush)
         state->user.flush(state->user.context);
+    xlog_sink_code_leave();
 }
 
 static void custom_stop(xlog_sink *s)
 {
     custom_state *state = s->state;
     custom_flush(s, 0);
+    xlog_sink_code_enter();
     if (state->user.close)
         state->user.close(state->user.context);
+    xlog_sink_code_leave();
     free(state->line);
     free(state);
     s->state = NULL;

@@ -163,9 +163,10 @@ static void report_loss(xlog_sink *s, xlog_file *f, const xlog_line_event *next)
         xlog_file_add_line(f, 1, 0, 0);
     }
     char text[200];
-    int n = snprintf(text, sizeof text, "%llu lines (%llu bytes) were lost: writing failed: %s",
-                     (unsigned long long)f->notice_lines, (unsigned long long)f->notice_bytes,
-                     strerror(f->lost_errno));
+    unsigned long long lines = f->notice_lines, bytes = f->notice_bytes;
+    int n = snprintf(text, sizeof text, "%llu %s (%llu %s) %s lost: writing failed: %s", lines,
+                     xlog_plural(lines, "line", "lines"), bytes, xlog_plural(bytes, "byte", "bytes"),
+                     xlog_plural(lines, "was", "were"), strerror(f->lost_errno));
     xlog_line_event notice;
     xlog_notice_event(&notice, next->pub.time_ns, next, text, (size_t)n);
     char *out = xlog_file_room(f, fs->max_line);

@@ -293,9 +293,9 @@ static int announce(syslog_sink *st, xlog_layout *layout, int64_t time_ns,
     uint64_t lost = xlog_aq_unannounced(&st->queue);
     int reason = xlog_load(&st->gap_reason);
     char text[200];
-    int len = snprintf(text, sizeof text, "xlog: %llu messages were not delivered to syslog: %s%s",
-                       (unsigned long long)lost, reason ? "sending failed: " : "",
-                       reason_text(reason));
+    int len = snprintf(text, sizeof text, "xlog: %llu %s not delivered to syslog: %s%s",
+                       (unsigned long long)lost, xlog_plural(lost, "message was", "messages were"),
+                       reason ? "sending failed: " : "", reason_text(reason));
     xlog_line_event notice;
     xlog_notice_event(&notice, time_ns, like, text, (size_t)len);
     if (!queue_event(st, layout, &notice))
@@ -714,7 +714,7 @@ static int syslog_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_co
     st->cached_second = INT64_MIN;
     st->fd = -1;
     st->backoff_ms = BACKOFF_FIRST_MS;
-    rc = xlog_aq_start(&st->queue, ((const xlog_syslog_config *)own)->buffer,
+    rc = xlog_aq_start(&st->queue, "xlog-syslog", ((const xlog_syslog_config *)own)->buffer,
                        &xlog_syslog_dropped, writer_main, st);
     if (rc != 0) {
         xlog_set_error("cannot start its writer (%s)", strerror(-rc));

@@ -785,9 +785,10 @@ static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line
     t->noticed = 1;
     char text[256];
     int length = snprintf(text, sizeof text,
-                          "%zu lines of process %d follow, recovered by process %d: it ended "
+                          "%zu %s of process %d %s, recovered by process %d: it ended "
                           "without xlog_close",
-                          t->lines, (int)dp->proc->pid, (int)getpid());
+                          t->lines, xlog_plural(t->lines, "line", "lines"), (int)dp->proc->pid,
+                          xlog_plural(t->lines, "follows", "follow"), (int)getpid());
     xlog_line_event ev;
     xlog_notice_event(&ev, time_ns, like, text, (size_t)length);
     output_append(out, s->notice, xlog_layout_write(dp->layout, &ev, s->notice));

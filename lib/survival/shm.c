@@ -31,6 +31,8 @@
 
 static struct survival {
     int active;                       /* atomic */
+    int asked;                        /* atomic: this xlog_open has
+                                         cfg.persistent, usable or not */
     char dir[PATH_MAX];               /* <persistent>/<key>/<pid>.<start> */
     int lock;                         /* the "process" file, flock held */
     xlog_survival_process *process;   /* its mapping: header, then dictionary */
@@ -43,7 +45,7 @@ static struct survival {
                                          does not try to reserve more */
 } sv = {.lock = -1};
 
-/* Files that went to anonymous memory although a directory was active
+/* Files that went to anonymous memory although cfg.persistent was on
  * (xlog_counters.not_persistent). */
 uint64_t xlog_survival_fallbacks;
 
@@ -253,11 +255,19 @@ static void file_path(char *out, size_t size, const char *kind, uint32_t slot)
     snprintf(out, size, "%s/%s.%u", sv.dir, kind, slot);
 }
 
+void xlog_survival_note_anonymous(void)
+{
+    if (__atomic_load_n(&sv.asked, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&xlog_survival_fallbacks, 1, __ATOMIC_RELAXED);
+}
+
 void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
                         uint32_t *generation)
 {
-    if (!xlog_survival_active())
+    if (!xlog_survival_active()) {
+        xlog_survival_note_anonymous(); /* the directory could not be used */
         return NULL;
+    }
     void *p = xlog_survival_try_map(kind, size, reserve, slot, generation);
     if (!p)
         __atomic_fetch_add(&xlog_survival_fallbacks, 1, __ATOMIC_RELAXED);
@@ -362,6 +372,7 @@ static int make_process_dir(const char *key, uint64_t start)
 
 int xlog_survival_start(const xlog_config *cfg)
 {
+    __atomic_store_n(&sv.asked, 1, __ATOMIC_RELAXED);
     char persistent[PATH_MAX], key[PATH_MAX + 32];
     if (cfg->persistent_dir && *cfg->persistent_dir)
         snprintf(persistent, sizeof persistent, "%s", cfg->persistent_dir);
@@ -504,6 +515,7 @@ static void remove_files(void)
 
 void xlog_survival_stop(void)
 {
+    __atomic_store_n(&sv.asked, 0, __ATOMIC_RELAXED);
     if (!xlog_survival_active())
         return;
     __atomic_store_n(&sv.active, 0, __ATOMIC_SEQ_CST);

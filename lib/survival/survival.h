@@ -155,8 +155,8 @@ uint64_t xlog_survival_start_time(int pid);
  * owner reserves the rest as it needs it, xlog_survival_reserve); a kernel
  * without that reserves the whole file, and sets *reserve to size.  NULL
  * when there is no directory or that room cannot be had (the caller then
- * uses anonymous memory; counted in xlog_survival_fallbacks when a
- * directory was active).  *slot receives n and *generation the
+ * uses anonymous memory; counted in xlog_survival_fallbacks when
+ * cfg.persistent is on, the directory usable or not).  *slot receives n and *generation the
  * directory's (never 0). */
 void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
                         uint32_t *generation);
@@ -165,6 +165,10 @@ void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t
  * (a spare ring, rings.c), whose owner makes none when it fails. */
 void *xlog_survival_try_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
                             uint32_t *generation);
+
+/* Counts a ring given to a thread in anonymous memory (a pooled spare)
+ * when cfg.persistent is on: its directory could not be used. */
+void xlog_survival_note_anonymous(void);
 
 /* Files made anonymous memory instead (atomic): xlog_counters.not_persistent. */
 extern uint64_t xlog_survival_fallbacks;

@@ -35,6 +35,8 @@ static int uses_every_name(const char *name, int id, double ratio)
     xlog_warn("warn");
     xlog_error("error %f", ratio);
     xlog_fatal("fatal %s %d", name, id);
+    XLOG_CHECK(id >= 0, "id %d is negative", id);
+    XLOG_CHECK(name != XLOG_IMPL_NULL, "no name");
     XLOG(XLOG_WARN, "level %d%%", id);
     const char *dynamic = id > 0 ? "dynamic %d" : "other %d"; /* not a literal */
     XLOG(XLOG_INFO, dynamic, id);
