@@ -1892,6 +1892,173 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
     place_remove(&p);
 }
 
+/* ---- kill -9 right after threads end, on a busy machine -------------------------------- */
+
+/* A child that keeps a core busy until it is killed: the other helpers'
+ * threads and the back end then run late and in turns, as on a loaded
+ * machine. */
+static pid_t spin_on_a_core(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(300);
+        for (volatile unsigned long n = 0;; n++) {
+        }
+    }
+    assert_true(pid > 0);
+    return pid;
+}
+
+#define ENDING_THREADS 3
+/* Lines of each thread that ends before the kill: two long ones, a short
+ * one started after them. */
+static const long ending_lines[ENDING_THREADS] = {1000, 1000, 10};
+
+static void *log_then_end(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    for (long i = 0; i < ending_lines[t]; i++)
+        xlog_info("T%d line %ld", t, i);
+    return NULL;
+}
+
+/* Checks one recovered run: every line of the ending threads and main's
+ * once, whole, and nothing else but the recovery notices.  1 if so, else 0
+ * with what was wrong in why. */
+static int every_line_once(const place *p, int main_logged_first, char *why, size_t size)
+{
+    long seen[ENDING_THREADS][1000] = {{0}};
+    long main_first = 0, main_last = 0, others = 0;
+    size_t len;
+    char *text = test_read_dir(p->logs, &len);
+    for (char *s = text; s < text + len;) {
+        char *nl = memchr(s, '\n', (size_t)(text + len - s));
+        CHECK(nl, "a line without its newline: %s", s);
+        test_line l;
+        CHECK(test_parse_line(s, (size_t)(nl - s), &l), "a line that does not parse: %.*s",
+              (int)(nl - s), s);
+        char msg[160], expected[160];
+        test_message(&l, msg, sizeof msg);
+        int t, off = 0;
+        long seq;
+        if (sscanf(msg, "T%d line %ld%n", &t, &seq, &off) == 2 && t >= 0 && t < ENDING_THREADS &&
+            seq >= 0 && seq < ending_lines[t]) {
+            snprintf(expected, sizeof expected, "T%d line %ld", t, seq);
+            CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "INFO") == 0,
+                  "not whole: %.*s", (int)(nl - s), s);
+            seen[t][seq]++;
+        } else if (strcmp(msg, "main first") == 0) {
+            main_first++;
+        } else if (strcmp(msg, "main last") == 0) {
+            main_last++;
+        } else {
+            long lines;
+            int of, by;
+            CHECK(sscanf(msg,
+                         "%ld lines of process %d follow, recovered by process %d: it ended "
+                         "without xlog_clos%n",
+                         &lines, &of, &by, &off) == 3 && off > 0 &&
+                      strcmp(l.level, "WARN") == 0,
+                  "unexpected line: %.*s", (int)(nl - s), s);
+            others++;
+        }
+        s = nl + 1;
+    }
+    free(text);
+    int right = 1;
+    size_t at = 0;
+    why[0] = '\0';
+    for (int t = 0; t < ENDING_THREADS; t++) {
+        long missing = 0, doubled = 0;
+        for (long i = 0; i < ending_lines[t]; i++) {
+            missing += seen[t][i] == 0;
+            doubled += seen[t][i] > 1;
+        }
+        if (missing || doubled) {
+            right = 0;
+            at += (size_t)snprintf(why + at, size - at, "thread %d: %ld of %ld lines missing, %ld twice; ",
+                                   t, missing, ending_lines[t], doubled);
+        }
+    }
+    if (main_first != main_logged_first || main_last != 1) {
+        right = 0;
+        snprintf(why + at, size - at, "main's first line %ld times (%d due), its last %ld times",
+                 main_first, main_logged_first, main_last);
+    }
+    CHECK(others >= 1, "no recovery notice");
+    return right;
+}
+
+/* Two threads log 1,000 lines each and end, a third logs 10 and ends, then
+ * main logs a line and kills itself (kill -9), with the other core kept
+ * busy; recovery must write every line whose call returned, exactly once.
+ * A thread that ends gives its ring back to the pool once the back end has
+ * written it, and the next thread's first call takes it: its records start
+ * again where the old thread's did, and a file buffer's journal still names
+ * that ring and the end of the old thread's last record (survival.h,
+ * "Exactly once"), so recovery took the new thread's records, up to there,
+ * for lines already in the buffer.  Main logs a first line before the
+ * threads in half of the runs (its ring is then its own, not a pooled one). */
+static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void **state)
+{
+    (void)state;
+    long runs = test_scaled(40);
+    if (runs < 4)
+        runs = 4;
+    long failed = 0;
+    char first_failure[600] = "";
+    pid_t spinner = spin_on_a_core();
+    for (long run = 0; run < runs; run++) {
+        int main_logs_first = (int)(run % 2);
+        snprintf(context, sizeof context, "kill -9 after threads end, busy machine, run %ld of %ld%s",
+                 run + 1, runs, main_logs_first ? ", main logged first" : "");
+        place p;
+        place_make(&p, "threadsend");
+        pid_t child = fork();
+        if (child == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(60);
+            xlog_config cfg = xlog_defaults();
+            cfg.dir = p.logs;
+            cfg.persistent_dir = p.shm;
+            cfg.use_environment = 0;
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            if (main_logs_first)
+                xlog_info("main first");
+            pthread_t threads[ENDING_THREADS];
+            for (int t = 0; t < ENDING_THREADS; t++) {
+                if (t == ENDING_THREADS - 1) /* the short one starts as the others end */
+                    for (int u = 0; u < t; u++)
+                        pthread_join(threads[u], NULL);
+                if (pthread_create(&threads[t], NULL, log_then_end, (void *)(intptr_t)t) != 0)
+                    _exit(91);
+            }
+            pthread_join(threads[ENDING_THREADS - 1], NULL);
+            xlog_info("main last");
+            kill(getpid(), SIGKILL);
+            _exit(92);
+        }
+        int status;
+        CHECK(waitpid(child, &status, 0) == child, "waitpid");
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+              "the child ended otherwise (%#x)", status);
+        recover_in_this_process(&p);
+        char why[512];
+        if (!every_line_once(&p, main_logs_first, why, sizeof why)) {
+            if (!failed++)
+                snprintf(first_failure, sizeof first_failure, "run %ld: %s", run + 1, why);
+        }
+        check_nothing_left(&p);
+        place_remove(&p);
+    }
+    kill_and_reap(spinner);
+    snprintf(context, sizeof context, "kill -9 after threads end, busy machine");
+    CHECK(failed == 0, "%ld of %ld runs lost or doubled lines; the first, %s", failed, runs,
+          first_failure);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1913,6 +2080,7 @@ int main(void)
         cmocka_unit_test(a_new_threads_first_call_takes_a_ready_ring),
         cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),
         cmocka_unit_test(a_ring_from_an_open_without_persistence_never_serves_one_with_it),
+        cmocka_unit_test(a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
 #endif
