@@ -479,9 +479,13 @@ typedef struct xlog_config {
     /* Non-zero: each thread's ring, and the files' buffers, are files in
      * shared memory (persistent_dir), so that the lines of a process that
      * ends without xlog_close -- kill -9, the OOM killer, a watchdog, exec,
-     * _exit -- survive it: the next xlog_open of the same dir (or
-     * xlog_recover(), or the xlog-recover program) writes them, exactly
-     * once, with a line saying from which process they come.  A log call
+     * _exit -- survive it: a process that has the same dir open writes
+     * them within about a second of the death (its back end looks for the
+     * processes of dir that are gone, forked children that _exit included,
+     * and so does its xlog_close, which leaves nothing of them behind),
+     * else the next xlog_open of the same dir (or xlog_recover(), or the
+     * xlog-recover program) does; exactly once, with a line saying from
+     * which process they come, and by which they were recovered.  A log call
      * costs what it costs without it; a ring's first burst may reserve its
      * longer laps' pages in the log call that lengthens them (at most six
      * times in a ring's life: docs/BENCHMARKS.md).  If the directory cannot be used, xlog works as
@@ -655,7 +659,10 @@ xlog_config xlog_defaults(void);
 int xlog_open(const xlog_config *cfg);
 
 /* Writes every message logged before the call, stops the back end and closes
- * the files.  Messages logged after (or while) it runs are not written but
+ * the files.  With xlog_config.persistent, it first writes the lines left by
+ * processes of the same dir that have ended without xlog_close (a forked
+ * child that _exit()ed), so that nothing of theirs waits for a later
+ * process.  Messages logged after (or while) it runs are not written but
  * counted (xlog_counters.dropped_closing); a thread blocked on a full ring is
  * released.  xlog can be opened again, with another configuration: each
  * thread's next message then takes a ring made for it.  Returns 0, -EBADF

@@ -458,6 +458,9 @@ XLOG_API int xlog_close(void)
             xlog_store_release(&xlog_front.epoch, 0);
             xlog_backend_stop();
             xlog_rings_close_epoch();
+            /* Lines of children (or any process of the directory) that
+             * died before: written now, not left for a later open. */
+            xlog_survival_recover_dead();
             xlog_survival_stop();
         }
         is_open = 0;

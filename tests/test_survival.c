@@ -7,7 +7,9 @@
  * on purpose: a write(2) cut by the kill, the buffered position of a ring
  * against its tail, a process killed while making its directory, exec
  * while the old image is being recovered, a persistent directory that is not
- * private, file_level, processes opening one directory together, and the
+ * private, file_level, processes opening one directory together, a kill
+ * right after threads end on a busy machine, the lines of dead processes
+ * (forked children that _exit) written by the living ones, and the
  * xlog-recover program.
  *
  * What "every line whose call returned" means here: the child's threads
@@ -1445,7 +1447,8 @@ static void *log_until_told(void *arg)
 /* 100 forks while 4 threads log, per-process files, persistent rings.  The
  * children end in four ways: exit(), xlog_close, _exit without it, SIGKILL
  * (the last two are recovered by the parent's xlog_recover while it logs,
- * which must leave the parent's own directory alone).  Every parent line is
+ * which must leave the parent's own directory alone, or by the back end or
+ * xlog_close of the parent or of a later child).  Every parent line is
  * in the parent's file once and in order, every child's 100 in its own
  * file, and nothing is left under the persistent directory. */
 static void fork_while_threads_log(void **state)
@@ -1541,7 +1544,13 @@ static void fork_while_threads_log(void **state)
             } else if (c >= 0 && c % 4 >= 2 &&
                        sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &count,
                               &of, &by) == 3) {
-                CHECK(of == pid && by == getpid(), "%s", msg);
+                /* By the parent, or by a later child: any living process
+                 * of the directory writes the lines of one that is gone
+                 * (lib/survival/dead.c). */
+                int by_ours = by == getpid();
+                for (int k = c + 1; k < CHILDREN && !by_ours; k++)
+                    by_ours = children[k] == by;
+                CHECK(of == pid && by_ours, "%s", msg);
             } else {
                 fail_msg("%s: unexpected line: %s", files[f], msg);
             }
@@ -2285,6 +2294,412 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         free(after);
         free(text);
         munmap(page, sizeof *page);
+
+/* ---- kill -9 right after threads end, on a busy machine -------------------------------- */
+
+/* A child that keeps a core busy until it is killed: the other helpers'
+ * threads and the back end then run late and in turns, as on a loaded
+ * machine. */
+static pid_t spin_on_a_core(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(300);
+        for (volatile unsigned long n = 0;; n++) {
+        }
+    }
+    assert_true(pid > 0);
+    return pid;
+}
+
+#define ENDING_THREADS 3
+/* Lines of each thread that ends before the kill: two long ones, a short
+ * one started after them. */
+static const long ending_lines[ENDING_THREADS] = {1000, 1000, 10};
+
+static void *log_then_end(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    for (long i = 0; i < ending_lines[t]; i++)
+        xlog_info("T%d line %ld", t, i);
+    return NULL;
+}
+
+/* Checks one recovered run: every line of the ending threads and main's
+ * once, whole, and nothing else but the recovery notices.  1 if so, else 0
+ * with what was wrong in why. */
+static int every_line_once(const place *p, int main_logged_first, char *why, size_t size)
+{
+    long seen[ENDING_THREADS][1000] = {{0}};
+    long main_first = 0, main_last = 0, others = 0;
+    size_t len;
+    char *text = test_read_dir(p->logs, &len);
+    for (char *s = text; s < text + len;) {
+        char *nl = memchr(s, '\n', (size_t)(text + len - s));
+        CHECK(nl, "a line without its newline: %s", s);
+        test_line l;
+        CHECK(test_parse_line(s, (size_t)(nl - s), &l), "a line that does not parse: %.*s",
+              (int)(nl - s), s);
+        char msg[160], expected[160];
+        test_message(&l, msg, sizeof msg);
+        int t, off = 0;
+        long seq;
+        if (sscanf(msg, "T%d line %ld%n", &t, &seq, &off) == 2 && t >= 0 && t < ENDING_THREADS &&
+            seq >= 0 && seq < ending_lines[t]) {
+            snprintf(expected, sizeof expected, "T%d line %ld", t, seq);
+            CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "INFO") == 0,
+                  "not whole: %.*s", (int)(nl - s), s);
+            seen[t][seq]++;
+        } else if (strcmp(msg, "main first") == 0) {
+            main_first++;
+        } else if (strcmp(msg, "main last") == 0) {
+            main_last++;
+        } else {
+            long lines;
+            int of, by;
+            CHECK(sscanf(msg,
+                         "%ld lines of process %d follow, recovered by process %d: it ended "
+                         "without xlog_clos%n",
+                         &lines, &of, &by, &off) == 3 && off > 0 &&
+                      strcmp(l.level, "WARN") == 0,
+                  "unexpected line: %.*s", (int)(nl - s), s);
+            others++;
+        }
+        s = nl + 1;
+    }
+    free(text);
+    int right = 1;
+    size_t at = 0;
+    why[0] = '\0';
+    for (int t = 0; t < ENDING_THREADS; t++) {
+        long missing = 0, doubled = 0;
+        for (long i = 0; i < ending_lines[t]; i++) {
+            missing += seen[t][i] == 0;
+            doubled += seen[t][i] > 1;
+        }
+        if (missing || doubled) {
+            right = 0;
+            at += (size_t)snprintf(why + at, size - at, "thread %d: %ld of %ld lines missing, %ld twice; ",
+                                   t, missing, ending_lines[t], doubled);
+        }
+    }
+    if (main_first != main_logged_first || main_last != 1) {
+        right = 0;
+        snprintf(why + at, size - at, "main's first line %ld times (%d due), its last %ld times",
+                 main_first, main_logged_first, main_last);
+    }
+    CHECK(others >= 1, "no recovery notice");
+    return right;
+}
+
+/* Two threads log 1,000 lines each and end, a third logs 10 and ends, then
+ * main logs a line and kills itself (kill -9), with the other core kept
+ * busy; recovery must write every line whose call returned, exactly once.
+ * A thread that ends gives its ring back to the pool once the back end has
+ * written it, and the next thread's first call takes it: its records start
+ * again where the old thread's did, and a file buffer's journal still names
+ * that ring and the end of the old thread's last record (survival.h,
+ * "Exactly once"), so recovery took the new thread's records, up to there,
+ * for lines already in the buffer.  Main logs a first line before the
+ * threads in half of the runs (its ring is then its own, not a pooled one). */
+static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void **state)
+{
+    (void)state;
+    long runs = test_scaled(40);
+    if (runs < 4)
+        runs = 4;
+    long failed = 0;
+    char first_failure[600] = "";
+    pid_t spinner = spin_on_a_core();
+    for (long run = 0; run < runs; run++) {
+        int main_logs_first = (int)(run % 2);
+        snprintf(context, sizeof context, "kill -9 after threads end, busy machine, run %ld of %ld%s",
+                 run + 1, runs, main_logs_first ? ", main logged first" : "");
+        place p;
+        place_make(&p, "threadsend");
+        pid_t child = fork();
+        if (child == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(60);
+            xlog_config cfg = xlog_defaults();
+            cfg.dir = p.logs;
+            cfg.persistent_dir = p.shm;
+            cfg.use_environment = 0;
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            if (main_logs_first)
+                xlog_info("main first");
+            pthread_t threads[ENDING_THREADS];
+            for (int t = 0; t < ENDING_THREADS; t++) {
+                if (t == ENDING_THREADS - 1) /* the short one starts as the others end */
+                    for (int u = 0; u < t; u++)
+                        pthread_join(threads[u], NULL);
+                if (pthread_create(&threads[t], NULL, log_then_end, (void *)(intptr_t)t) != 0)
+                    _exit(91);
+            }
+            pthread_join(threads[ENDING_THREADS - 1], NULL);
+            xlog_info("main last");
+            kill(getpid(), SIGKILL);
+            _exit(92);
+        }
+        int status;
+        CHECK(waitpid(child, &status, 0) == child, "waitpid");
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+              "the child ended otherwise (%#x)", status);
+        recover_in_this_process(&p);
+        char why[512];
+        if (!every_line_once(&p, main_logs_first, why, sizeof why)) {
+            if (!failed++)
+                snprintf(first_failure, sizeof first_failure, "run %ld: %s", run + 1, why);
+        }
+        check_nothing_left(&p);
+        place_remove(&p);
+    }
+    kill_and_reap(spinner);
+    snprintf(context, sizeof context, "kill -9 after threads end, busy machine");
+    CHECK(failed == 0, "%ld of %ld runs lost or doubled lines; the first, %s", failed, runs,
+          first_failure);
+}
+
+/* ---- the lines of dead processes, written by a living one ------------------------------- */
+
+#define DEAD_MAX 8        /* processes that log and die, in one case */
+#define DEAD_LINES 1000   /* lines of each, at most */
+
+/* What the log directory holds of the lines "D<n> line <seq>" (n < DEAD_MAX,
+ * seq < lines): how many times each; of other lines only the recovery
+ * notices and "living" lines may be there (checked here). */
+typedef struct dead_lines {
+    int seen[DEAD_MAX][DEAD_LINES];
+} dead_lines;
+
+static void read_dead_lines(const place *p, long lines, dead_lines *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t len;
+    char *text = test_read_dir(p->logs, &len);
+    for (char *s = text; s < text + len;) {
+        char *nl = memchr(s, '\n', (size_t)(text + len - s));
+        CHECK(nl, "a line without its newline: %s", s);
+        test_line l;
+        CHECK(test_parse_line(s, (size_t)(nl - s), &l), "a line that does not parse: %.*s",
+              (int)(nl - s), s);
+        char msg[160], expected[160];
+        test_message(&l, msg, sizeof msg);
+        int n, off = 0, of, by;
+        long seq, count;
+        if (sscanf(msg, "D%d line %ld", &n, &seq) == 2 && n >= 0 && n < DEAD_MAX && seq >= 0 &&
+            seq < lines) {
+            snprintf(expected, sizeof expected, "D%d line %ld", n, seq);
+            CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "INFO") == 0, "not whole: %.*s",
+                  (int)(nl - s), s);
+            out->seen[n][seq]++;
+        } else {
+            CHECK(strcmp(msg, "living") == 0 ||
+                      (sscanf(msg,
+                              "%ld lines of process %d follow, recovered by process %d: it "
+                              "ended without xlog_clos%n",
+                              &count, &of, &by, &off) == 3 &&
+                       off > 0 && strcmp(l.level, "WARN") == 0),
+                  "unexpected line: %.*s", (int)(nl - s), s);
+        }
+        s = nl + 1;
+    }
+    free(text);
+}
+
+/* Whether every line of processes [0, dead) is there (each at least once). */
+static int all_dead_lines_there(const place *p, int dead, long lines)
+{
+    dead_lines got;
+    read_dead_lines(p, lines, &got);
+    for (int n = 0; n < dead; n++)
+        for (long i = 0; i < lines; i++)
+            if (!got.seen[n][i])
+                return 0;
+    return 1;
+}
+
+/* Waits (a bounded while) for every line of processes [0, dead) to be in
+ * the files, then checks that each is there exactly once.  The wait is not
+ * what is checked: a slow machine makes it longer, never a failure. */
+static void expect_dead_lines_once(const place *p, int dead, long lines, const char *who)
+{
+    for (int waited_ms = 0; waited_ms < 30000 && !all_dead_lines_there(p, dead, lines);
+         waited_ms += 20)
+        pause_us(20000);
+    dead_lines got;
+    read_dead_lines(p, lines, &got);
+    for (int n = 0; n < dead; n++) {
+        long missing = 0, doubled = 0;
+        for (long i = 0; i < lines; i++) {
+            missing += got.seen[n][i] == 0;
+            doubled += got.seen[n][i] > 1;
+        }
+        CHECK(missing == 0 && doubled == 0, "%s: process %d: %ld of its %ld lines missing, %ld twice",
+              who, n, missing, lines, doubled);
+    }
+}
+
+static long dead_lines_per_process(void)
+{
+    long lines = test_scaled(400);
+    return lines < 20 ? 20 : lines > DEAD_LINES ? DEAD_LINES : lines;
+}
+
+/* In a child of a process with xlog open: logs lines as process n and ends
+ * with _exit, as a forked worker does (no xlog_close: its lines stay in its
+ * rings). */
+static void log_as_dead_and_exit(int n, long lines)
+{
+    for (long i = 0; i < lines; i++)
+        xlog_info("D%d line %ld", n, i);
+    _exit(0);
+}
+
+/* Shared with a living process of the case. */
+typedef struct living_page {
+    int children_gone; /* atomic: its children have all ended */
+    int close_now;     /* atomic: the test tells it to xlog_close */
+    int open;          /* atomic: living processes that have xlog open */
+} living_page;
+
+static living_page *living_page_new(void)
+{
+    living_page *page =
+        mmap(NULL, sizeof *page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(page != MAP_FAILED);
+    return page;
+}
+
+static xlog_config living_config(const place *p)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = p->logs;
+    cfg.persistent_dir = p->shm;
+    cfg.use_environment = 0;
+    return cfg;
+}
+
+static void wait_flag(const int *flag, int value)
+{
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < value)
+        pause_us(1000);
+}
+
+/* A process with xlog open forks children that log and _exit, the usual end
+ * of a forked worker; half of them it reaps at once, half stay zombies
+ * (ended, not waited for).  Without any other process opening the directory
+ * or running xlog-recover, its back end must notice them gone and write
+ * their lines into the log, each once, while it lives; after its
+ * xlog_close, nothing of theirs or its own is left in the persistent
+ * directory.  (It forks while its back end runs: the plain build only; the
+ * case of several living processes runs under the sanitizers too.) */
+static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
+{
+    (void)state;
+    if (SANITIZER_FORK_LIMIT) {
+        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
+        skip();
+    }
+    snprintf(context, sizeof context, "a forked child's lines, written by its parent");
+    enum { CHILDREN_THAT_DIE = 4 };
+    long lines = dead_lines_per_process();
+    place p;
+    place_make(&p, "forkdead");
+    living_page *page = living_page_new();
+    pid_t parent = fork();
+    if (parent == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(120);
+        xlog_config cfg = living_config(&p);
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        xlog_info("living");
+        pid_t children[CHILDREN_THAT_DIE];
+        for (int n = 0; n < CHILDREN_THAT_DIE; n++) {
+            children[n] = fork();
+            if (children[n] == 0)
+                log_as_dead_and_exit(n, lines);
+            if (children[n] < 0)
+                _exit(91);
+        }
+        for (int n = 0; n < CHILDREN_THAT_DIE; n++) {
+            siginfo_t info;
+            /* Odd ones ended but not reaped (WNOWAIT): zombies, whose pid is
+             * still in use, and whose lock is free. */
+            if (waitid(P_PID, (id_t)children[n], &info, WEXITED | (n % 2 ? WNOWAIT : 0)) != 0)
+                _exit(92);
+        }
+        __atomic_store_n(&page->children_gone, 1, __ATOMIC_RELEASE);
+        wait_flag(&page->close_now, 1);
+        int rc = xlog_close();
+        for (int n = 1; n < CHILDREN_THAT_DIE; n += 2)
+            waitpid(children[n], NULL, 0);
+        _exit(rc == 0 ? 0 : 93);
+    }
+    wait_flag(&page->children_gone, 1);
+    expect_dead_lines_once(&p, CHILDREN_THAT_DIE, lines, "while the parent lives");
+    __atomic_store_n(&page->close_now, 1, __ATOMIC_RELEASE);
+    CHECK(wait_exit(parent) == 0, "the parent failed");
+    if (exists(p.shm))
+        nftw(p.shm, print_entry, 16, FTW_PHYS);
+    CHECK(!exists(p.shm), "after the parent's xlog_close, %s is still there", p.shm);
+    expect_dead_lines_once(&p, CHILDREN_THAT_DIE, lines, "after the parent's xlog_close");
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
+/* The same, but the parent calls xlog_close as soon as its children have
+ * ended (before its back end's next look): xlog_close writes their lines,
+ * and leaves nothing of them behind. */
+static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
+{
+    (void)state;
+    if (SANITIZER_FORK_LIMIT) {
+        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
+        skip();
+    }
+    enum { CHILDREN_THAT_DIE = 4 };
+    long lines = dead_lines_per_process();
+    for (int run = 0; run < 3; run++) {
+        snprintf(context, sizeof context, "xlog_close right after the children ended, run %d",
+                 run);
+        place p;
+        place_make(&p, "closedead");
+        pid_t parent = fork();
+        if (parent == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(120);
+            xlog_config cfg = living_config(&p);
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            xlog_info("living");
+            pid_t children[CHILDREN_THAT_DIE];
+            for (int n = 0; n < CHILDREN_THAT_DIE; n++) {
+                children[n] = fork();
+                if (children[n] == 0)
+                    log_as_dead_and_exit(n, lines);
+                if (children[n] < 0)
+                    _exit(91);
+            }
+            for (int n = 0; n < CHILDREN_THAT_DIE; n++)
+                if (waitpid(children[n], NULL, 0) != children[n])
+                    _exit(92);
+            _exit(xlog_close() == 0 ? 0 : 93);
+        }
+        CHECK(wait_exit(parent) == 0, "the parent failed");
+        if (exists(p.shm))
+            nftw(p.shm, print_entry, 16, FTW_PHYS);
+        CHECK(!exists(p.shm), "after the parent's xlog_close, %s is still there", p.shm);
+        dead_lines got;
+        read_dead_lines(&p, lines, &got);
+        for (int n = 0; n < CHILDREN_THAT_DIE; n++)
+            for (long i = 0; i < lines; i++)
+                CHECK(got.seen[n][i] == 1, "child %d's line %ld %d times", n, i, got.seen[n][i]);
+        check_nothing_left(&p);
         place_remove(&p);
     }
 }
@@ -2379,6 +2794,69 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
 }
 #endif
 
+/* Several living processes of one log directory all notice a process that
+ * is gone: one of them writes its lines, each once.  Each round a process
+ * logs and ends with _exit while three others live (their back ends look
+ * about once a second, each at its own moment); in the last, the three
+ * call xlog_close together right after it ended, so they look at the same
+ * moment. */
+static void living_processes_that_notice_one_dead_write_its_lines_once(void **state)
+{
+    (void)state;
+    enum { LIVING = 3 };
+    long lines = dead_lines_per_process();
+    int rounds = (int)test_scaled(DEAD_MAX - 1);
+    if (rounds < 3)
+        rounds = 3;
+    if (rounds > DEAD_MAX - 1)
+        rounds = DEAD_MAX - 1;
+    snprintf(context, sizeof context, "living processes noticing one dead");
+    place p;
+    place_make(&p, "manyliving");
+    living_page *page = living_page_new();
+    pid_t living[LIVING];
+    for (int i = 0; i < LIVING; i++) {
+        living[i] = fork();
+        if (living[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(120);
+            xlog_config cfg = living_config(&p);
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            __atomic_fetch_add(&page->open, 1, __ATOMIC_ACQ_REL);
+            wait_flag(&page->close_now, 1);
+            _exit(xlog_close() == 0 ? 0 : 93);
+        }
+    }
+    wait_flag(&page->open, LIVING);
+    for (int round = 0; round <= rounds; round++) {
+        snprintf(context, sizeof context, "living processes noticing one dead, round %d of %d%s",
+                 round, rounds, round == rounds ? ", then all close together" : "");
+        pid_t dead = fork();
+        if (dead == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(60);
+            xlog_config cfg = living_config(&p);
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            log_as_dead_and_exit(round, lines);
+        }
+        CHECK(wait_exit(dead) == 0, "process %d failed", round);
+        if (round == rounds) {
+            __atomic_store_n(&page->close_now, 1, __ATOMIC_RELEASE);
+            for (int i = 0; i < LIVING; i++)
+                CHECK(wait_exit(living[i]) == 0, "living process %d failed", i);
+            if (exists(p.shm))
+                nftw(p.shm, print_entry, 16, FTW_PHYS);
+            CHECK(!exists(p.shm), "after the living closed, %s is still there", p.shm);
+        }
+        expect_dead_lines_once(&p, round + 1, lines, "the dead so far");
+    }
+    check_nothing_left(&p);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2404,6 +2882,10 @@ int main(void)
         cmocka_unit_test(recovery_never_writes_through_a_linked_log_directory),
         cmocka_unit_test(a_damaged_record_or_call_site_costs_that_line_only),
         cmocka_unit_test(a_refused_persistent_dir_says_exactly_why),
+        cmocka_unit_test(a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing),
+        cmocka_unit_test(a_forked_childs_lines_are_written_by_its_living_parent),
+        cmocka_unit_test(xlog_close_leaves_no_leftovers_of_dead_children),
+        cmocka_unit_test(living_processes_that_notice_one_dead_write_its_lines_once),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
         cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),

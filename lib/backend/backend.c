@@ -522,10 +522,12 @@ static size_t merge(uint64_t watermark)
 
 /* Gives the rings of threads that have ended back to the pool, once
  * everything in them is written; tends the memory of the others, and the
- * room of the survival dictionary. */
+ * room of the survival dictionary; once a second, writes the lines of the
+ * processes of the log directory that are gone (survival/dead.c). */
 static void tend_rings(uint64_t now)
 {
     xlog_survival_tend(now, (uint64_t)(100e6 / be.clock.ns_per_tick));
+    xlog_survival_watch(now, (uint64_t)(1e9 / be.clock.ns_per_tick));
     for (size_t i = 0; i < be.ring_count; i++) {
         xlog_ring *r = be.rings[i];
         if (!xlog_load_acquire(&r->exited)) {

@@ -256,13 +256,38 @@ static void ring_unmap(xlog_ring *r)
         munmap(r, r->map_size);
 }
 
-/* Makes r ready for the calling thread: empty, small laps, this epoch. */
+/* Where a ring's next thread starts: at the lap after the last record of
+ * its previous thread, never back at 0.  A file buffer's journal names the
+ * last line's ring by its file and the end of its record (survival.h,
+ * "Exactly once"), and recovery takes every record of that ring ending
+ * there or before for one already in the buffer: a pooled ring whose
+ * positions started again at 0 had the new thread's first records taken
+ * for the old thread's last one's, and lost at a kill.  A new lap keeps
+ * pos & mask at 0, as for a new ring. */
+static uint64_t next_thread_start(const xlog_ring *r)
+{
+    uint64_t end = xlog_load(&r->head) & ~(uint64_t)1;
+    return (end + r->mask) & ~r->mask;
+}
+
+/* Makes r ready for the calling thread: empty, small laps, this epoch.
+ * A kill may fall at any store here, and recovery must then find nothing
+ * to read in it (its records are all buffered): head goes to 0 first, so
+ * that it is behind the buffered position until the very last store. */
 static void ring_reset(xlog_ring *r, uint64_t epoch)
 {
-    /* Everything above the constant part goes back to zero. */
+    uint64_t start = next_thread_start(r);
+    __atomic_store_n(&r->head, 0, __ATOMIC_SEQ_CST);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* Everything above the constant part goes back to zero, positions to
+     * the start. */
     uint64_t populated = r->populated;
     memset(r, 0, offsetof(xlog_ring, buffer));
     r->populated = populated;
+    r->write_pos = r->cached_tail = r->tail = r->read_pos = r->visible_end = r->idle_head = start;
+    __atomic_store_n(&r->buffered, start, __ATOMIC_SEQ_CST);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&r->head, start, __ATOMIC_SEQ_CST);
     r->lap_end = XLOG_RING_MIN_LAP < r->capacity ? XLOG_RING_MIN_LAP : r->capacity;
     r->shared_lap_end = r->lap_end;
     r->epoch = epoch;

@@ -544,3 +544,25 @@ void xlog_survival_after_fork(void)
     sv.lock = -1;
     sv.process = NULL;
 }
+
+/* ---- where, for the watch on dead processes (dead.c) ----------------------- */
+
+int xlog_survival_where(char *log_dir, size_t log_size, char *persistent, size_t persistent_size)
+{
+    if (!xlog_survival_active())
+        return -1;
+    /* sv.dir is <persistent>/<key>/<pid>.<start>: two names up. */
+    size_t at = strlen(sv.dir);
+    for (int up = 0; up < 2; up++) {
+        while (at > 0 && sv.dir[at - 1] != '/')
+            at--;
+        if (at > 0)
+            at--;
+    }
+    if (at == 0 || at >= persistent_size)
+        return -1;
+    memcpy(persistent, sv.dir, at);
+    persistent[at] = '\0';
+    snprintf(log_dir, log_size, "%s", sv.process->log_dir);
+    return 0;
+}

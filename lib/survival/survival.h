@@ -222,6 +222,20 @@ int xlog_survival_private_dir(const char *dir);
  * be looked at). */
 const char *xlog_survival_refusal(int error);
 
+/* This process's log directory and persistent directory, while its
+ * directory is active: 0, or -1. */
+int xlog_survival_where(char *log_dir, size_t log_size, char *persistent, size_t persistent_size);
+
+/* ---- the dead processes of the log directory (dead.c) -------------------- */
+
+/* Recovers the processes of this process's log directory that are gone
+ * (their lock is free), if there are any: xlog_close, before the directory
+ * goes. */
+void xlog_survival_recover_dead(void);
+
+/* The back end, once a pass: the same, at most once every period_ticks. */
+void xlog_survival_watch(uint64_t now, uint64_t period_ticks);
+
 /* ---- recovery (recover.c) ------------------------------------------------ */
 
 /* Writes the lines of every process that used dir and ended without
