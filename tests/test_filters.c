@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <setjmp.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -581,11 +582,127 @@ static void backtrace_writes_the_lines_before_an_error_of_that_thread(void **sta
     const char *six = strstr(text, " [backtrace] request 2 step 5\n");
     const char *error = strstr(text, "[ERROR] ");
     assert_true(four < five && five && five < six && six && six < error && error);
+    test_line line;
+    const char *error_line = strchr(six, '\n') + 1; /* whole: not a "[backtrace] " left there */
+    assert_true(test_parse_line(error_line, strcspn(error_line, "\n"), &line));
+    assert_string_equal(line.level, "ERROR");
+    assert_memory_equal(line.message, "request 2 failed\n", line.message_len + 1);
     assert_null(strstr(text, "request 2 step 2\n")); /* only the last three */
     assert_null(strstr(text, "request 2 trace"));   /* below backtrace_level */
     assert_null(strstr(text, "request 1 step"));    /* no error in thread 1 */
     assert_true(has(text, "DEBUG", "[backtrace] request 2 step 3"));
     assert_int_equal(test_count_lines(text), 1 + 3 + 1);
+    free(text);
+}
+
+/* What a custom sink with the JSON layout saw of one message. */
+typedef struct seen_event {
+    int level, line, tid;
+    size_t message_length;
+    char message[128];
+    size_t json_length;
+    char json[1024];
+} seen_event;
+
+typedef struct seen_events {
+    int count;
+    seen_event events[8];
+} seen_events;
+
+/* Copies n bytes into a buffer of size bytes, cut to fit, NUL-terminated;
+ * returns n, so that a cut copy is told by its length. */
+static size_t copy_seen(char *to, size_t size, const char *from, size_t n)
+{
+    size_t kept = n < size - 1 ? n : size - 1;
+    memcpy(to, from, kept);
+    to[kept] = '\0';
+    return n;
+}
+
+static void see_event(void *context, const xlog_event *event, const char *bytes, size_t length)
+{
+    seen_events *seen = context;
+    if (seen->count++ >= (int)(sizeof seen->events / sizeof seen->events[0]))
+        return; /* counted: the test expects fewer */
+    seen_event *e = &seen->events[seen->count - 1];
+    e->level = event->level;
+    e->line = event->line;
+    e->tid = event->tid;
+    e->message_length = copy_seen(e->message, sizeof e->message, event->message,
+                                  event->message_length);
+    e->json_length = copy_seen(e->json, sizeof e->json, bytes, length);
+}
+
+/* The ERROR that replays a backtrace is written with its own message, longer
+ * than the kept ones: the replay used to build the kept lines in the buffer
+ * the ERROR's message had been rendered in, and the ERROR was then written
+ * as "[backtrace] debug step 5\0ger message 42".  Every line is compared
+ * whole, in the file, in a custom sink's event and in its JSON line. */
+static void an_error_that_replays_a_backtrace_keeps_its_own_message(void **state)
+{
+    (void)state;
+    seen_events seen = {0};
+    xlog_custom_sink sink = xlog_custom_sink_defaults();
+    sink.sink.layout = XLOG_LAYOUT_JSON;
+    sink.context = &seen;
+    sink.write = see_event;
+    const xlog_sink_config *sinks[] = {&sink.sink, NULL};
+    xlog_config cfg = xlog_defaults();
+    cfg.backtrace_lines = 4;
+    cfg.backtrace_level = XLOG_DEBUG;
+    cfg.sinks = sinks;
+    char *dir = open_in("errorkept", cfg);
+    int debug_line = __LINE__ + 2;
+    for (int i = 0; i < 6; i++)
+        xlog_debug("debug step %d", i);
+    int error_line = __LINE__ + 1;
+    xlog_error("error happened with a longer message %d", 42);
+    char *text = close_and_read(dir);
+
+    static const char *const messages[5] = {
+        "[backtrace] debug step 2", "[backtrace] debug step 3", "[backtrace] debug step 4",
+        "[backtrace] debug step 5", "error happened with a longer message 42"};
+    int tid = (int)syscall(SYS_gettid);
+    assert_int_equal(test_count_lines(text), 5);
+    assert_int_equal(seen.count, 5);
+    const char *at = text;
+    for (int i = 0; i < 5; i++) {
+        int error = i == 4;
+        int level = error ? XLOG_ERROR : XLOG_DEBUG;
+        int source_line = error ? error_line : debug_line;
+        char expected[1024];
+
+        /* The file: only the time is taken from the line itself. */
+        size_t length = strcspn(at, "\n");
+        assert_true(length > 29);
+        snprintf(expected, sizeof expected, "%.29s [%s] test_filters.c:%d %s %d %s", at,
+                 level_names[level], source_line, __func__, tid, messages[i]);
+        assert_int_equal(length, strlen(expected));
+        assert_memory_equal(at, expected, length);
+        at += length + 1;
+
+        /* The custom sink's event. */
+        const seen_event *e = &seen.events[i];
+        assert_int_equal(e->level, level);
+        assert_int_equal(e->line, source_line);
+        assert_int_equal(e->tid, tid);
+        assert_int_equal(e->message_length, strlen(messages[i]));
+        assert_string_equal(e->message, messages[i]);
+
+        /* Its JSON line: only the timestamp is taken from the line itself. */
+        static const char head[] = "{\"timestamp\":\"";
+        assert_true(e->json_length < sizeof e->json);
+        assert_memory_equal(e->json, head, sizeof head - 1);
+        const char *timestamp = e->json + sizeof head - 1;
+        snprintf(expected, sizeof expected,
+                 "%s%.*s\",\"severity_text\":\"%s\",\"severity_number\":%d,\"body\":\"%s\","
+                 "\"attributes\":{\"code.filepath\":\"%s\",\"code.lineno\":%d,"
+                 "\"code.function\":\"%s\",\"thread.id\":%d,\"process.pid\":%d}}\n",
+                 head, (int)strcspn(timestamp, "\""), timestamp, level_names[level],
+                 error ? 17 : 5, messages[i], __FILE__, source_line, __func__, tid,
+                 (int)getpid());
+        assert_string_equal(e->json, expected);
+    }
     free(text);
 }
 
@@ -744,6 +861,8 @@ int main(void)
                                   reset_filter),
         cmocka_unit_test_teardown(rate_limits_count_what_they_suppress, reset_filter),
         cmocka_unit_test_teardown(backtrace_writes_the_lines_before_an_error_of_that_thread,
+                                  reset_filter),
+        cmocka_unit_test_teardown(an_error_that_replays_a_backtrace_keeps_its_own_message,
                                   reset_filter),
         cmocka_unit_test_teardown(dumped_backtrace_is_written_on_request, reset_filter),
         cmocka_unit_test_teardown(an_error_is_in_the_file_without_waiting_for_a_flush,

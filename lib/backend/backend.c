@@ -103,8 +103,7 @@ static struct backend {
     size_t site_count;
 
     xlog_arg args[64];       /* the record being written, decoded */
-    char *message;           /* its message, rendered: max_message + a mark + NUL */
-    size_t message_size;
+    char *message;           /* its message, rendered: max_message + NUL */
     /* A dynamic record's format, file and function, NUL-terminated. */
     char *format;
     char names[2][XLOG_MAX_NAME + 1];
@@ -244,7 +243,7 @@ static void keep_for_backtrace(xlog_ring *r, const xlog_line_event *ev)
 static void replay_backtrace(xlog_ring *r)
 {
     if (r->backtrace)
-        xlog_backtrace_replay(r->backtrace, be.message, be.message_size, xlog_sinks_write);
+        xlog_backtrace_replay(r->backtrace, xlog_sinks_write);
 }
 
 /* Copies a dynamic record's name into buffer, NUL-terminated, cut as events
@@ -726,8 +725,7 @@ int xlog_backend_start(const xlog_config *cfg)
 {
     be.cfg = *cfg;
     be.dir = strdup(cfg->dir);
-    be.message_size = cfg->max_message + 64; /* room for a backtrace's mark too */
-    be.message = malloc(be.message_size);
+    be.message = malloc(cfg->max_message + 1);
     be.format = malloc(cfg->max_message + 1);
     int rc = -ENOMEM;
     if (!be.dir || !be.message || !be.format)

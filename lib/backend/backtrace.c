@@ -10,6 +10,9 @@
  * (their message and names copied, since the back end's buffers are reused
  * by the next record); an ERROR or FATAL from the thread, or its
  * xlog_dump_backtrace(), replays them oldest first and empties the list.
+ * A kept message is stored already marked, so that replaying needs no
+ * buffer of the back end's: the ERROR that triggers the replay is rendered
+ * in the back end's message buffer and must still be there after it.
  */
 #include "backend/backtrace.h"
 
@@ -19,8 +22,11 @@
 /* One kept event with its strings in one allocation. */
 typedef struct kept {
     xlog_line_event event;
-    char *text; /* message, file, function, format and where, NUL-separated */
+    char *text; /* marked message, file, function, format and where, NUL-separated */
 } kept;
+
+static const char mark[] = "[backtrace] ";
+#define MARK_LENGTH (sizeof mark - 1)
 
 struct xlog_backtrace {
     size_t capacity; /* events kept at most */
@@ -56,8 +62,8 @@ static const char *put(char **at, const char *s, size_t n)
 void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
 {
     size_t format_length = strlen(event->pub.format);
-    size_t size = event->pub.message_length + event->file_length + event->function_length +
-                  format_length + event->where_length + 5;
+    size_t size = MARK_LENGTH + event->pub.message_length + event->file_length +
+                  event->function_length + format_length + event->where_length + 5;
     char *text = malloc(size);
     if (!text)
         return; /* without memory, the backtrace has a gap */
@@ -72,8 +78,11 @@ void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
     }
     k->text = text;
     k->event = *event;
-    char *at = text;
-    k->event.pub.message = put(&at, event->pub.message, event->pub.message_length);
+    memcpy(text, mark, MARK_LENGTH);
+    char *at = text + MARK_LENGTH;
+    put(&at, event->pub.message, event->pub.message_length);
+    k->event.pub.message = text;
+    k->event.pub.message_length = MARK_LENGTH + event->pub.message_length;
     k->event.pub.file = put(&at, event->pub.file, event->file_length);
     k->event.pub.function = put(&at, event->pub.function, event->function_length);
     k->event.pub.format = put(&at, event->pub.format, format_length);
@@ -82,22 +91,11 @@ void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
      * the tid text belongs to the ring, which outlives its backtrace. */
 }
 
-void xlog_backtrace_replay(xlog_backtrace *b, char *message_buffer, size_t buffer_size,
-                           void (*emit)(const xlog_line_event *event))
+void xlog_backtrace_replay(xlog_backtrace *b, void (*emit)(const xlog_line_event *event))
 {
-    static const char mark[] = "[backtrace] ";
     for (; b->count; b->count--, b->first = (b->first + 1) % b->capacity) {
         kept *k = &b->events[b->first];
-        xlog_line_event event = k->event;
-        size_t n = event.pub.message_length;
-        if (n > buffer_size - sizeof mark)
-            n = buffer_size - sizeof mark;
-        memcpy(message_buffer, mark, sizeof mark - 1);
-        memcpy(message_buffer + sizeof mark - 1, event.pub.message, n);
-        message_buffer[sizeof mark - 1 + n] = '\0';
-        event.pub.message = message_buffer;
-        event.pub.message_length = sizeof mark - 1 + n;
-        emit(&event);
+        emit(&k->event);
         forget(k);
     }
 }

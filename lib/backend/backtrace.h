@@ -17,10 +17,10 @@ xlog_backtrace *xlog_backtrace_new(size_t lines);
 void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event);
 
 /* Hands every kept event to emit, oldest first, its message marked
- * "[backtrace] " (built in message_buffer, of buffer_size bytes), and forgets
- * them. */
-void xlog_backtrace_replay(xlog_backtrace *b, char *message_buffer, size_t buffer_size,
-                           void (*emit)(const xlog_line_event *event));
+ * "[backtrace] ", and forgets them.  It uses no buffer but its own, so an
+ * event being written when it is called (the ERROR that calls it) is left
+ * whole. */
+void xlog_backtrace_replay(xlog_backtrace *b, void (*emit)(const xlog_line_event *event));
 
 void xlog_backtrace_free(xlog_backtrace *b);
 
