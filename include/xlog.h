@@ -701,7 +701,7 @@ void xlog_reopen(void);
  * it is trusted: a record, call site or file whose lengths, counts, kinds
  * or offsets do not fit what holds them is skipped, never followed, and a
  * WARN line in the log says what could not be read (e.g. "recovery could
- * not read 1 records and 0 bytes of thread 1234 of process 1200: they do
+ * not read 1 record and 0 bytes of thread 1234 of process 1200: they do
  * not fit their ring or the call sites; its files are kept in <path>");
  * those files are then kept, as <persistent_dir>/<key>/damaged.<pid>.<n>,
  * for a look (xlog-recover --list names them; remove them when done).

@@ -2274,13 +2274,13 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
                 snprintf(expected, sizeof expected, "good %zu x", i - 1);
             else if (i == GOOD_LINES + 1)
                 snprintf(expected, sizeof expected,
-                         "recovery could not read 1 records and 0 bytes of thread %d of process "
+                         "recovery could not read 1 record and 0 bytes of thread %d of process "
                          "%d: they do not fit their ring or the call sites; its files are kept "
                          "in %s",
                          tid, (int)child, kept);
             else
                 snprintf(expected, sizeof expected,
-                         "recovery could not read 0 more files and 1 call sites of process %d; "
+                         "recovery could not read 0 more files and 1 call site of process %d; "
                          "its files are kept in %s",
                          (int)child, kept);
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
@@ -2294,6 +2294,9 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         free(after);
         free(text);
         munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
 
 /* ---- kill -9 right after threads end, on a busy machine -------------------------------- */
 

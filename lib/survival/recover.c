@@ -880,26 +880,31 @@ static void write_damage_notices(dead_process *dp, scratch *s, output *out)
         if (!dp->ring_bad_records[i] && !dp->ring_bad_bytes[i])
             continue;
         n = snprintf(text, sizeof text,
-                     "recovery could not read %llu records and %llu bytes of thread %d of "
+                     "recovery could not read %llu %s and %llu %s of thread %d of "
                      "process %d: they do not fit their ring or the call sites; its files are "
                      "kept in %s",
                      (unsigned long long)dp->ring_bad_records[i],
-                     (unsigned long long)dp->ring_bad_bytes[i], ring_at(dp, i)->tid, pid, dp->kept);
+                     xlog_plural(dp->ring_bad_records[i], "record", "records"),
+                     (unsigned long long)dp->ring_bad_bytes[i],
+                     xlog_plural(dp->ring_bad_bytes[i], "byte", "bytes"), ring_at(dp, i)->tid, pid,
+                     dp->kept);
         damage_notice(dp, ring_at(dp, i)->tid, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, s, out);
     }
     for (size_t i = 0; i < dp->refused_count; i++) {
         const damaged_file *f = &dp->refused[i];
         n = snprintf(text, sizeof text,
-                     "recovery could not read %s (%llu bytes) of process %d: %s; its files are "
+                     "recovery could not read %s (%llu %s) of process %d: %s; its files are "
                      "kept in %s",
-                     f->name, (unsigned long long)f->bytes, pid, f->why, dp->kept);
+                     f->name, (unsigned long long)f->bytes, xlog_plural(f->bytes, "byte", "bytes"),
+                     pid, f->why, dp->kept);
         damage_notice(dp, pid, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, s, out);
     }
     if (dp->refused_more || dp->bad_sites) {
         n = snprintf(text, sizeof text,
-                     "recovery could not read %llu more files and %llu call sites of process "
+                     "recovery could not read %llu more %s and %llu call %s of process "
                      "%d; its files are kept in %s",
-                     (unsigned long long)dp->refused_more, (unsigned long long)dp->bad_sites, pid,
+                     (unsigned long long)dp->refused_more, xlog_plural(dp->refused_more, "file", "files"),
+                     (unsigned long long)dp->bad_sites, xlog_plural(dp->bad_sites, "site", "sites"), pid,
                      dp->kept);
         damage_notice(dp, pid, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, s, out);
     }

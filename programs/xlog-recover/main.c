@@ -152,6 +152,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "xlog-recover: %s\n", xlog_last_error());
         return 1;
     }
-    printf("xlog-recover: %ld lines recovered into %s\n", lines, argv[1]);
+    printf("xlog-recover: %ld %s recovered into %s\n", lines, lines == 1 ? "line" : "lines", argv[1]);
     return 0;
 }
