@@ -7,7 +7,8 @@
  * calling thread, and returns.  It takes no lock, makes no system call, does
  * not allocate and does not format (after the thread's first message, which
  * gets its ring, and a call site's first call, which copies the site's file,
- * function, module and format into memory of xlog's; a persistent ring's
+ * function, module and format into memory of xlog's, taken with mmap now
+ * and then, never malloc, so a signal handler may make it; a persistent ring's
  * first burst may also reserve its pages, at most six times: see
  * xlog_config.persistent).  One back-end thread drains every ring, merges the
  * messages by time, formats them exactly as printf would, and writes them to

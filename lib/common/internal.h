@@ -71,7 +71,6 @@ typedef struct xlog_impl_site_copy {
     unsigned char kinds[XLOG_MAX_ARGS];
     struct xlog_impl_site_copy *next_noted; /* every prepared site, for the
                                                dictionary (survival.h) */
-    struct xlog_impl_site_copy *next_made;  /* every copy (frontend.c) */
 } xlog_site_copy;
 
 /* Settings the front end reads on every call, copied from the configuration

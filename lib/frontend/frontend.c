@@ -49,6 +49,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -700,9 +701,47 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, const xlog_site_copy
 
 /* ---- the fast path ------------------------------------------------------ */
 
-/* Every site copy, so that they stay reachable (a leak checker would call
- * the copy of an unloaded library's site lost). */
-static xlog_site_copy *made_copies;
+/* Memory for site copies, never given back, taken without malloc: a
+ * site's first call may be made by a signal handler that interrupted malloc
+ * itself.  Chunks come from mmap (a system call, safe in a handler) and are
+ * cut by an atomic bump; a copy larger than a chunk gets a mapping of its
+ * own.  A leak checker does not see them, so they need no list to stay
+ * reachable.  errno is kept: the caller's %m must not change. */
+#define KEEP_CHUNK ((size_t)64 << 10)
+
+typedef struct keep_chunk {
+    size_t used; /* atomic: bytes given out, may run past the end */
+    size_t size; /* bytes after this header */
+} keep_chunk;
+
+static keep_chunk *keep_current; /* atomic */
+
+static void *keep_alloc(size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    keep_chunk *c = __atomic_load_n(&keep_current, __ATOMIC_ACQUIRE);
+    if (c) {
+        size_t at = __atomic_fetch_add(&c->used, size, __ATOMIC_RELAXED);
+        if (at <= c->size && size <= c->size - at)
+            return (char *)(c + 1) + at;
+    }
+    size_t room = size + sizeof(keep_chunk) > KEEP_CHUNK ? size : KEEP_CHUNK - sizeof(keep_chunk);
+    int saved_errno = errno;
+    void *mem = mmap(NULL, room + sizeof(keep_chunk), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    errno = saved_errno;
+    if (mem == MAP_FAILED)
+        return NULL;
+    keep_chunk *fresh = mem;
+    fresh->size = room;
+    fresh->used = size;
+    /* The rest of a chunk serves later copies, unless another thread put a
+     * chunk of its own in place meanwhile (then the rest stays unused). */
+    if (room > size)
+        __atomic_compare_exchange_n(&keep_current, &c, fresh, 0, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED);
+    return fresh + 1;
+}
 
 /* The site's copy (xlog_site_copy), made now if this is the site's first
  * call: file, function and module copied, no format yet.  NULL without
@@ -714,7 +753,7 @@ static xlog_site_copy *site_copy_of(xlog_impl_site *site)
         return copy;
     const char *module = site->module ? site->module : "";
     size_t file = strlen(site->file) + 1, func = strlen(site->func) + 1, mod = strlen(module) + 1;
-    copy = calloc(1, sizeof *copy + file + func + mod);
+    copy = keep_alloc(sizeof *copy + file + func + mod);
     if (!copy)
         return NULL;
     char *text = (char *)(copy + 1);
@@ -724,14 +763,8 @@ static xlog_site_copy *site_copy_of(xlog_impl_site *site)
     copy->line = site->line;
     xlog_site_copy *first = NULL;
     if (!__atomic_compare_exchange_n(&site->copy, &first, copy, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
-        free(copy); /* another thread's first call made it */
-        return first;
-    }
-    copy->next_made = __atomic_load_n(&made_copies, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(&made_copies, &copy->next_made, copy, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED)) {
-    }
+                                     __ATOMIC_ACQUIRE))
+        return first; /* another thread's first call made it; ours stays unused */
     return copy;
 }
 
@@ -770,7 +803,7 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     /* The format goes into memory of xlog's with the rest of the copy. */
     xlog_site_copy *copy = site_copy_of(site);
     size_t fmt_len = strlen(fmt);
-    char *format = copy ? malloc(fmt_len + 1) : NULL;
+    char *format = copy ? keep_alloc(fmt_len + 1) : NULL;
     if (!format) { /* this call goes the dynamic way, the next one tries again */
         __atomic_store_n(&site->state, XLOG_SITE_NEW, __ATOMIC_RELEASE);
         return 0;
