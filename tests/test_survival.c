@@ -2602,6 +2602,58 @@ static void wait_flag(const int *flag, int value)
         pause_us(1000);
 }
 
+enum { CHILDREN_THAT_DIE = 4 };
+
+/* In a forked process (it does not return): opens xlog on p, forks
+ * CHILDREN_THAT_DIE children that log `lines` lines each and _exit, waits
+ * for them to end, then calls xlog_close: at once when page is NULL (every
+ * child reaped), else once the test sets page->close_now (odd children left
+ * as zombies until then, page->children_gone set when all have ended). */
+static void parent_of_children_that_die(const place *p, long lines, living_page *page)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    alarm(120);
+    xlog_config cfg = living_config(p);
+    if (xlog_open(&cfg) != 0)
+        _exit(90);
+    xlog_info("living");
+    pid_t children[CHILDREN_THAT_DIE];
+    for (int n = 0; n < CHILDREN_THAT_DIE; n++) {
+        children[n] = fork();
+        if (children[n] == 0)
+            log_as_dead_and_exit(n, lines);
+        if (children[n] < 0)
+            _exit(91);
+    }
+    for (int n = 0; n < CHILDREN_THAT_DIE; n++) {
+        siginfo_t info;
+        /* With a page, odd ones ended but not reaped (WNOWAIT): zombies,
+         * whose pid is still in use, and whose lock is free. */
+        int zombie = page && n % 2;
+        if (waitid(P_PID, (id_t)children[n], &info, WEXITED | (zombie ? WNOWAIT : 0)) != 0)
+            _exit(92);
+    }
+    if (page) {
+        __atomic_store_n(&page->children_gone, 1, __ATOMIC_RELEASE);
+        wait_flag(&page->close_now, 1);
+    }
+    int rc = xlog_close();
+    for (int n = 1; page && n < CHILDREN_THAT_DIE; n += 2)
+        waitpid(children[n], NULL, 0);
+    _exit(rc == 0 ? 0 : 93);
+}
+
+/* After the parent's xlog_close: nothing left in the persistent directory,
+ * every child's line there once. */
+static void expect_children_written_and_nothing_left(place *p, long lines, const char *who)
+{
+    if (exists(p->shm))
+        nftw(p->shm, print_entry, 16, FTW_PHYS);
+    CHECK(!exists(p->shm), "after the parent's xlog_close, %s is still there", p->shm);
+    expect_dead_lines_once(p, CHILDREN_THAT_DIE, lines, who);
+    check_nothing_left(p);
+}
+
 /* A process with xlog open forks children that log and _exit, the usual end
  * of a forked worker; half of them it reaps at once, half stay zombies
  * (ended, not waited for).  Without any other process opening the directory
@@ -2618,50 +2670,18 @@ static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
         skip();
     }
     snprintf(context, sizeof context, "a forked child's lines, written by its parent");
-    enum { CHILDREN_THAT_DIE = 4 };
     long lines = dead_lines_per_process();
     place p;
     place_make(&p, "forkdead");
     living_page *page = living_page_new();
     pid_t parent = fork();
-    if (parent == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(120);
-        xlog_config cfg = living_config(&p);
-        if (xlog_open(&cfg) != 0)
-            _exit(90);
-        xlog_info("living");
-        pid_t children[CHILDREN_THAT_DIE];
-        for (int n = 0; n < CHILDREN_THAT_DIE; n++) {
-            children[n] = fork();
-            if (children[n] == 0)
-                log_as_dead_and_exit(n, lines);
-            if (children[n] < 0)
-                _exit(91);
-        }
-        for (int n = 0; n < CHILDREN_THAT_DIE; n++) {
-            siginfo_t info;
-            /* Odd ones ended but not reaped (WNOWAIT): zombies, whose pid is
-             * still in use, and whose lock is free. */
-            if (waitid(P_PID, (id_t)children[n], &info, WEXITED | (n % 2 ? WNOWAIT : 0)) != 0)
-                _exit(92);
-        }
-        __atomic_store_n(&page->children_gone, 1, __ATOMIC_RELEASE);
-        wait_flag(&page->close_now, 1);
-        int rc = xlog_close();
-        for (int n = 1; n < CHILDREN_THAT_DIE; n += 2)
-            waitpid(children[n], NULL, 0);
-        _exit(rc == 0 ? 0 : 93);
-    }
+    if (parent == 0)
+        parent_of_children_that_die(&p, lines, page);
     wait_flag(&page->children_gone, 1);
     expect_dead_lines_once(&p, CHILDREN_THAT_DIE, lines, "while the parent lives");
     __atomic_store_n(&page->close_now, 1, __ATOMIC_RELEASE);
     CHECK(wait_exit(parent) == 0, "the parent failed");
-    if (exists(p.shm))
-        nftw(p.shm, print_entry, 16, FTW_PHYS);
-    CHECK(!exists(p.shm), "after the parent's xlog_close, %s is still there", p.shm);
-    expect_dead_lines_once(&p, CHILDREN_THAT_DIE, lines, "after the parent's xlog_close");
-    check_nothing_left(&p);
+    expect_children_written_and_nothing_left(&p, lines, "after the parent's xlog_close");
     munmap(page, sizeof *page);
     place_remove(&p);
 }
@@ -2676,7 +2696,6 @@ static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
         print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
         skip();
     }
-    enum { CHILDREN_THAT_DIE = 4 };
     long lines = dead_lines_per_process();
     for (int run = 0; run < 3; run++) {
         snprintf(context, sizeof context, "xlog_close right after the children ended, run %d",
@@ -2684,36 +2703,10 @@ static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
         place p;
         place_make(&p, "closedead");
         pid_t parent = fork();
-        if (parent == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(120);
-            xlog_config cfg = living_config(&p);
-            if (xlog_open(&cfg) != 0)
-                _exit(90);
-            xlog_info("living");
-            pid_t children[CHILDREN_THAT_DIE];
-            for (int n = 0; n < CHILDREN_THAT_DIE; n++) {
-                children[n] = fork();
-                if (children[n] == 0)
-                    log_as_dead_and_exit(n, lines);
-                if (children[n] < 0)
-                    _exit(91);
-            }
-            for (int n = 0; n < CHILDREN_THAT_DIE; n++)
-                if (waitpid(children[n], NULL, 0) != children[n])
-                    _exit(92);
-            _exit(xlog_close() == 0 ? 0 : 93);
-        }
+        if (parent == 0)
+            parent_of_children_that_die(&p, lines, NULL);
         CHECK(wait_exit(parent) == 0, "the parent failed");
-        if (exists(p.shm))
-            nftw(p.shm, print_entry, 16, FTW_PHYS);
-        CHECK(!exists(p.shm), "after the parent's xlog_close, %s is still there", p.shm);
-        dead_lines got;
-        read_dead_lines(&p, lines, &got);
-        for (int n = 0; n < CHILDREN_THAT_DIE; n++)
-            for (long i = 0; i < lines; i++)
-                CHECK(got.seen[n][i] == 1, "child %d's line %ld %d times", n, i, got.seen[n][i]);
-        check_nothing_left(&p);
+        expect_children_written_and_nothing_left(&p, lines, "right after xlog_close");
         place_remove(&p);
     }
 }
