@@ -31,6 +31,7 @@
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -2298,6 +2299,81 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
     }
 }
 
+/* A killed process's clock calibration (its process file) edited to values
+ * no clock gives: the time of a recovered record was base + offset in
+ * int64_t, which overflowed (undefined behaviour: UBSan stopped recovery;
+ * without it, lines dated before 1970 or in a wrapped year).  Such a time is
+ * now written as the epoch (0), every line is written, and a whole
+ * calibration still gives the true times. */
+static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int64_t base_utc_ns;
+        double ns_per_tick;
+    } clocks[] = {
+        {"base at the largest time", INT64_MAX, 1.0},
+        {"base at the smallest time", INT64_MIN, 1.0},
+        {"a huge rate", 0, 1e300},
+        {"an infinite rate", 0, HUGE_VAL},
+    };
+    enum { CLOCKS = sizeof clocks / sizeof clocks[0] };
+    for (int c = 0; c < CLOCKS; c++) {
+        snprintf(context, sizeof context, "hostile clock: %s", clocks[c].name);
+        place p;
+        place_make(&p, "clock");
+        shared_page *page = page_new();
+        pid_t child = child_logs_a_victim(&p, page);
+        kill_and_reap(child);
+        char dir[PATH_MAX];
+        process_dir(&p, child, dir, sizeof dir);
+        size_t ring_size = 0, proc_size = 0;
+        int tid;
+        xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
+        munmap(r, ring_size);
+        xlog_survival_process *proc = map_survival_file(dir, "process", &proc_size);
+        CHECK(proc, "the process file");
+        for (int slot = 0; slot < 2; slot++) {
+            proc->clock[slot].base_utc_ns = clocks[c].base_utc_ns;
+            proc->clock[slot].ns_per_tick = clocks[c].ns_per_tick;
+        }
+        munmap(proc, proc_size);
+
+        recovery by = recover_in_this_process(&p);
+        CHECK(by.lines == GOOD_LINES + 1, "%ld lines recovered", by.lines);
+        char *text = test_read_dir(p.logs, NULL);
+        size_t count = test_count_lines(text);
+        CHECK(count == 1 + GOOD_LINES + 1, "%zu lines in the log", count);
+        const char *line = text;
+        char message[512], expected[512];
+        for (size_t i = 0; i < count; i++) {
+            const char *nl = strchr(line, '\n');
+            test_line l;
+            CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
+                  (int)(nl - line), line);
+            test_message(&l, message, sizeof message);
+            if (i == 0)
+                snprintf(expected, sizeof expected,
+                         "%d lines of process %d follow, recovered by process %d: it ended "
+                         "without xlog_close",
+                         GOOD_LINES + 1, (int)child, (int)getpid());
+            else if (i <= GOOD_LINES)
+                snprintf(expected, sizeof expected, "good %zu x", i - 1);
+            else
+                snprintf(expected, sizeof expected, "victim 7");
+            CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
+                  expected);
+            CHECK(i == 0 || l.ns == 0, "line %zu dated %lld, not at the epoch: %.*s", i,
+                  (long long)l.ns, (int)(nl - line), line);
+            line = nl + 1;
+        }
+        free(text);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
 /* ---- kill -9 right after threads end, on a busy machine -------------------------------- */
 
 /* A child that keeps a core busy until it is killed: the other helpers'
@@ -2895,6 +2971,7 @@ int main(void)
         cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
         cmocka_unit_test(recovery_never_writes_through_a_linked_log_directory),
         cmocka_unit_test(a_damaged_record_or_call_site_costs_that_line_only),
+        cmocka_unit_test(a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch),
         cmocka_unit_test(a_refused_persistent_dir_says_exactly_why),
         cmocka_unit_test(a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing),
         cmocka_unit_test(a_forked_childs_lines_are_written_by_its_living_parent),
