@@ -2374,6 +2374,40 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
     }
 }
 
+/* A directory recovery kept as damaged.<name> still holds its "process"
+ * file, which nobody locks: the back end's watch on dead processes (dead.c)
+ * took it for a dead process and ran a whole recovery pass of the directory
+ * every second (and at every xlog_close) for as long as it was kept.  The
+ * watch now leaves kept directories alone, as recovery does.  Seen here at
+ * xlog_close, which runs the watch once more: a pass would remove the
+ * half-made directory of a process that is gone (pid 1's name, another
+ * start time), which nothing else removes while this process lives. */
+static void a_kept_damaged_directory_is_not_taken_for_a_dead_process(void **state)
+{
+    (void)state;
+    place p;
+    place_make(&p, "kept");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 16, .write_buffer = 1u << 16,
+                     .max_message = 1024, .flush_interval_ms = 600000};
+    xlog_config cfg = config_for(&rc, &p);
+    CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
+    char key[PATH_MAX + 64], kept[PATH_MAX + 128], half_made[PATH_MAX + 128];
+    xlog_survival_key_dir(key, sizeof key, p.shm, p.logs);
+    snprintf(kept, sizeof kept, "%s/damaged.1.2", key);
+    snprintf(half_made, sizeof half_made, "%s/1.1", key);
+    CHECK(mkdir(kept, 0700) == 0 && mkdir(half_made, 0700) == 0, "mkdir");
+    char lock_file[PATH_MAX + 160];
+    snprintf(lock_file, sizeof lock_file, "%s/process", kept);
+    int fd = open(lock_file, O_CREAT | O_RDWR, 0600);
+    CHECK(fd >= 0, "%s", lock_file);
+    close(fd);
+    xlog_info("one line");
+    CHECK(xlog_close() == 0, "xlog_close");
+    CHECK(exists(half_made), "a recovery pass ran at xlog_close: %s was removed", half_made);
+    CHECK(exists(lock_file), "%s was removed", lock_file);
+    place_remove(&p);
+}
+
 /* ---- kill -9 right after threads end, on a busy machine -------------------------------- */
 
 /* A child that keeps a core busy until it is killed: the other helpers'
@@ -2976,6 +3010,7 @@ int main(void)
         cmocka_unit_test(a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing),
         cmocka_unit_test(a_forked_childs_lines_are_written_by_its_living_parent),
         cmocka_unit_test(xlog_close_leaves_no_leftovers_of_dead_children),
+        cmocka_unit_test(a_kept_damaged_directory_is_not_taken_for_a_dead_process),
         cmocka_unit_test(living_processes_that_notice_one_dead_write_its_lines_once),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),

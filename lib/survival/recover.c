@@ -994,9 +994,6 @@ static long write_all(dead_process *dp)
     return rc == 0 ? dp->lines : rc;
 }
 
-/* The name a damaged process directory is kept under (keep_damaged). */
-#define DAMAGED_PREFIX "damaged."
-
 /* ---- one process ------------------------------------------------------------- */
 
 static void unmap_all(dead_process *dp)
@@ -1125,8 +1122,9 @@ static void remove_process_dir(int dir, const char *path)
 static void keep_damaged(int dir, const char *path, const char *kept)
 {
     /* What was recovered is marked as such in its files; the rest would
-     * only be skipped again.  The lock file goes, so that the name alone
-     * says what it is. */
+     * only be skipped again.  The name says what it is: its "process"
+     * file stays (xlog-recover --list reads it), unlocked, so recovery and
+     * the watch on dead processes (dead.c) skip the name. */
     if (rename(path, kept) != 0)
         remove_process_dir(dir, path);
 }
@@ -1156,12 +1154,12 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     int error = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || strncmp(e->d_name, DAMAGED_PREFIX, strlen(DAMAGED_PREFIX)) == 0)
+        if (e->d_name[0] == '.' || strncmp(e->d_name, XLOG_SURVIVAL_DAMAGED_PREFIX, strlen(XLOG_SURVIVAL_DAMAGED_PREFIX)) == 0)
             continue;
         char path[PATH_MAX + 64], kept[PATH_MAX + 320];
         if (snprintf(path, sizeof path, "%s/%s", key, e->d_name) >= (int)sizeof path)
             continue; /* not a name of ours */
-        snprintf(kept, sizeof kept, "%s/" DAMAGED_PREFIX "%s", key, e->d_name);
+        snprintf(kept, sizeof kept, "%s/" XLOG_SURVIVAL_DAMAGED_PREFIX "%s", key, e->d_name);
         int dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0)
             continue;
