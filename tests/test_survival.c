@@ -2916,6 +2916,40 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
     munmap(live_page, sizeof *live_page);
     place_remove(&p);
 }
+
+/* A log directory named with a single quote (/x/it's): the command --list
+ * suggested, xlog-recover '/x/it's' '...', ended the quoted word early and
+ * ran the rest of the name as shell code when pasted (a directory named
+ * "a'; echo PWNED; '" ran echo).  The quote is now written as '\'' inside
+ * the quoted word. */
+static void xlog_recover_list_quotes_names_for_the_shell(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "xlog-recover --list, a quote in a name");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
+    place p;
+    place_make(&p, "quote");
+    snprintf(p.logs, sizeof p.logs, "%s/it's", p.base);
+    CHECK(mkdir(p.logs, 0750) == 0, "mkdir %s", p.logs);
+    shared_page *page = page_new();
+    pid_t dead = child_logs_then_waits(&rc, &p, page);
+    kill_and_reap(dead);
+    char dead_dir[PATH_MAX];
+    process_dir(&p, dead, dead_dir, sizeof dead_dir);
+    char out[8192], *expected;
+    pid_t pid;
+    CHECK(run_recover_program("--list", p.shm, &pid, out, sizeof out) == 0, "%s", out);
+    CHECK(asprintf(&expected,
+                   "%s: process %d, log directory %s: ended without xlog_close: write its lines "
+                   "with: xlog-recover '%s/it'\\''s' '%s'\n1 left in %s\n",
+                   dead_dir, (int)dead, p.logs, p.base, p.shm, p.shm) > 0,
+          "asprintf");
+    CHECK(strcmp(out, expected) == 0, "'%s', not '%s'", out, expected);
+    free(expected);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
 #endif
 
 /* Several living processes of one log directory all notice a process that
@@ -3016,6 +3050,7 @@ int main(void)
         cmocka_unit_test(xlog_recover_program_after_a_kill),
         cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),
         cmocka_unit_test(xlog_recover_lists_what_is_left_and_what_to_do),
+        cmocka_unit_test(xlog_recover_list_quotes_names_for_the_shell),
 #endif
     };
     return cmocka_run_group_tests(tests, seeded, NULL);
