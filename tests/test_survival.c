@@ -31,6 +31,7 @@
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -2298,6 +2299,115 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
     }
 }
 
+/* A killed process's clock calibration (its process file) edited to values
+ * no clock gives: the time of a recovered record was base + offset in
+ * int64_t, which overflowed (undefined behaviour: UBSan stopped recovery;
+ * without it, lines dated before 1970 or in a wrapped year).  Such a time is
+ * now written as the epoch (0), every line is written, and a whole
+ * calibration still gives the true times. */
+static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int64_t base_utc_ns;
+        double ns_per_tick;
+    } clocks[] = {
+        {"base at the largest time", INT64_MAX, 1.0},
+        {"base at the smallest time", INT64_MIN, 1.0},
+        {"a huge rate", 0, 1e300},
+        {"an infinite rate", 0, HUGE_VAL},
+    };
+    enum { CLOCKS = sizeof clocks / sizeof clocks[0] };
+    for (int c = 0; c < CLOCKS; c++) {
+        snprintf(context, sizeof context, "hostile clock: %s", clocks[c].name);
+        place p;
+        place_make(&p, "clock");
+        shared_page *page = page_new();
+        pid_t child = child_logs_a_victim(&p, page);
+        kill_and_reap(child);
+        char dir[PATH_MAX];
+        process_dir(&p, child, dir, sizeof dir);
+        size_t ring_size = 0, proc_size = 0;
+        int tid;
+        xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
+        munmap(r, ring_size);
+        xlog_survival_process *proc = map_survival_file(dir, "process", &proc_size);
+        CHECK(proc, "the process file");
+        for (int slot = 0; slot < 2; slot++) {
+            proc->clock[slot].base_utc_ns = clocks[c].base_utc_ns;
+            proc->clock[slot].ns_per_tick = clocks[c].ns_per_tick;
+        }
+        munmap(proc, proc_size);
+
+        recovery by = recover_in_this_process(&p);
+        CHECK(by.lines == GOOD_LINES + 1, "%ld lines recovered", by.lines);
+        char *text = test_read_dir(p.logs, NULL);
+        size_t count = test_count_lines(text);
+        CHECK(count == 1 + GOOD_LINES + 1, "%zu lines in the log", count);
+        const char *line = text;
+        char message[512], expected[512];
+        for (size_t i = 0; i < count; i++) {
+            const char *nl = strchr(line, '\n');
+            test_line l;
+            CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
+                  (int)(nl - line), line);
+            test_message(&l, message, sizeof message);
+            if (i == 0)
+                snprintf(expected, sizeof expected,
+                         "%d lines of process %d follow, recovered by process %d: it ended "
+                         "without xlog_close",
+                         GOOD_LINES + 1, (int)child, (int)getpid());
+            else if (i <= GOOD_LINES)
+                snprintf(expected, sizeof expected, "good %zu x", i - 1);
+            else
+                snprintf(expected, sizeof expected, "victim 7");
+            CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
+                  expected);
+            CHECK(i == 0 || l.ns == 0, "line %zu dated %lld, not at the epoch: %.*s", i,
+                  (long long)l.ns, (int)(nl - line), line);
+            line = nl + 1;
+        }
+        free(text);
+        munmap(page, sizeof *page);
+        place_remove(&p);
+    }
+}
+
+/* A directory recovery kept as damaged.<name> still holds its "process"
+ * file, which nobody locks: the back end's watch on dead processes (dead.c)
+ * took it for a dead process and ran a whole recovery pass of the directory
+ * every second (and at every xlog_close) for as long as it was kept.  The
+ * watch now leaves kept directories alone, as recovery does.  Seen here at
+ * xlog_close, which runs the watch once more: a pass would remove the
+ * half-made directory of a process that is gone (pid 1's name, another
+ * start time), which nothing else removes while this process lives. */
+static void a_kept_damaged_directory_is_not_taken_for_a_dead_process(void **state)
+{
+    (void)state;
+    place p;
+    place_make(&p, "kept");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 16, .write_buffer = 1u << 16,
+                     .max_message = 1024, .flush_interval_ms = 600000};
+    xlog_config cfg = config_for(&rc, &p);
+    CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
+    char key[PATH_MAX + 64], kept[PATH_MAX + 128], half_made[PATH_MAX + 128];
+    xlog_survival_key_dir(key, sizeof key, p.shm, p.logs);
+    snprintf(kept, sizeof kept, "%s/damaged.1.2", key);
+    snprintf(half_made, sizeof half_made, "%s/1.1", key);
+    CHECK(mkdir(kept, 0700) == 0 && mkdir(half_made, 0700) == 0, "mkdir");
+    char lock_file[PATH_MAX + 160];
+    snprintf(lock_file, sizeof lock_file, "%s/process", kept);
+    int fd = open(lock_file, O_CREAT | O_RDWR, 0600);
+    CHECK(fd >= 0, "%s", lock_file);
+    close(fd);
+    xlog_info("one line");
+    CHECK(xlog_close() == 0, "xlog_close");
+    CHECK(exists(half_made), "a recovery pass ran at xlog_close: %s was removed", half_made);
+    CHECK(exists(lock_file), "%s was removed", lock_file);
+    place_remove(&p);
+}
+
 /* ---- kill -9 right after threads end, on a busy machine -------------------------------- */
 
 /* A child that keeps a core busy until it is killed: the other helpers'
@@ -2799,6 +2909,40 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
     munmap(live_page, sizeof *live_page);
     place_remove(&p);
 }
+
+/* A log directory named with a single quote (/x/it's): the command --list
+ * suggested, xlog-recover '/x/it's' '...', ended the quoted word early and
+ * ran the rest of the name as shell code when pasted (a directory named
+ * "a'; echo PWNED; '" ran echo).  The quote is now written as '\'' inside
+ * the quoted word. */
+static void xlog_recover_list_quotes_names_for_the_shell(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "xlog-recover --list, a quote in a name");
+    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
+                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
+    place p;
+    place_make(&p, "quote");
+    snprintf(p.logs, sizeof p.logs, "%s/it's", p.base);
+    CHECK(mkdir(p.logs, 0750) == 0, "mkdir %s", p.logs);
+    shared_page *page = page_new();
+    pid_t dead = child_logs_then_waits(&rc, &p, page);
+    kill_and_reap(dead);
+    char dead_dir[PATH_MAX];
+    process_dir(&p, dead, dead_dir, sizeof dead_dir);
+    char out[8192], *expected;
+    pid_t pid;
+    CHECK(run_recover_program("--list", p.shm, &pid, out, sizeof out) == 0, "%s", out);
+    CHECK(asprintf(&expected,
+                   "%s: process %d, log directory %s: ended without xlog_close: write its lines "
+                   "with: xlog-recover '%s/it'\\''s' '%s'\n1 left in %s\n",
+                   dead_dir, (int)dead, p.logs, p.base, p.shm, p.shm) > 0,
+          "asprintf");
+    CHECK(strcmp(out, expected) == 0, "'%s', not '%s'", out, expected);
+    free(expected);
+    munmap(page, sizeof *page);
+    place_remove(&p);
+}
 #endif
 
 /* Several living processes of one log directory all notice a process that
@@ -2888,15 +3032,18 @@ int main(void)
         cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
         cmocka_unit_test(recovery_never_writes_through_a_linked_log_directory),
         cmocka_unit_test(a_damaged_record_or_call_site_costs_that_line_only),
+        cmocka_unit_test(a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch),
         cmocka_unit_test(a_refused_persistent_dir_says_exactly_why),
         cmocka_unit_test(a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing),
         cmocka_unit_test(a_forked_childs_lines_are_written_by_its_living_parent),
         cmocka_unit_test(xlog_close_leaves_no_leftovers_of_dead_children),
+        cmocka_unit_test(a_kept_damaged_directory_is_not_taken_for_a_dead_process),
         cmocka_unit_test(living_processes_that_notice_one_dead_write_its_lines_once),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
         cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),
         cmocka_unit_test(xlog_recover_lists_what_is_left_and_what_to_do),
+        cmocka_unit_test(xlog_recover_list_quotes_names_for_the_shell),
 #endif
     };
     return cmocka_run_group_tests(tests, seeded, NULL);

@@ -49,7 +49,11 @@ static int a_process_is_gone(const char *persistent, const char *log_dir)
     int gone = 0;
     struct dirent *e;
     while (!gone && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        /* A kept damaged directory's lock file is not locked, but
+         * recovery leaves it alone: a pass for it would find nothing to do,
+         * every second. */
+        if (e->d_name[0] == '.' || strncmp(e->d_name, XLOG_SURVIVAL_DAMAGED_PREFIX,
+                                           strlen(XLOG_SURVIVAL_DAMAGED_PREFIX)) == 0)
             continue;
         char name[NAME_MAX + 16];
         snprintf(name, sizeof name, "%s/process", e->d_name);

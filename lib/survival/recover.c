@@ -652,6 +652,22 @@ typedef struct scratch {
     xlog_arg args[64];
 } scratch;
 
+/* The time of a dead process's record.  Its clock calibration and the
+ * record's ticks come from files that may be damaged: a time the int64_t
+ * nanoseconds cannot hold (or one before the epoch) would overflow in
+ * xlog_clock_utc (undefined behaviour) or date the line centuries away; it
+ * is written as the epoch, which says plainly that the time was lost. */
+static int64_t recovered_time(const xlog_clock *c, uint64_t ticks)
+{
+    double offset = (double)(int64_t)(ticks - c->base_ticks) * c->ns_per_tick;
+    int64_t utc;
+    /* Also false for a NaN; 9.2e18 is just below INT64_MAX. */
+    if (!(offset > -9.2e18 && offset < 9.2e18) ||
+        __builtin_add_overflow(c->base_utc_ns, (int64_t)offset, &utc) || utc < 0)
+        return 0;
+    return utc;
+}
+
 static size_t copy_name(char *to, const char *name, size_t length)
 {
     if (length > XLOG_MAX_NAME)
@@ -701,7 +717,7 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
              : copy_name(s->module, "", 0);
     memcpy(s->format, view.format, view.format_length);
     s->format[view.format_length] = '\0';
-    ev->pub.time_ns = xlog_clock_utc(&dp->clock, rec->tsc);
+    ev->pub.time_ns = recovered_time(&dp->clock, rec->tsc);
     ev->pub.level = rec->level;
     ev->pub.pid = dp->proc->pid;
     ev->pub.tid = r->tid;
@@ -756,7 +772,7 @@ static int find_targets(dead_process *dp, pending_record *all, size_t count)
             dp->ring_bad_records[all[i].ring]++;
             continue;
         }
-        int64_t utc = xlog_clock_utc(&dp->clock, rec->tsc), start, end;
+        int64_t utc = recovered_time(&dp->clock, rec->tsc), start, end;
         int64_t day = xlog_name_day(utc, dp->rules.local_time, &start, &end);
         if (dp->ring_target[all[i].ring] < 0 || dp->ring_day[all[i].ring] != day) {
             char path[PATH_MAX];
@@ -978,9 +994,6 @@ static long write_all(dead_process *dp)
     return rc == 0 ? dp->lines : rc;
 }
 
-/* The name a damaged process directory is kept under (keep_damaged). */
-#define DAMAGED_PREFIX "damaged."
-
 /* ---- one process ------------------------------------------------------------- */
 
 static void unmap_all(dead_process *dp)
@@ -1109,8 +1122,9 @@ static void remove_process_dir(int dir, const char *path)
 static void keep_damaged(int dir, const char *path, const char *kept)
 {
     /* What was recovered is marked as such in its files; the rest would
-     * only be skipped again.  The lock file goes, so that the name alone
-     * says what it is. */
+     * only be skipped again.  The name says what it is: its "process"
+     * file stays (xlog-recover --list reads it), unlocked, so recovery and
+     * the watch on dead processes (dead.c) skip the name. */
     if (rename(path, kept) != 0)
         remove_process_dir(dir, path);
 }
@@ -1140,12 +1154,12 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
     int error = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || strncmp(e->d_name, DAMAGED_PREFIX, strlen(DAMAGED_PREFIX)) == 0)
+        if (e->d_name[0] == '.' || strncmp(e->d_name, XLOG_SURVIVAL_DAMAGED_PREFIX, strlen(XLOG_SURVIVAL_DAMAGED_PREFIX)) == 0)
             continue;
         char path[PATH_MAX + 64], kept[PATH_MAX + 320];
         if (snprintf(path, sizeof path, "%s/%s", key, e->d_name) >= (int)sizeof path)
             continue; /* not a name of ours */
-        snprintf(kept, sizeof kept, "%s/" DAMAGED_PREFIX "%s", key, e->d_name);
+        snprintf(kept, sizeof kept, "%s/" XLOG_SURVIVAL_DAMAGED_PREFIX "%s", key, e->d_name);
         int dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0)
             continue;

@@ -245,4 +245,9 @@ void xlog_survival_watch(uint64_t now, uint64_t period_ticks);
  * later recovery writes only the rest. */
 long xlog_survival_recover(const char *dir, const char *persistent_dir);
 
+/* The name a process directory recovery could not read whole is kept under
+ * (damaged.<its name>): recovery and the watch on dead processes leave it
+ * alone, although its "process" file is not locked. */
+#define XLOG_SURVIVAL_DAMAGED_PREFIX "damaged."
+
 #endif

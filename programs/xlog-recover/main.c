@@ -46,6 +46,21 @@ static const char usage[] =
     "PERSISTENT_DIR, for which DIR, and what to do with it.  Exit status 0, or 1 on\n"
     "error.\n";
 
+/* Prints name as one shell word in single quotes: a quote in it ends the
+ * quoted part, is written as \', and a new part starts, so that the
+ * command --list suggests never runs what a directory name holds. */
+static void print_shell_word(const char *name)
+{
+    putchar('\'');
+    for (const char *c = name; *c; c++) {
+        if (*c == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*c);
+    }
+    putchar('\'');
+}
+
 /* One process directory left in persistent/key: whose, and what to do. */
 static void list_one(const char *persistent, const char *path, const char *name)
 {
@@ -56,26 +71,34 @@ static void list_one(const char *persistent, const char *path, const char *name)
                 memcmp(header.magic, XLOG_SURVIVAL_MAGIC, sizeof header.magic) == 0 &&
                 memchr(header.log_dir, '\0', sizeof header.log_dir);
     if (!whole) {
-        printf("%s: unreadable (no process header): remove it: rm -r '%s'\n", path, path);
+        printf("%s: unreadable (no process header): remove it: rm -r ", path);
+        print_shell_word(path);
     } else if (strncmp(name, "damaged.", 8) == 0) {
         printf("%s: process %d, log directory %s: damaged, kept by recovery (its notice in the "
-               "log says what could not be read): look, then remove it: rm -r '%s'\n",
-               path, (int)header.pid, header.log_dir, path);
+               "log says what could not be read): look, then remove it: rm -r ",
+               path, (int)header.pid, header.log_dir);
+        print_shell_word(path);
     } else if (flock(lock, LOCK_SH | LOCK_NB) != 0) {
-        printf("%s: process %d, log directory %s: still running\n", path, (int)header.pid,
+        printf("%s: process %d, log directory %s: still running", path, (int)header.pid,
                header.log_dir);
     } else {
         struct stat st;
-        if (stat(header.log_dir, &st) == 0)
+        if (stat(header.log_dir, &st) == 0) {
             printf("%s: process %d, log directory %s: ended without xlog_close: write its lines "
-                   "with: xlog-recover '%s' '%s'\n",
-                   path, (int)header.pid, header.log_dir, header.log_dir, persistent);
-        else
+                   "with: xlog-recover ",
+                   path, (int)header.pid, header.log_dir);
+        } else {
             printf("%s: process %d, log directory %s (no longer there): ended without "
-                   "xlog_close: drop its lines with: rm -r '%s', or make the directory and run: "
-                   "xlog-recover '%s' '%s'\n",
-                   path, (int)header.pid, header.log_dir, path, header.log_dir, persistent);
+                   "xlog_close: drop its lines with: rm -r ",
+                   path, (int)header.pid, header.log_dir);
+            print_shell_word(path);
+            printf(", or make the directory and run: xlog-recover ");
+        }
+        print_shell_word(header.log_dir);
+        putchar(' ');
+        print_shell_word(persistent);
     }
+    putchar('\n');
     if (lock >= 0)
         close(lock);
     if (fd >= 0)
