@@ -341,12 +341,13 @@ static int index_sites(dead_process *dp)
     }
     const char *start = (const char *)dp->proc + header;
     const char *end = (const char *)dp->proc + dp->proc_size;
-    uint64_t used = dp->proc->dictionary_used;
-    if (used < (uint64_t)(end - start))
-        end = start + used;
+    /* The end may lag one claimed entry behind (shm.c, add_site): entries
+     * are walked by their sizes up to the first unclaimed one (size 0). */
     size_t capacity = 0;
     for (const char *p = start; (size_t)(end - p) >= sizeof(xlog_survival_site);) {
         const xlog_survival_site *e = (const xlog_survival_site *)p;
+        if (e->size == 0)
+            break;
         if (e->size < sizeof *e || e->size % 8 || e->size > (size_t)(end - p)) {
             dp->bad_sites++; /* the entries after it cannot be found */
             break;
@@ -1177,7 +1178,9 @@ long xlog_survival_recover(const char *log_dir, const char *persistent_dir)
         }
         /* Taken only if the owner is gone; held while its lines are written,
          * so that two processes never recover the same one. */
-        if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0) {
+        if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0 && !(fstat(lock, &st) == 0 && st.st_nlink == 0)) {
+            /* (A lock file no longer linked: another recovery wrote that
+             * process and removed its files between our open and our lock.) */
             int is_damaged = 0;
             long lines = recover_process(dir, log_dir, kept, &is_damaged);
             if (lines >= 0 && is_damaged) {

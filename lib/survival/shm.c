@@ -185,14 +185,29 @@ static void add_site(const xlog_site_copy *site, int with_format)
      * reserves them itself, on its site's first call.  Entries stay
      * contiguous, as recovery walks them.  Without room: this site's
      * records will not be recovered. */
-    uint64_t at = __atomic_load_n(&proc->dictionary_used, __ATOMIC_RELAXED);
-    do {
+    /* An entry is claimed by writing its size where the dictionary ends
+     * (0 there: nobody's yet), then the end moves past it, by the claimer
+     * or by whoever finds it claimed first.  So every claimed entry has its
+     * size from the start, and recovery, which walks entries by their
+     * sizes, never meets a gap that hides the entries after it (a kill
+     * between claiming by the end and writing the size left one). */
+    char *base = (char *)proc + proc->header_size;
+    xlog_survival_site *entry;
+    for (;;) {
+        uint64_t at = __atomic_load_n(&proc->dictionary_used, __ATOMIC_ACQUIRE);
         if (reserve_dictionary(at + size) != 0)
             return;
-    } while (!__atomic_compare_exchange_n(&proc->dictionary_used, &at, at + size, 1,
-                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-    xlog_survival_site *entry = (xlog_survival_site *)((char *)proc + proc->header_size + at);
-    entry->size = (uint32_t)size;
+        entry = (xlog_survival_site *)(base + at);
+        uint32_t claimed = 0;
+        if (__atomic_compare_exchange_n(&entry->size, &claimed, (uint32_t)size, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_compare_exchange_n(&proc->dictionary_used, &at, at + size, 0,
+                                        __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+            break;
+        }
+        __atomic_compare_exchange_n(&proc->dictionary_used, &at, at + claimed, 0,
+                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    }
     entry->site = (uint64_t)(uintptr_t)site;
     entry->line = site->line;
     entry->file_length = (uint32_t)file;
