@@ -2374,6 +2374,84 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
     }
 }
 
+/* Sites that take the dynamic way are written by recovery as they are
+ * live: a fixed string precision, more than XLOG_MAX_ARGS arguments (their
+ * dictionary entry has a format but no kinds), and a format that is not a
+ * literal reading more arguments than a record keeps (the conversions
+ * beyond show literally).  Recovery's checks took the first two for a
+ * damaged call site and the third for a damaged record: the lines were
+ * lost, a notice said the files were damaged, and they were kept. */
+static void dynamic_sites_of_a_killed_process_are_recovered_as_written(void **state)
+{
+    (void)state;
+    snprintf(context, sizeof context, "dynamic sites of a killed process");
+    char many[400] = "many", many_expected[400] = "many";
+    for (int i = 1; i <= 70; i++) {
+        strcat(many, " %d");
+        char n[8];
+        snprintf(n, sizeof n, i <= 64 ? " %d" : " %%d", i);
+        strcat(many_expected, n);
+    }
+    const char *expected[] = {"short abc", "seventeen 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17",
+                              many_expected, "last"};
+    enum { EXPECTED = sizeof expected / sizeof expected[0] };
+    place p;
+    place_make(&p, "dynamic");
+    pid_t child = fork();
+    if (child == 0) {
+        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                         .write_buffer = 1u << 20, .max_message = 1024,
+                         .flush_interval_ms = 600000};
+        xlog_config cfg = config_for(&rc, &p);
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        xlog_info("short %.3s", "abcdef");
+        xlog_info("seventeen %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d", 1, 2, 3, 4, 5,
+                  6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
+        const char *volatile format = many;
+        XLOG(XLOG_INFO, format, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+             20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+             41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+             62, 63, 64, 65, 66, 67, 68, 69, 70);
+        xlog_info("last");
+        kill(getpid(), SIGKILL);
+        _exit(91);
+    }
+    int status;
+    CHECK(waitpid(child, &status, 0) == child && WIFSIGNALED(status) &&
+              WTERMSIG(status) == SIGKILL,
+          "the child did not die by SIGKILL (status %#x)", status);
+    recovery by = recover_in_this_process(&p);
+    CHECK(by.lines == EXPECTED, "%ld lines recovered, not %d", by.lines, (int)EXPECTED);
+    char *text = test_read_dir(p.logs, NULL);
+    size_t count = test_count_lines(text);
+    CHECK(count == 1 + EXPECTED, "%zu lines in the log, not %d", count, 1 + (int)EXPECTED);
+    const char *line = text;
+    char message[1024], notice[256];
+    snprintf(notice, sizeof notice,
+             "%d lines of process %d follow, recovered by process %d: it ended without "
+             "xlog_close",
+             (int)EXPECTED, (int)child, (int)getpid());
+    for (size_t i = 0; i < count; i++) {
+        const char *nl = strchr(line, '\n');
+        test_line l;
+        CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
+              (int)(nl - line), line);
+        test_message(&l, message, sizeof message);
+        const char *want = i == 0 ? notice : expected[i - 1];
+        CHECK(strcmp(message, want) == 0, "line %zu: '%s', not '%s'", i, message, want);
+        CHECK(strcmp(l.level, i == 0 ? "WARN" : "INFO") == 0, "line %zu at level %s", i, l.level);
+        CHECK(strcmp(l.func, i == 0 ? "xlog" : __func__) == 0 &&
+                  (i == 0 || strncmp(l.where, "test_survival.c:", 16) == 0),
+              "line %zu from %s %s", i, l.where, l.func);
+        line = nl + 1;
+    }
+    free(text);
+    CHECK(!exists(p.shm), "%s is still there (kept as damaged?)", p.shm);
+    check_nothing_left(&p);
+    place_remove(&p);
+}
+
 /* A directory recovery kept as damaged.<name> still holds its "process"
  * file, which nobody locks: the back end's watch on dead processes (dead.c)
  * took it for a dead process and ran a whole recovery pass of the directory
@@ -3034,6 +3112,7 @@ int main(void)
         cmocka_unit_test(a_damaged_record_or_call_site_costs_that_line_only),
         cmocka_unit_test(a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch),
         cmocka_unit_test(a_refused_persistent_dir_says_exactly_why),
+        cmocka_unit_test(dynamic_sites_of_a_killed_process_are_recovered_as_written),
         cmocka_unit_test(a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing),
         cmocka_unit_test(a_forked_childs_lines_are_written_by_its_living_parent),
         cmocka_unit_test(xlog_close_leaves_no_leftovers_of_dead_children),

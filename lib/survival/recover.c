@@ -178,13 +178,18 @@ static int process_header_usable(const xlog_survival_process *p, size_t size)
 }
 
 /* Whether the argument kinds agree with what the format reads: the
- * formatter takes each argument as the kind its conversion says. */
+ * formatter takes each argument as the kind its conversion says.  A format
+ * that reads more than RECOVER_MAX_ARGS arguments has only the first ones
+ * in its record (the front end's MAX_DYNAMIC_ARGS: the conversions beyond
+ * show literally). */
 static int kinds_match_format(const char *format, size_t length, const unsigned char *kinds,
                               unsigned nargs)
 {
     unsigned char expected[RECOVER_MAX_ARGS];
     int n = xlog_fmt_kinds(format, length, expected, RECOVER_MAX_ARGS);
-    if (n < 0 || (unsigned)n != nargs)
+    if (n < 0)
+        n = RECOVER_MAX_ARGS;
+    if ((unsigned)n != nargs)
         return 0;
     for (unsigned i = 0; i < nargs; i++)
         if ((kinds[i] & XLOG_KIND_MASK) != (expected[i] & XLOG_KIND_MASK))
@@ -193,7 +198,10 @@ static int kinds_match_format(const char *format, size_t length, const unsigned 
 }
 
 /* Whether a dictionary entry's names, format and kinds lie inside it (its
- * size already within the dictionary) and agree. */
+ * size already within the dictionary) and agree.  The entry of a site that
+ * takes the dynamic way (more than XLOG_MAX_ARGS arguments, a fixed string
+ * precision) has a format but no kinds (nargs 0): its records carry their
+ * own, checked with each record (record_fits). */
 static int site_entry_fits(const xlog_survival_site *e)
 {
     uint64_t text = (uint64_t)e->file_length + e->function_length + e->module_length +
@@ -202,8 +210,7 @@ static int site_entry_fits(const xlog_survival_site *e)
         return 0;
     const char *format =
         (const char *)(e + 1) + e->file_length + e->function_length + e->module_length;
-    return e->format_length == 0 ||
-           kinds_match_format(format, e->format_length, e->kinds, e->nargs);
+    return e->nargs == 0 || kinds_match_format(format, e->format_length, e->kinds, e->nargs);
 }
 
 /* Whether the arguments of a record, as its view says, lie inside it up
