@@ -33,6 +33,7 @@ static struct survival {
     int active;                       /* atomic */
     int asked;                        /* atomic: this xlog_open has
                                          cfg.persistent, usable or not */
+    char persistent[PATH_MAX];        /* the base, cfg.persistent_dir or the default */
     char dir[PATH_MAX];               /* <persistent>/<key>/<pid>.<start> */
     int lock;                         /* the "process" file, flock held */
     xlog_survival_process *process;   /* its mapping: header, then dictionary */
@@ -408,6 +409,7 @@ int xlog_survival_start(const xlog_config *cfg)
     }
     if (rc != 0)
         return rc;
+    snprintf(sv.persistent, sizeof sv.persistent, "%s", persistent);
     /* Made under another name and renamed once locked and whole: recovery
      * never finds a "process" file that its living owner has not locked yet
      * (it would take it for a dead process's, and remove the directory). */
@@ -566,18 +568,7 @@ int xlog_survival_where(char *log_dir, size_t log_size, char *persistent, size_t
 {
     if (!xlog_survival_active())
         return -1;
-    /* sv.dir is <persistent>/<key>/<pid>.<start>: two names up. */
-    size_t at = strlen(sv.dir);
-    for (int up = 0; up < 2; up++) {
-        while (at > 0 && sv.dir[at - 1] != '/')
-            at--;
-        if (at > 0)
-            at--;
-    }
-    if (at == 0 || at >= persistent_size)
-        return -1;
-    memcpy(persistent, sv.dir, at);
-    persistent[at] = '\0';
+    snprintf(persistent, persistent_size, "%s", sv.persistent);
     snprintf(log_dir, log_size, "%s", sv.process->log_dir);
     return 0;
 }
