@@ -21,7 +21,9 @@
  * directory, and what to do with each (leftovers of a log directory that
  * nobody opens again stay there until someone recovers or removes them).
  * It reads the "process" file's header (lib/survival/survival.h: the
- * program is built with the library it belongs to) and writes nothing.
+ * program is linked with the static library it belongs to, whose names of
+ * the default persistent directory and of kept damaged directories it
+ * uses) and writes nothing.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -73,7 +75,7 @@ static void list_one(const char *persistent, const char *path, const char *name)
     if (!whole) {
         printf("%s: unreadable (no process header): remove it: rm -r ", path);
         print_shell_word(path);
-    } else if (strncmp(name, "damaged.", 8) == 0) {
+    } else if (strncmp(name, XLOG_SURVIVAL_DAMAGED_PREFIX, strlen(XLOG_SURVIVAL_DAMAGED_PREFIX)) == 0) {
         printf("%s: process %d, log directory %s: damaged, kept by recovery (its notice in the "
                "log says what could not be read): look, then remove it: rm -r ",
                path, (int)header.pid, header.log_dir);
@@ -155,7 +157,7 @@ int main(int argc, char **argv)
         if (argc == 3)
             snprintf(persistent, sizeof persistent, "%s", argv[2]);
         else
-            snprintf(persistent, sizeof persistent, "/dev/shm/xlog-%u", (unsigned)geteuid());
+            xlog_survival_default_dir(persistent, sizeof persistent);
         return list_leftovers(persistent);
     }
     if (argc < 2 || argc > 3 || argv[1][0] == '-') {
@@ -165,9 +167,10 @@ int main(int argc, char **argv)
     /* A mistyped directory must not look like a recovery that found
      * nothing: the program's lines would be waiting elsewhere. */
     struct stat st;
-    if (stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode)) {
+    int found = stat(argv[1], &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "xlog-recover: %s: %s: nothing was recovered\n", argv[1],
-                stat(argv[1], &st) != 0 ? strerror(errno) : "not a directory");
+                found ? "not a directory" : strerror(errno));
         return 1;
     }
     long lines = xlog_recover(argv[1], argc == 3 ? argv[2] : NULL);
