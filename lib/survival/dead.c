@@ -13,9 +13,9 @@
  * does not hold), so of several living processes that notice the same dead
  * one, one writes its lines and the others find nothing.
  *
- * Cheaply: a pass that finds no directory but its own makes one opendir and
- * one getdents; the others cost an openat, an flock and a close each, once
- * a second.  xlog_close does it once more (xlog_survival_recover_dead), so
+ * Cheaply: once a second, an opendir and its getdents, and an openat, a
+ * non-blocking flock and a close for each process directory there, its own
+ * included (whose flock fails: it holds its lock).  xlog_close does it once more (xlog_survival_recover_dead), so
  * that the lines of children that died before it are in the files when it
  * returns, and nothing of theirs is left.
  */
