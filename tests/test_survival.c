@@ -119,26 +119,9 @@ static void pause_us(long us)
 
 /* ---- directories ------------------------------------------------------------- */
 
-typedef struct place {
-    char *base;
-    char logs[PATH_MAX];
-    char shm[PATH_MAX];
-} place;
-
-static void place_make(place *p, const char *tag)
-{
-    p->base = test_make_dir(tag);
-    snprintf(p->logs, sizeof p->logs, "%s/logs", p->base);
-    snprintf(p->shm, sizeof p->shm, "%s/shm", p->base);
-    assert_int_equal(mkdir(p->logs, 0750), 0);
-}
-
-static void place_remove(place *p)
-{
-    test_remove_tree(p->base);
-    free(p->base);
-    p->base = NULL;
-}
+typedef test_place place;
+#define place_make test_place_make
+#define place_remove test_place_remove
 
 static int exists(const char *path)
 {
@@ -449,6 +432,7 @@ typedef struct expectation {
     xlog_file_mode mode;
     recovery rec;
     int extra_line_allowed;    /* a line whose message is "after exec" */
+    const char *damage_notice; /* the message of recovery's notice of damage, due once */
 } expectation;
 
 /* Whether name is the file of a line of thread tid (per thread), of the
@@ -494,7 +478,7 @@ static int intact(const char *m, size_t len, int t, long seq, size_t longest)
  * did (see the top of this file); returns the number of data lines. */
 static long check_logs(const place *p, const expectation *e, size_t longest)
 {
-    long next[THREADS] = {0}, noticed = 0, notices = 0;
+    long next[THREADS] = {0}, noticed = 0, notices = 0, damage_notices = 0;
     size_t n;
     char **files = test_list_files(p->logs, &n);
     for (size_t f = 0; f < n; f++) {
@@ -531,11 +515,11 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
                 next[t]++;
                 if (after_notice >= 0)
                     after_notice++;
-            } else if (sscanf(msg,
-                              "%ld %*s of process %d %*s recovered by process %d: it "
-                              "ended without xlog_clos%n",
-                              &lines, &of, &by, &off) == 3 &&
-                       off > 0) {
+            } else if (sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &lines,
+                              &of, &by) == 3) {
+                char notice[160];
+                test_recovery_notice(notice, sizeof notice, lines, of, by);
+                CHECK(strcmp(msg, notice) == 0, "a notice '%s', not '%s'", msg, notice);
                 CHECK(strcmp(l.level, "WARN") == 0, "a notice at %s", l.level);
                 CHECK(of == e->pid, "a notice for process %d, not %d", of, (int)e->pid);
                 CHECK(by == e->rec.by, "recovered by %d, not %d", by, (int)e->rec.by);
@@ -546,6 +530,10 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
                 promised = lines;
                 noticed += lines;
                 notices++;
+            } else if (e->damage_notice && l.message_len == strlen(e->damage_notice) &&
+                       memcmp(l.message, e->damage_notice, l.message_len) == 0) {
+                CHECK(strcmp(l.level, "WARN") == 0, "a notice of damage at %s", l.level);
+                damage_notices++;
             } else {
                 CHECK(e->extra_line_allowed && strcmp(msg, "after exec") == 0,
                       "%s: unexpected line: %.*s", files[f], (int)(nl - s > 300 ? 300 : nl - s),
@@ -558,6 +546,7 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
         free(text);
     }
     test_free_list(files, n);
+    CHECK(damage_notices == (e->damage_notice != NULL), "%ld notices of damage", damage_notices);
     long total = 0;
     for (int t = 0; t < THREADS; t++) {
         long returned = __atomic_load_n(&e->page->returned[t], __ATOMIC_ACQUIRE);
@@ -649,7 +638,7 @@ static void end_at_random(ending how, int iteration)
               status);
         rec = exec_recovers ? (recovery){-1, child} : recover_somehow(&p, &rc, iteration);
     }
-    expectation e = {child, page, rc.mode, rec, how == END_EXEC && exec_recovers};
+    expectation e = {child, page, rc.mode, rec, how == END_EXEC && exec_recovers, NULL};
     check_logs(&p, &e, rc.max_message - 64);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
@@ -833,7 +822,7 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     if (!by_limit)
         unlink(filler);
     recovery rec = recover_somehow(&p, &rc, iteration);
-    expectation e = {child, page, rc.mode, rec, 0};
+    expectation e = {child, page, rc.mode, rec, 0, NULL};
     check_logs(&p, &e, rc.max_message - 64);
     check_nothing_left(&p);
     unmount_disk(NULL);
@@ -980,7 +969,7 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
         munmap(h, size);
 
         recovery rec = recover_in_this_process(&p);
-        expectation e = {child, page, rc.mode, rec, 0};
+        expectation e = {child, page, rc.mode, rec, 0, NULL};
         CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
         check_nothing_left(&p);
         munmap(page, sizeof *page);
@@ -1050,7 +1039,7 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
     CHECK(laps >= 10, "only %llu laps: the test shows nothing", (unsigned long long)laps);
     CHECK(behind == 0, "buffered behind the tail in %ld of %ld samples", behind, samples);
     recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 0};
+    expectation e = {child, page, rc.mode, rec, 0, NULL};
     CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
     check_nothing_left(&p);
     munmap(page, sizeof *page);
@@ -1152,7 +1141,7 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
     close(to_target[1]);
     close(from_target[0]);
     recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 1};
+    expectation e = {child, page, rc.mode, rec, 1, NULL};
     CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
     char *text = test_read_dir(p.logs, NULL);
     CHECK(strstr(text, " after exec\n"), "the new image's line is missing");
@@ -1190,7 +1179,7 @@ static void recovery_trusts_only_a_private_directory(void **state)
     free(test_read_dir(p.logs, &bytes));
     CHECK(bytes == 0, "%zu bytes written from an untrusted directory", bytes);
     recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 0};
+    expectation e = {child, page, rc.mode, rec, 0, NULL};
     CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
     check_nothing_left(&p);
     munmap(page, sizeof *page);
@@ -1526,6 +1515,7 @@ static void fork_while_threads_log(void **state)
         char *path = test_path(p.logs, files[f]);
         char *text = test_read_file(path, NULL);
         free(path);
+        long promised = -1, followed = 0; /* a notice's count, the lines after it */
         for (const char *s = text; *s;) {
             const char *nl = strchr(s, '\n');
             test_line l;
@@ -1542,9 +1532,14 @@ static void fork_while_threads_log(void **state)
             } else if (c >= 0 && sscanf(msg, "child %d line %d", &cc, &i) == 2) {
                 CHECK(cc == c && i == child_lines[c], "%s: %s", files[f], msg);
                 child_lines[c]++;
+                followed += promised >= 0;
             } else if (c >= 0 && c % 4 >= 2 &&
                        sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &count,
                               &of, &by) == 3) {
+                char notice[256];
+                test_recovery_notice(notice, sizeof notice, count, of, by);
+                CHECK(strcmp(msg, notice) == 0 && strcmp(l.level, "WARN") == 0,
+                      "%s: a notice [%s] '%s', not [WARN] '%s'", files[f], l.level, msg, notice);
                 /* By the parent, or by a later child: any living process
                  * of the directory writes the lines of one that is gone
                  * (lib/survival/dead.c). */
@@ -1552,11 +1547,15 @@ static void fork_while_threads_log(void **state)
                 for (int k = c + 1; k < CHILDREN && !by_ours; k++)
                     by_ours = children[k] == by;
                 CHECK(of == pid && by_ours, "%s", msg);
+                CHECK(promised < 0, "%s: a second notice: %s", files[f], msg);
+                promised = count;
             } else {
                 fail_msg("%s: unexpected line: %s", files[f], msg);
             }
             s = nl + 1;
         }
+        CHECK(promised < 0 || followed == promised, "%s: a notice promised %ld lines, %ld followed",
+              files[f], promised, followed);
         free(text);
     }
     test_free_list(files, n);
@@ -2016,6 +2015,15 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
         char last[PATH_MAX + 512];
         last_line_from_level(text, last, sizeof last);
         CHECK(strcmp(last, expected) == 0, "notice: '%s', not '%s'", last, expected);
+        if (edit >= 2) {
+            /* The lines before it: every thread's, whole and in order, after
+             * the recovery notice that counts them. */
+            char prefix[64];
+            int skip = snprintf(prefix, sizeof prefix, "[WARN] xlog:0 xlog %d ", (int)child);
+            expectation e = {child, page, rc.mode, rec, 0, expected + skip};
+            long data = check_logs(&p, &e, rc.max_message - 64);
+            CHECK(data == THREADS * rc.lines, "%ld lines of the threads", data);
+        }
         CHECK(exists(kept) && !exists(dir) && exists(p.shm), "the files are not kept in %s",
               kept);
         /* The next start finds nothing to do, and writes nothing more. */
@@ -2439,13 +2447,16 @@ static void *log_then_end(void *arg)
     return NULL;
 }
 
-/* Checks one recovered run: every line of the ending threads and main's
- * once, whole, and nothing else but the recovery notices.  1 if so, else 0
- * with what was wrong in why. */
-static int every_line_once(const place *p, int main_logged_first, char *why, size_t size)
+/* Checks one recovered run of process child: every line of the ending
+ * threads and main's once, whole, each thread's in order, and nothing else
+ * but one recovery notice (by this process), whole, which counts the lines
+ * after it.  1 if so, else 0 with what was wrong in why. */
+static int every_line_once(const place *p, pid_t child, int main_logged_first, char *why,
+                           size_t size)
 {
     long seen[ENDING_THREADS][1000] = {{0}};
-    long main_first = 0, main_last = 0, others = 0;
+    long last[ENDING_THREADS] = {-1, -1, -1}, backwards[ENDING_THREADS] = {0};
+    long main_first = 0, main_last = 0, notices = 0, promised = -1, followed = 0;
     size_t len;
     char *text = test_read_dir(p->logs, &len);
     for (char *s = text; s < text + len;) {
@@ -2456,32 +2467,40 @@ static int every_line_once(const place *p, int main_logged_first, char *why, siz
               (int)(nl - s), s);
         char msg[160], expected[160];
         test_message(&l, msg, sizeof msg);
-        int t, off = 0;
-        long seq;
-        if (sscanf(msg, "T%d line %ld%n", &t, &seq, &off) == 2 && t >= 0 && t < ENDING_THREADS &&
+        int t;
+        long seq, lines;
+        int of, by;
+        if (sscanf(msg, "T%d line %ld", &t, &seq) == 2 && t >= 0 && t < ENDING_THREADS &&
             seq >= 0 && seq < ending_lines[t]) {
             snprintf(expected, sizeof expected, "T%d line %ld", t, seq);
             CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "INFO") == 0,
                   "not whole: %.*s", (int)(nl - s), s);
             seen[t][seq]++;
+            backwards[t] += seq <= last[t];
+            last[t] = seq;
         } else if (strcmp(msg, "main first") == 0) {
             main_first++;
         } else if (strcmp(msg, "main last") == 0) {
             main_last++;
         } else {
-            long lines;
-            int of, by;
-            CHECK(sscanf(msg,
-                         "%ld lines of process %d follow, recovered by process %d: it ended "
-                         "without xlog_clos%n",
-                         &lines, &of, &by, &off) == 3 && off > 0 &&
-                      strcmp(l.level, "WARN") == 0,
+            CHECK(sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &lines, &of,
+                         &by) == 3,
                   "unexpected line: %.*s", (int)(nl - s), s);
-            others++;
+            test_recovery_notice(expected, sizeof expected, lines, (int)child, (int)getpid());
+            CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "WARN") == 0,
+                  "a notice [%s] '%s', not [WARN] '%s'", l.level, msg, expected);
+            notices++;
+            promised = lines;
+            s = nl + 1;
+            continue;
         }
+        followed += promised >= 0;
         s = nl + 1;
     }
     free(text);
+    CHECK(notices == 1, "%ld recovery notices, not 1", notices);
+    CHECK(followed == promised, "the notice promised %ld lines, %ld followed", promised,
+          followed);
     int right = 1;
     size_t at = 0;
     why[0] = '\0';
@@ -2491,10 +2510,12 @@ static int every_line_once(const place *p, int main_logged_first, char *why, siz
             missing += seen[t][i] == 0;
             doubled += seen[t][i] > 1;
         }
-        if (missing || doubled) {
+        if (missing || doubled || backwards[t]) {
             right = 0;
-            at += (size_t)snprintf(why + at, size - at, "thread %d: %ld of %ld lines missing, %ld twice; ",
-                                   t, missing, ending_lines[t], doubled);
+            at += (size_t)snprintf(why + at, size - at,
+                                   "thread %d: %ld of %ld lines missing, %ld twice, %ld out of "
+                                   "order; ",
+                                   t, missing, ending_lines[t], doubled, backwards[t]);
         }
     }
     if (main_first != main_logged_first || main_last != 1) {
@@ -2502,7 +2523,6 @@ static int every_line_once(const place *p, int main_logged_first, char *why, siz
         snprintf(why + at, size - at, "main's first line %ld times (%d due), its last %ld times",
                  main_first, main_logged_first, main_last);
     }
-    CHECK(others >= 1, "no recovery notice");
     return right;
 }
 
@@ -2562,7 +2582,7 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
               "the child ended otherwise (%#x)", status);
         recover_in_this_process(&p);
         char why[512];
-        if (!every_line_once(&p, main_logs_first, why, sizeof why)) {
+        if (!every_line_once(&p, child, main_logs_first, why, sizeof why)) {
             if (!failed++)
                 snprintf(first_failure, sizeof first_failure, "run %ld: %s", run + 1, why);
         }
@@ -2581,15 +2601,28 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
 #define DEAD_LINES 1000   /* lines of each, at most */
 
 /* What the log directory holds of the lines "D<n> line <seq>" (n < DEAD_MAX,
- * seq < lines): how many times each; of other lines only the recovery
- * notices and "living" lines may be there (checked here). */
+ * seq < lines): how many times each, and how many "living" lines; of other
+ * lines only recovery notices may be there, each whole (checked here). */
 typedef struct dead_lines {
     int seen[DEAD_MAX][DEAD_LINES];
+    int living;
 } dead_lines;
 
+/* Once nothing writes the files any more (!still_written), also: each dead
+ * process's lines in order, at most one notice for it, and that notice
+ * counting its lines after it. */
 static void read_dead_lines_as(const place *p, long lines, dead_lines *out, int still_written)
 {
     memset(out, 0, sizeof *out);
+    long last[DEAD_MAX];
+    for (int n = 0; n < DEAD_MAX; n++)
+        last[n] = -1;
+    enum { NOTICES = 4 * DEAD_MAX };
+    struct {
+        int of;
+        long promised, followed;
+    } notices[NOTICES];
+    int notice_count = 0;
     size_t len;
     char *text = test_read_dir(p->logs, &len);
     for (char *s = text; s < text + len;) {
@@ -2604,26 +2637,44 @@ static void read_dead_lines_as(const place *p, long lines, dead_lines *out, int 
               (int)(nl - s), s);
         char msg[160], expected[160];
         test_message(&l, msg, sizeof msg);
-        int n, off = 0, of, by;
+        int n, of, by;
         long seq, count;
         if (sscanf(msg, "D%d line %ld", &n, &seq) == 2 && n >= 0 && n < DEAD_MAX && seq >= 0 &&
             seq < lines) {
             snprintf(expected, sizeof expected, "D%d line %ld", n, seq);
             CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "INFO") == 0, "not whole: %.*s",
                   (int)(nl - s), s);
+            CHECK(still_written || seq > last[n], "process %d: line %ld after line %ld", n, seq,
+                  last[n]);
+            last[n] = seq;
             out->seen[n][seq]++;
+            for (int k = 0; k < notice_count; k++)
+                notices[k].followed += notices[k].of == l.tid;
+        } else if (strcmp(msg, "living") == 0) {
+            CHECK(strcmp(l.level, "INFO") == 0, "not whole: %.*s", (int)(nl - s), s);
+            out->living++;
         } else {
-            CHECK(strcmp(msg, "living") == 0 ||
-                      (sscanf(msg,
-                              "%ld lines of process %d follow, recovered by process %d: it "
-                              "ended without xlog_clos%n",
-                              &count, &of, &by, &off) == 3 &&
-                       off > 0 && strcmp(l.level, "WARN") == 0),
+            CHECK(sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &count, &of,
+                         &by) == 3,
                   "unexpected line: %.*s", (int)(nl - s), s);
+            test_recovery_notice(expected, sizeof expected, count, of, by);
+            CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "WARN") == 0,
+                  "a notice [%s] '%s', not [WARN] '%s'", l.level, msg, expected);
+            for (int k = 0; k < notice_count; k++)
+                CHECK(still_written || notices[k].of != of, "two notices for process %d", of);
+            CHECK(notice_count < NOTICES, "more than %d notices", NOTICES);
+            notices[notice_count].of = of;
+            notices[notice_count].promised = count;
+            notices[notice_count++].followed = 0;
         }
         s = nl + 1;
     }
     free(text);
+    for (int k = 0; k < notice_count && !still_written; k++)
+        CHECK(notices[k].followed == notices[k].promised,
+              "the notice for process %d promised %ld lines, %ld of its followed", notices[k].of,
+              notices[k].promised, notices[k].followed);
+    CHECK(out->living <= 1, "%d \"living\" lines", out->living);
 }
 
 /* The files once nothing writes them any more: every line whole. */
@@ -2761,6 +2812,9 @@ static void expect_children_written_and_nothing_left(place *p, long lines, const
         nftw(p->shm, print_entry, 16, FTW_PHYS);
     CHECK(!exists(p->shm), "after the parent's xlog_close, %s is still there", p->shm);
     expect_dead_lines_once(p, CHILDREN_THAT_DIE, lines, who);
+    dead_lines got;
+    read_dead_lines(p, lines, &got);
+    CHECK(got.living == 1, "%s: the parent's line %d times", who, got.living);
     check_nothing_left(p);
 }
 
