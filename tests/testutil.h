@@ -204,6 +204,16 @@ static inline int test_recovery_notice(char *buf, size_t size, long lines, int o
                     test_plural((unsigned long long)lines, "follows", "follow"), by);
 }
 
+/* The message of a file's notice of the lines it gave up, writing having
+ * failed with the error why (lib/sinks/file_sink.c). */
+static inline int test_lost_notice(char *buf, size_t size, unsigned long long lines,
+                                   unsigned long long bytes, const char *why)
+{
+    return snprintf(buf, size, "%llu %s (%llu %s) %s lost: writing failed: %s", lines,
+                    test_plural(lines, "line", "lines"), bytes, test_plural(bytes, "byte", "bytes"),
+                    test_plural(lines, "was", "were"), why);
+}
+
 /* A test's own places: <base>/logs (made) for the log directory and
  * <base>/shm (not made: xlog makes it, private) for its persistent_dir, so
  * that "nothing left behind" is exact. */
