@@ -571,15 +571,21 @@ static int print_entry(const char *path, const struct stat *st, int flag, struct
     return 0;
 }
 
+/* path is gone (else what is left of it is printed, then the failure). */
+static void expect_gone(const char *path, const char *when)
+{
+    if (exists(path))
+        nftw(path, print_entry, 16, FTW_PHYS);
+    CHECK(!exists(path), "%s%s is still there", when, path);
+}
+
 /* Recovery must have taken everything: a second one finds nothing, and the
  * persistent directory is gone. */
 static void check_nothing_left(const place *p)
 {
     long again = xlog_recover(p->logs, p->shm);
     CHECK(again == 0, "a second recovery found %ld lines", again);
-    if (exists(p->shm))
-        nftw(p->shm, print_entry, 16, FTW_PHYS);
-    CHECK(!exists(p->shm), "%s is still there", p->shm);
+    expect_gone(p->shm, "");
 }
 
 /* ---- kill -9, _exit, exec ----------------------------------------------------------- */
@@ -1918,6 +1924,24 @@ static void last_line_from_level(const char *text, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)(text + n - 1 - level), level);
 }
 
+/* Where recovery keeps the damaged process directory dir: damaged.<name>
+ * beside it. */
+static void kept_dir_of(const char *dir, char *kept, size_t size)
+{
+    const char *name = strrchr(dir, '/') + 1;
+    snprintf(kept, size, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+}
+
+/* The next start finds nothing to do, and writes nothing more to the log,
+ * which held text. */
+static void expect_nothing_more_recovered(const place *p, const char *text)
+{
+    recovery again = recover_in_this_process(p);
+    char *after = test_read_dir(p->logs, NULL);
+    CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
+    free(after);
+}
+
 /* The files of a dead process are memory it could write to, and a process
  * that died of memory corruption may leave any bytes there.  Each edit
  * below crashed recovery (and so the program's every later xlog_open)
@@ -1944,8 +1968,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
         char dir[PATH_MAX], kept[PATH_MAX + 16];
         process_dir(&p, child, dir, sizeof dir);
         CHECK(dir[0], "no directory of process %d", (int)child);
-        const char *name = strrchr(dir, '/') + 1;
-        snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+        kept_dir_of(dir, kept, sizeof kept);
         size_t size;
         char expected[PATH_MAX + 512];
         long lines_expected;
@@ -2026,11 +2049,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
         }
         CHECK(exists(kept) && !exists(dir) && exists(p.shm), "the files are not kept in %s",
               kept);
-        /* The next start finds nothing to do, and writes nothing more. */
-        recovery again = recover_in_this_process(&p);
-        char *after = test_read_dir(p.logs, NULL);
-        CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
-        free(after);
+        expect_nothing_more_recovered(&p, text);
         free(text);
         munmap(page, sizeof *page);
         place_remove(&p);
@@ -2141,6 +2160,18 @@ static pid_t child_logs_a_victim(const place *p, shared_page *page)
     return child;
 }
 
+/* The message of line i (0..GOOD_LINES) of the log of child_logs_a_victim's
+ * process once this process recovered it: the notice of the `recovered`
+ * lines that follow, then the good ones. */
+static void victim_log_opening(size_t i, pid_t child, long recovered, char *expected,
+                               size_t size)
+{
+    if (i == 0)
+        test_recovery_notice(expected, size, recovered, (int)child, (int)getpid());
+    else
+        snprintf(expected, size, "good %zu x", i - 1);
+}
+
 /* The victim's entry in the dictionary of the process file proc. */
 static xlog_survival_site *victim_site(xlog_survival_process *proc)
 {
@@ -2227,8 +2258,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         kill_and_reap(child);
         char dir[PATH_MAX], kept[PATH_MAX + 16];
         process_dir(&p, child, dir, sizeof dir);
-        const char *name = strrchr(dir, '/') + 1;
-        snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+        kept_dir_of(dir, kept, sizeof kept);
         size_t ring_size = 0, proc_size = 0;
         int tid;
         xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
@@ -2274,33 +2304,25 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
             CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
                   (int)(nl - line), line);
             test_message(&l, message, sizeof message);
-            if (i == 0)
-                snprintf(expected, sizeof expected,
-                         "%d lines of process %d follow, recovered by process %d: it ended "
-                         "without xlog_close",
-                         GOOD_LINES, (int)child, (int)getpid());
-            else if (i <= GOOD_LINES)
-                snprintf(expected, sizeof expected, "good %zu x", i - 1);
-            else if (i == GOOD_LINES + 1)
+            if (i == GOOD_LINES + 1)
                 snprintf(expected, sizeof expected,
                          "recovery could not read 1 record and 0 bytes of thread %d of process "
                          "%d: they do not fit their ring or the call sites; its files are kept "
                          "in %s",
                          tid, (int)child, kept);
-            else
+            else if (i == GOOD_LINES + 2)
                 snprintf(expected, sizeof expected,
                          "recovery could not read 0 more files and 1 call site of process %d; "
                          "its files are kept in %s",
                          (int)child, kept);
+            else
+                victim_log_opening(i, child, GOOD_LINES, expected, sizeof expected);
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
                   expected);
             line = nl + 1;
         }
         CHECK(exists(kept) && !exists(dir), "the files are not kept in %s", kept);
-        recovery again = recover_in_this_process(&p);
-        char *after = test_read_dir(p.logs, NULL);
-        CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
-        free(after);
+        expect_nothing_more_recovered(&p, text);
         free(text);
         munmap(page, sizeof *page);
         place_remove(&p);
@@ -2361,13 +2383,8 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
             CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
                   (int)(nl - line), line);
             test_message(&l, message, sizeof message);
-            if (i == 0)
-                snprintf(expected, sizeof expected,
-                         "%d lines of process %d follow, recovered by process %d: it ended "
-                         "without xlog_close",
-                         GOOD_LINES + 1, (int)child, (int)getpid());
-            else if (i <= GOOD_LINES)
-                snprintf(expected, sizeof expected, "good %zu x", i - 1);
+            if (i <= GOOD_LINES)
+                victim_log_opening(i, child, GOOD_LINES + 1, expected, sizeof expected);
             else
                 snprintf(expected, sizeof expected, "victim 7");
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
@@ -2808,9 +2825,7 @@ static void parent_of_children_that_die(const place *p, long lines, living_page 
  * every child's line there once. */
 static void expect_children_written_and_nothing_left(place *p, long lines, const char *who)
 {
-    if (exists(p->shm))
-        nftw(p->shm, print_entry, 16, FTW_PHYS);
-    CHECK(!exists(p->shm), "after the parent's xlog_close, %s is still there", p->shm);
+    expect_gone(p->shm, "after the parent's xlog_close, ");
     expect_dead_lines_once(p, CHILDREN_THAT_DIE, lines, who);
     dead_lines got;
     read_dead_lines(p, lines, &got);
@@ -3051,9 +3066,7 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
             __atomic_store_n(&page->close_now, 1, __ATOMIC_RELEASE);
             for (int i = 0; i < LIVING; i++)
                 CHECK(wait_exit(living[i]) == 0, "living process %d failed", i);
-            if (exists(p.shm))
-                nftw(p.shm, print_entry, 16, FTW_PHYS);
-            CHECK(!exists(p.shm), "after the living closed, %s is still there", p.shm);
+            expect_gone(p.shm, "after the living closed, ");
         }
         expect_dead_lines_once(&p, round + 1, lines, "the dead so far");
     }
