@@ -119,9 +119,7 @@ static void pause_us(long us)
 
 /* ---- directories ------------------------------------------------------------- */
 
-typedef test_place place;
-#define place_make test_place_make
-#define place_remove test_place_remove
+typedef test_place place; /* <base>/logs and <base>/shm of one case */
 
 static int exists(const char *path)
 {
@@ -601,7 +599,7 @@ static void end_at_random(ending how, int iteration)
     run_config rc = random_config();
     describe(ending_names[how], iteration, &rc);
     place p;
-    place_make(&p, "survival");
+    test_place_make(&p, "survival");
     shared_page *page = page_new();
     /* Now and then the kill falls in the child's xlog_open. */
     int early = how == END_KILL && rnd(5) == 0;
@@ -648,7 +646,7 @@ static void end_at_random(ending how, int iteration)
     check_logs(&p, &e, rc.max_message - 64);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 static void repeat(ending how)
@@ -758,7 +756,7 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     rc.flush_every = (int)(1 + rnd(100));
     rc.hold = 1;
     place p;
-    place_make(&p, "full");
+    test_place_make(&p, "full");
     char disk[PATH_MAX], filler[PATH_MAX + 16];
     snprintf(disk, sizeof disk, "%s/disk", p.base);
     snprintf(filler, sizeof filler, "%s/filler", disk);
@@ -833,7 +831,7 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     check_nothing_left(&p);
     unmount_disk(NULL);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 static void kill_while_the_disk_is_full(void **state)
@@ -945,7 +943,7 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
                          .write_buffer = 1u << 20, .max_message = 1024,
                          .flush_interval_ms = 600000, .lines = 100, .hold = 1};
         place p;
-        place_make(&p, "cut");
+        test_place_make(&p, "cut");
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
@@ -979,7 +977,7 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
         CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
         check_nothing_left(&p);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -999,7 +997,7 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
                      .max_message = 1024, .flush_interval_ms = 1, .lines = 200000,
                      .pause_every = 20, .hold = 1};
     place p;
-    place_make(&p, "tail");
+    test_place_make(&p, "tail");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
@@ -1049,7 +1047,7 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
     CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* ---- the edges of recovery ------------------------------------------------------ */
@@ -1065,7 +1063,7 @@ static void a_process_killed_while_making_its_directory_leaves_nothing(void **st
     (void)state;
     snprintf(context, sizeof context, "killed while making its directory");
     place p;
-    place_make(&p, "making");
+    test_place_make(&p, "making");
     assert_int_equal(xlog_survival_private_dir(p.shm), 0);
     check_nothing_left(&p);
     char key[PATH_MAX + 64], dead[PATH_MAX + 160], alive[PATH_MAX + 160];
@@ -1098,7 +1096,7 @@ static void a_process_killed_while_making_its_directory_leaves_nothing(void **st
     CHECK(exists(alive), "the directory of a living process was removed");
     rmdir(alive);
     check_nothing_left(&p);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* exec while a recovery of the process's old image is under way (its lock
@@ -1113,7 +1111,7 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 1000,
                      .hold = 1};
     place p;
-    place_make(&p, "execwait");
+    test_place_make(&p, "execwait");
     shared_page *page = page_new();
     int to_target[2], from_target[2];
     assert_int_equal(pipe(to_target), 0);
@@ -1154,7 +1152,7 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
     free(text);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* Recovery writes where the files of the persistent directory say: it must
@@ -1167,7 +1165,7 @@ static void recovery_trusts_only_a_private_directory(void **state)
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 25,
                      .hold = 1};
     place p;
-    place_make(&p, "private");
+    test_place_make(&p, "private");
     shared_page *page = page_new();
     pid_t child = child_logs_then_waits(&rc, &p, page);
     kill_and_reap(child);
@@ -1189,7 +1187,7 @@ static void recovery_trusts_only_a_private_directory(void **state)
     CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* With file_level above the level logged (the lines below it are for
@@ -1200,7 +1198,7 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     (void)state;
     snprintf(context, sizeof context, "file_level");
     place p;
-    place_make(&p, "level");
+    test_place_make(&p, "level");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
@@ -1232,7 +1230,7 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     free(text);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* Processes that open the same log directory at the same moment recover
@@ -1245,7 +1243,7 @@ static void processes_opening_one_directory_together_all_survive(void **state)
     snprintf(context, sizeof context, "processes opening one directory together");
     enum { PROCESSES = 16, LINES = 20 };
     place p;
-    place_make(&p, "together");
+    test_place_make(&p, "together");
     shared_page *page = page_new();
     int gate[2];
     assert_int_equal(pipe(gate), 0);
@@ -1298,7 +1296,7 @@ static void processes_opening_one_directory_together_all_survive(void **state)
     free(text);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 #define TEN_TIMES(s) s s s s s s s s s s
@@ -1311,7 +1309,7 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
     (void)state;
     snprintf(context, sizeof context, "a format longer than max_message");
     place p;
-    place_make(&p, "longformat");
+    test_place_make(&p, "longformat");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
@@ -1339,7 +1337,7 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
     free(text);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* A format of a million bytes: the thread that prepares its site (the
@@ -1377,7 +1375,7 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
     for (int i = 0; i < 200 && (i < 10 || hits < 3); i++) {
         snprintf(context, sizeof context, "a site still being prepared, #%d", i);
         place p;
-        place_make(&p, "site");
+        test_place_make(&p, "site");
         shared_page *page = page_new();
         pid_t child = fork();
         if (child == 0) {
@@ -1416,7 +1414,7 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
         free(text);
         check_nothing_left(&p);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
     CHECK(hits > 0, "in 200 rounds the first caller was never still preparing: the test shows "
                     "nothing");
@@ -1457,7 +1455,7 @@ static void fork_while_threads_log(void **state)
     snprintf(context, sizeof context, "fork x %d", CHILDREN);
     alarm(600);
     place p;
-    place_make(&p, "fork");
+    test_place_make(&p, "fork");
     run_config rc = {.mode = XLOG_FILE_PER_PROCESS, .ring_size = 1u << 20,
                      .write_buffer = 256 * 1024, .max_message = 16384, .flush_interval_ms = 20};
     xlog_config cfg = config_for(&rc, &p);
@@ -1569,7 +1567,7 @@ static void fork_while_threads_log(void **state)
         CHECK(seen[t] == logged[t], "parent thread %d: %ld lines of %ld", t, seen[t], logged[t]);
     for (int c = 0; c < CHILDREN; c++)
         CHECK(child_lines[c] == CHILD_LINES, "child %d: %d lines", c, child_lines[c]);
-    place_remove(&p);
+    test_place_remove(&p);
     alarm(0);
 }
 
@@ -1698,7 +1696,7 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
     (void)state;
     snprintf(context, sizeof context, "spare rings");
     place p;
-    place_make(&p, "spares");
+    test_place_make(&p, "spares");
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
                      .max_message = 1024, .flush_interval_ms = 600000};
     xlog_config cfg = config_for(&rc, &p);
@@ -1738,7 +1736,7 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
     CHECK(text && test_count_lines(text) == N, "%zu lines", text ? test_count_lines(text) : 0);
     free(text);
     check_nothing_left(&p);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* A process killed right after its xlog_open, before any thread logged,
@@ -1757,7 +1755,7 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
         snprintf(context, sizeof context, "kill -9 right after xlog_open, iteration %d%s",
                  iteration, flushed ? ", after a pass" : "");
         place p;
-        place_make(&p, "openkill");
+        test_place_make(&p, "openkill");
         shared_page *page = page_new();
         pid_t child = fork();
         if (child == 0) {
@@ -1789,7 +1787,7 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
         CHECK(got.lines == 0, "recovered %ld lines", got.lines);
         check_nothing_left(&p);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -1804,7 +1802,7 @@ static void xlog_recover_program_after_a_kill(void **state)
     (void)state;
     snprintf(context, sizeof context, "xlog-recover");
     place p;
-    place_make(&p, "program");
+    test_place_make(&p, "program");
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 250,
                      .hold = 1};
@@ -1833,7 +1831,7 @@ static void xlog_recover_program_after_a_kill(void **state)
              key);
     CHECK(strcmp(out, expected) == 0, "it said: %s", out);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 #endif
 
@@ -1869,7 +1867,7 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
     (void)state;
     snprintf(context, sizeof context, "a ring from an open without persistence");
     place p;
-    place_make(&p, "anonreuse");
+    test_place_make(&p, "anonreuse");
     pid_t child = fork();
     if (child == 0) {
         alarm(60);
@@ -1908,7 +1906,7 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
     CHECK(found == 100, "%zu of U's 100 lines recovered", found);
     free(text);
     check_nothing_left(&p);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* The message of the last line of text (from its "[LEVEL]" on), into out. */
@@ -1961,7 +1959,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
                          .write_buffer = 1u << 20, .max_message = 1024,
                          .flush_interval_ms = 600000, .lines = 100, .hold = 1};
         place p;
-        place_make(&p, "damage");
+        test_place_make(&p, "damage");
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
@@ -2052,7 +2050,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
         expect_nothing_more_recovered(&p, text);
         free(text);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2064,7 +2062,7 @@ static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
     (void)state;
     snprintf(context, sizeof context, "xlog-recover of a missing directory");
     place p;
-    place_make(&p, "missing");
+    test_place_make(&p, "missing");
     char missing[PATH_MAX + 16], out[1024], expected[PATH_MAX + 128];
     snprintf(missing, sizeof missing, "%s/nonexistent", p.base);
     pid_t pid;
@@ -2073,7 +2071,7 @@ static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
              "xlog-recover: %s: No such file or directory: nothing was recovered\n", missing);
     CHECK(status == 1 && strcmp(out, expected) == 0, "exit %d, output '%s'", status, out);
     CHECK(!exists(missing), "%s was made", missing);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 #endif
 
@@ -2094,7 +2092,7 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
                          .max_message = 1024, .flush_interval_ms = 600000, .lines = 100,
                          .hold = 1, .no_follow = 1};
         place p;
-        place_make(&p, "link");
+        test_place_make(&p, "link");
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
@@ -2121,7 +2119,7 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
         free(after);
         free(before);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2252,7 +2250,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
     for (int edit = 0; edit < EDITS; edit++) {
         snprintf(context, sizeof context, "damaged: %s", edits[edit]);
         place p;
-        place_make(&p, "victim");
+        test_place_make(&p, "victim");
         shared_page *page = page_new();
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
@@ -2325,7 +2323,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         expect_nothing_more_recovered(&p, text);
         free(text);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2352,7 +2350,7 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
     for (int c = 0; c < CLOCKS; c++) {
         snprintf(context, sizeof context, "hostile clock: %s", clocks[c].name);
         place p;
-        place_make(&p, "clock");
+        test_place_make(&p, "clock");
         shared_page *page = page_new();
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
@@ -2395,7 +2393,7 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
         }
         free(text);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2411,7 +2409,7 @@ static void a_kept_damaged_directory_is_not_taken_for_a_dead_process(void **stat
 {
     (void)state;
     place p;
-    place_make(&p, "kept");
+    test_place_make(&p, "kept");
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 16, .write_buffer = 1u << 16,
                      .max_message = 1024, .flush_interval_ms = 600000};
     xlog_config cfg = config_for(&rc, &p);
@@ -2430,7 +2428,7 @@ static void a_kept_damaged_directory_is_not_taken_for_a_dead_process(void **stat
     CHECK(xlog_close() == 0, "xlog_close");
     CHECK(exists(half_made), "a recovery pass ran at xlog_close: %s was removed", half_made);
     CHECK(exists(lock_file), "%s was removed", lock_file);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* ---- kill -9 right after threads end, on a busy machine -------------------------------- */
@@ -2567,7 +2565,7 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
         snprintf(context, sizeof context, "kill -9 after threads end, busy machine, run %ld of %ld%s",
                  run + 1, runs, main_logs_first ? ", main logged first" : "");
         place p;
-        place_make(&p, "threadsend");
+        test_place_make(&p, "threadsend");
         pid_t child = fork();
         if (child == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -2604,7 +2602,7 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
                 snprintf(first_failure, sizeof first_failure, "run %ld: %s", run + 1, why);
         }
         check_nothing_left(&p);
-        place_remove(&p);
+        test_place_remove(&p);
     }
     kill_and_reap(spinner);
     snprintf(context, sizeof context, "kill -9 after threads end, busy machine");
@@ -2851,7 +2849,7 @@ static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
     snprintf(context, sizeof context, "a forked child's lines, written by its parent");
     long lines = dead_lines_per_process();
     place p;
-    place_make(&p, "forkdead");
+    test_place_make(&p, "forkdead");
     living_page *page = living_page_new();
     pid_t parent = fork();
     if (parent == 0)
@@ -2862,7 +2860,7 @@ static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
     CHECK(wait_exit(parent) == 0, "the parent failed");
     expect_children_written_and_nothing_left(&p, lines, "after the parent's xlog_close");
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* The same, but the parent calls xlog_close as soon as its children have
@@ -2880,13 +2878,13 @@ static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
         snprintf(context, sizeof context, "xlog_close right after the children ended, run %d",
                  run);
         place p;
-        place_make(&p, "closedead");
+        test_place_make(&p, "closedead");
         pid_t parent = fork();
         if (parent == 0)
             parent_of_children_that_die(&p, lines, NULL);
         CHECK(wait_exit(parent) == 0, "the parent failed");
         expect_children_written_and_nothing_left(&p, lines, "right after xlog_close");
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2897,7 +2895,7 @@ static void a_refused_persistent_dir_says_exactly_why(void **state)
     (void)state;
     snprintf(context, sizeof context, "a refused persistent_dir");
     place p;
-    place_make(&p, "refused");
+    test_place_make(&p, "refused");
     assert_int_equal(mkdir(p.shm, 0700), 0);
     assert_int_equal(chmod(p.shm, 0755), 0);
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
@@ -2922,7 +2920,7 @@ static void a_refused_persistent_dir_says_exactly_why(void **state)
     snprintf(expected, sizeof expected, "xlog_recover: %s", why);
     CHECK(strcmp(xlog_last_error(), expected) == 0, "'%s', not '%s'", xlog_last_error(),
           expected);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 #ifdef XLOG_RECOVER_PROGRAM
@@ -2941,7 +2939,7 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
     place p;
-    place_make(&p, "list");
+    test_place_make(&p, "list");
     shared_page *dead_page = page_new(), *live_page = page_new();
     /* The living one first: an xlog_open recovers the dead of its directory. */
     pid_t live = child_logs_then_waits(&rc, &p, live_page);
@@ -2976,7 +2974,7 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
     kill_and_reap(live);
     munmap(dead_page, sizeof *dead_page);
     munmap(live_page, sizeof *live_page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* A log directory named with a single quote (/x/it's): the command --list
@@ -2991,7 +2989,7 @@ static void xlog_recover_list_quotes_names_for_the_shell(void **state)
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
     place p;
-    place_make(&p, "quote");
+    test_place_make(&p, "quote");
     snprintf(p.logs, sizeof p.logs, "%s/it's", p.base);
     CHECK(mkdir(p.logs, 0750) == 0, "mkdir %s", p.logs);
     shared_page *page = page_new();
@@ -3010,7 +3008,7 @@ static void xlog_recover_list_quotes_names_for_the_shell(void **state)
     CHECK(strcmp(out, expected) == 0, "'%s', not '%s'", out, expected);
     free(expected);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 #endif
 
@@ -3032,7 +3030,7 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
         rounds = DEAD_MAX - 1;
     snprintf(context, sizeof context, "living processes noticing one dead");
     place p;
-    place_make(&p, "manyliving");
+    test_place_make(&p, "manyliving");
     living_page *page = living_page_new();
     pid_t living[LIVING];
     for (int i = 0; i < LIVING; i++) {
@@ -3072,7 +3070,7 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
     }
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 int main(void)
