@@ -471,6 +471,8 @@ static void blanks_around_items_and_equals_and_level_aliases_are_accepted(void *
     free(dir);
     expect_levels(text, "net.tls", XLOG_TRACE);
     expect_levels(text, "net", XLOG_WARN);
+    expect_levels(text, "network", XLOG_WARN);
+    expect_levels(text, "storage", XLOG_WARN);
     expect_levels(text, "none", XLOG_WARN);
     /* net.tls: 6 levels; net, network, storage and none: WARN, ERROR, FATAL. */
     assert_int_equal(test_count_lines(text), 6 + 4 * 3);
