@@ -240,6 +240,19 @@ static uint64_t hostile(uint64_t raw, int pick, uint64_t room)
     return pick ? values[raw % (sizeof values / sizeof values[0])] : raw;
 }
 
+/* The header of the which-th file named prefix* (the last if fewer), or
+ * NULL if there is none or it is shorter than a header; a value for one
+ * of its fields in *v. */
+static void *file_header(const char *prefix, unsigned which, size_t header, uint64_t raw,
+                         int pick, uint64_t *v)
+{
+    left_file *f = file_named(prefix, which);
+    if (!f || f->size < header)
+        return NULL;
+    *v = hostile(raw, pick, f->size);
+    return f->bytes;
+}
+
 static void store(void *field, size_t width, size_t room_left, uint64_t value)
 {
     if (width > room_left)
@@ -341,11 +354,10 @@ static void apply(const uint8_t *edit)
         return;
     }
     case EDIT_PROCESS: {
-        left_file *f = file_named("process", 0);
-        xlog_survival_process *p = (xlog_survival_process *)f->bytes;
-        if (f->size < sizeof *p)
+        uint64_t v;
+        xlog_survival_process *p = file_header("process", 0, sizeof *p, raw, pick, &v);
+        if (!p)
             return;
-        uint64_t v = hostile(raw, pick, f->size);
         switch (field % 9) {
         case 0: p->header_size = (uint32_t)v; break;
         case 1: p->dictionary_used = v; break;
@@ -360,11 +372,10 @@ static void apply(const uint8_t *edit)
         return;
     }
     case EDIT_RING: {
-        left_file *f = file_named("ring.", which);
-        xlog_ring *r = f ? (xlog_ring *)f->bytes : NULL;
-        if (!r || f->size < sizeof *r)
+        uint64_t v;
+        xlog_ring *r = file_header("ring.", which, sizeof *r, raw, pick, &v);
+        if (!r)
             return;
-        uint64_t v = hostile(raw, pick, f->size);
         switch (field % 5) {
         case 0: r->capacity = v; break;
         case 1: r->mask = v; break;
@@ -375,11 +386,10 @@ static void apply(const uint8_t *edit)
         return;
     }
     case EDIT_FILE_BUFFER: {
-        left_file *f = file_named("file.", which);
-        xlog_survival_file *h = f ? (xlog_survival_file *)f->bytes : NULL;
-        if (!h || f->size < sizeof *h)
+        uint64_t v;
+        xlog_survival_file *h = file_header("file.", which, sizeof *h, raw, pick, &v);
+        if (!h)
             return;
-        uint64_t v = hostile(raw, pick, f->size);
         switch (field % 8) {
         case 0: h->capacity = v; break;
         case 1: h->length = v; break;

@@ -31,11 +31,10 @@ static char *open_fresh(const char *tag, xlog_config cfg)
     return dir;
 }
 
-/* Closes xlog and returns every message (the part after the tid) joined by
- * '\n', so tests compare exact text. */
-static char *close_and_messages(char *dir)
+/* Every message of the log in dir (the part after the tid) joined by '\n',
+ * so tests compare exact text; each line must have the default layout. */
+static char *messages_of(const char *dir)
 {
-    assert_int_equal(xlog_close(), 0);
     char *text = test_read_dir(dir, NULL);
     char *out = calloc(strlen(text) + 1, 1);
     size_t o = 0;
@@ -51,6 +50,14 @@ static char *close_and_messages(char *dir)
         p = nl + 1;
     }
     free(text);
+    return out;
+}
+
+/* Closes xlog, returns messages_of(dir), and removes dir. */
+static char *close_and_messages(char *dir)
+{
+    assert_int_equal(xlog_close(), 0);
+    char *out = messages_of(dir);
     test_remove_dir(dir);
     free(dir);
     return out;
@@ -630,22 +637,10 @@ static void messages_logged_before_the_first_open_are_counted_and_announced(void
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
-    char *text = test_read_dir(dir, NULL);
-    char *messages = calloc(strlen(text) + 1, 1);
-    size_t o = 0;
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        test_line l;
-        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
-        memcpy(messages + o, l.message, l.message_len);
-        o += l.message_len;
-        messages[o++] = '\n';
-        p = nl + 1;
-    }
+    char *messages = messages_of(dir);
     assert_string_equal(messages, "4 messages were not written: logged while xlog was closed\n"
                                   "after open\n");
     free(messages);
-    free(text);
     test_remove_dir(dir);
     free(dir);
 }
@@ -669,11 +664,16 @@ static void an_unusable_persistent_directory_counts_what_is_not_persistent(void 
     /* One file buffer (XLOG_FILE_SHARED) and one ring (this thread's). */
     assert_int_equal(after.not_persistent - before.not_persistent, 2);
     char *text = close_and_messages(dir);
-    /* The first line says why (its wording is the survival code's); the
-     * message follows it. */
-    const char *second = strchr(text, '\n');
-    assert_non_null(second);
-    assert_string_equal(second + 1, "in ordinary memory\n");
+    /* The first line says exactly why; the message follows it. */
+    char *expected = NULL;
+    assert_true(asprintf(&expected,
+                         "the lines still in memory will not survive a kill of this process: "
+                         "its persistent directory cannot be used: %s: mode 0777 is open to "
+                         "others (it must be 0700)\n"
+                         "in ordinary memory\n",
+                         persistent) > 0);
+    assert_string_equal(text, expected);
+    free(expected);
     free(text);
     rmdir(persistent);
     free(persistent);
@@ -802,6 +802,30 @@ static void a_notice_of_one_message_is_in_the_singular(void **state)
     free(text);
 }
 
+/* The notice of n messages of one thread not written for one reason, as
+ * the back end writes it. */
+static void thread_drop_notice(char *buf, size_t size, unsigned long long n, const char *reason)
+{
+    snprintf(buf, size, "%llu %s of this thread %s not written: %llu %s", n,
+             test_plural(n, "message", "messages"), test_plural(n, "was", "were"), n, reason);
+}
+
+/* The notice of n messages logged while xlog was closed or closing. */
+static void closed_drop_notice(char *buf, size_t size, unsigned long long n)
+{
+    snprintf(buf, size, "%llu %s not written: logged while xlog was closed", n,
+             test_plural(n, "message was", "messages were"));
+}
+
+/* A line's message is exactly the text expected. */
+static void assert_message_is(const test_line *l, const char *expected)
+{
+    if (l->message_len != strlen(expected) || memcmp(l->message, expected, l->message_len) != 0)
+        fail_msg("the message '%.*s', not '%s'", (int)l->message_len, l->message, expected);
+}
+
+static const char full_drop[] = "its ring was full (XLOG_FULL_DROP)";
+
 typedef struct dropper {
     long messages;
     int tid;
@@ -847,9 +871,13 @@ static void drop_notices_are_coalesced_and_sum_to_the_drops(void **state)
         const char *nl = strchr(p, '\n');
         test_line l;
         assert_true(test_parse_line(p, (size_t)(nl - p), &l));
-        if (memmem(l.message, l.message_len, " not written: ", 14)) { /* was, were */
-            assert_non_null(memmem(l.message, l.message_len, "its ring was full", 17));
-            announced += strtoull(l.message, NULL, 10);
+        if (memmem(l.message, l.message_len, " not written: ", 14)) {
+            unsigned long long n = strtoull(l.message, NULL, 10);
+            char expected[160];
+            thread_drop_notice(expected, sizeof expected, n, full_drop);
+            assert_message_is(&l, expected);
+            assert_string_equal(l.level, "WARN");
+            announced += n;
             notices[l.tid == d[1].tid]++;
         } else {
             written++;
@@ -912,10 +940,12 @@ static void logging_while_another_thread_reopens_gives_the_true_reason(void **st
         const char *nl = strchr(p, '\n');
         test_line l;
         assert_true(test_parse_line(p, (size_t)(nl - p), &l));
-        if (memmem(l.message, l.message_len, " not written: ", 14)) { /* was, were */
-            assert_null(memmem(l.message, l.message_len, "ring was full", 13));
-            assert_true(memmem(l.message, l.message_len, "logged while xlog was clos", 26) != NULL);
-            announced += strtoull(l.message, NULL, 10);
+        if (memmem(l.message, l.message_len, " not written: ", 14)) {
+            unsigned long long n = strtoull(l.message, NULL, 10);
+            char expected[160];
+            closed_drop_notice(expected, sizeof expected, n);
+            assert_message_is(&l, expected);
+            announced += n;
         } else if (l.message_len > 8 && memcmp(l.message, "through ", 8) == 0) {
             written++;
         }
@@ -1069,9 +1099,13 @@ static void full_ring_drops_counts_and_says_so(void **state)
             ordered &= written == 0 || seq > last_seq;
             last_seq = seq;
             written++;
-        } else if (memmem(l.message, l.message_len, " of this thread w", 17)) {
+        } else if (memmem(l.message, l.message_len, " not written: ", 14)) {
+            unsigned long long n = strtoull(l.message, NULL, 10);
+            char expected[160];
+            thread_drop_notice(expected, sizeof expected, n, full_drop);
+            assert_message_is(&l, expected);
             assert_string_equal(l.level, "WARN");
-            announced += strtoul(l.message, NULL, 10);
+            announced += n;
         }
         p = nl + 1;
     }

@@ -318,6 +318,7 @@ static void a_threshold_dropped_again_by_a_later_destructor_counts_once(void **s
  * thread held that lock waited for it forever in xlog_set_level (half the
  * runs), and kept the floor of that thread's threshold. */
 static int keep_changing;
+static int holds_trace; /* atomic: the thread holds TRACE, no longer changing */
 
 static void *change_own_threshold(void *unused)
 {
@@ -327,6 +328,7 @@ static void *change_own_threshold(void *unused)
         xlog_thread_level(XLOG_LEVEL_PROCESS);
     }
     xlog_thread_level(XLOG_TRACE); /* held at the last forks */
+    __atomic_store_n(&holds_trace, 1, __ATOMIC_RELEASE);
     while (__atomic_load_n(&keep_changing, __ATOMIC_ACQUIRE) == 0)
         usleep(100);
     xlog_thread_level(XLOG_LEVEL_PROCESS);
@@ -345,8 +347,13 @@ static void fork_before_xlog_open_while_a_thread_changes_its_threshold(void **st
     pthread_create(&t, NULL, change_own_threshold, NULL);
     for (int i = 0; i < 40; i++) {
         if (i == 30) {
-            __atomic_store_n(&keep_changing, 0, __ATOMIC_RELEASE); /* the thread holds TRACE */
-            usleep(2000);
+            /* Wait until the thread holds TRACE: on a busy machine it may
+             * not run for a while, and had it not seen keep_changing at 0
+             * before the 2 of the end, it changed its threshold forever
+             * and the join below hung (seen: 1 run in 5, other core busy). */
+            __atomic_store_n(&keep_changing, 0, __ATOMIC_RELEASE);
+            while (!__atomic_load_n(&holds_trace, __ATOMIC_ACQUIRE))
+                usleep(100);
         }
         pid_t child = fork();
         if (child == 0) {
@@ -464,6 +471,8 @@ static void blanks_around_items_and_equals_and_level_aliases_are_accepted(void *
     free(dir);
     expect_levels(text, "net.tls", XLOG_TRACE);
     expect_levels(text, "net", XLOG_WARN);
+    expect_levels(text, "network", XLOG_WARN);
+    expect_levels(text, "storage", XLOG_WARN);
     expect_levels(text, "none", XLOG_WARN);
     /* net.tls: 6 levels; net, network, storage and none: WARN, ERROR, FATAL. */
     assert_int_equal(test_count_lines(text), 6 + 4 * 3);

@@ -119,26 +119,7 @@ static void pause_us(long us)
 
 /* ---- directories ------------------------------------------------------------- */
 
-typedef struct place {
-    char *base;
-    char logs[PATH_MAX];
-    char shm[PATH_MAX];
-} place;
-
-static void place_make(place *p, const char *tag)
-{
-    p->base = test_make_dir(tag);
-    snprintf(p->logs, sizeof p->logs, "%s/logs", p->base);
-    snprintf(p->shm, sizeof p->shm, "%s/shm", p->base);
-    assert_int_equal(mkdir(p->logs, 0750), 0);
-}
-
-static void place_remove(place *p)
-{
-    test_remove_tree(p->base);
-    free(p->base);
-    p->base = NULL;
-}
+typedef test_place place; /* <base>/logs and <base>/shm of one case */
 
 static int exists(const char *path)
 {
@@ -449,6 +430,7 @@ typedef struct expectation {
     xlog_file_mode mode;
     recovery rec;
     int extra_line_allowed;    /* a line whose message is "after exec" */
+    const char *damage_notice; /* the message of recovery's notice of damage, due once */
 } expectation;
 
 /* Whether name is the file of a line of thread tid (per thread), of the
@@ -494,7 +476,7 @@ static int intact(const char *m, size_t len, int t, long seq, size_t longest)
  * did (see the top of this file); returns the number of data lines. */
 static long check_logs(const place *p, const expectation *e, size_t longest)
 {
-    long next[THREADS] = {0}, noticed = 0, notices = 0;
+    long next[THREADS] = {0}, noticed = 0, notices = 0, damage_notices = 0;
     size_t n;
     char **files = test_list_files(p->logs, &n);
     for (size_t f = 0; f < n; f++) {
@@ -531,11 +513,11 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
                 next[t]++;
                 if (after_notice >= 0)
                     after_notice++;
-            } else if (sscanf(msg,
-                              "%ld %*s of process %d %*s recovered by process %d: it "
-                              "ended without xlog_clos%n",
-                              &lines, &of, &by, &off) == 3 &&
-                       off > 0) {
+            } else if (sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &lines,
+                              &of, &by) == 3) {
+                char notice[160];
+                test_recovery_notice(notice, sizeof notice, lines, of, by);
+                CHECK(strcmp(msg, notice) == 0, "a notice '%s', not '%s'", msg, notice);
                 CHECK(strcmp(l.level, "WARN") == 0, "a notice at %s", l.level);
                 CHECK(of == e->pid, "a notice for process %d, not %d", of, (int)e->pid);
                 CHECK(by == e->rec.by, "recovered by %d, not %d", by, (int)e->rec.by);
@@ -546,6 +528,10 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
                 promised = lines;
                 noticed += lines;
                 notices++;
+            } else if (e->damage_notice && l.message_len == strlen(e->damage_notice) &&
+                       memcmp(l.message, e->damage_notice, l.message_len) == 0) {
+                CHECK(strcmp(l.level, "WARN") == 0, "a notice of damage at %s", l.level);
+                damage_notices++;
             } else {
                 CHECK(e->extra_line_allowed && strcmp(msg, "after exec") == 0,
                       "%s: unexpected line: %.*s", files[f], (int)(nl - s > 300 ? 300 : nl - s),
@@ -558,6 +544,7 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
         free(text);
     }
     test_free_list(files, n);
+    CHECK(damage_notices == (e->damage_notice != NULL), "%ld notices of damage", damage_notices);
     long total = 0;
     for (int t = 0; t < THREADS; t++) {
         long returned = __atomic_load_n(&e->page->returned[t], __ATOMIC_ACQUIRE);
@@ -582,15 +569,21 @@ static int print_entry(const char *path, const struct stat *st, int flag, struct
     return 0;
 }
 
+/* path is gone (else what is left of it is printed, then the failure). */
+static void expect_gone(const char *path, const char *when)
+{
+    if (exists(path))
+        nftw(path, print_entry, 16, FTW_PHYS);
+    CHECK(!exists(path), "%s%s is still there", when, path);
+}
+
 /* Recovery must have taken everything: a second one finds nothing, and the
  * persistent directory is gone. */
 static void check_nothing_left(const place *p)
 {
     long again = xlog_recover(p->logs, p->shm);
     CHECK(again == 0, "a second recovery found %ld lines", again);
-    if (exists(p->shm))
-        nftw(p->shm, print_entry, 16, FTW_PHYS);
-    CHECK(!exists(p->shm), "%s is still there", p->shm);
+    expect_gone(p->shm, "");
 }
 
 /* ---- kill -9, _exit, exec ----------------------------------------------------------- */
@@ -606,7 +599,7 @@ static void end_at_random(ending how, int iteration)
     run_config rc = random_config();
     describe(ending_names[how], iteration, &rc);
     place p;
-    place_make(&p, "survival");
+    test_place_make(&p, "survival");
     shared_page *page = page_new();
     /* Now and then the kill falls in the child's xlog_open. */
     int early = how == END_KILL && rnd(5) == 0;
@@ -649,11 +642,11 @@ static void end_at_random(ending how, int iteration)
               status);
         rec = exec_recovers ? (recovery){-1, child} : recover_somehow(&p, &rc, iteration);
     }
-    expectation e = {child, page, rc.mode, rec, how == END_EXEC && exec_recovers};
+    expectation e = {child, page, rc.mode, rec, how == END_EXEC && exec_recovers, NULL};
     check_logs(&p, &e, rc.max_message - 64);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 static void repeat(ending how)
@@ -763,7 +756,7 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     rc.flush_every = (int)(1 + rnd(100));
     rc.hold = 1;
     place p;
-    place_make(&p, "full");
+    test_place_make(&p, "full");
     char disk[PATH_MAX], filler[PATH_MAX + 16];
     snprintf(disk, sizeof disk, "%s/disk", p.base);
     snprintf(filler, sizeof filler, "%s/filler", disk);
@@ -833,12 +826,12 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     if (!by_limit)
         unlink(filler);
     recovery rec = recover_somehow(&p, &rc, iteration);
-    expectation e = {child, page, rc.mode, rec, 0};
+    expectation e = {child, page, rc.mode, rec, 0, NULL};
     check_logs(&p, &e, rc.max_message - 64);
     check_nothing_left(&p);
     unmount_disk(NULL);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 static void kill_while_the_disk_is_full(void **state)
@@ -950,7 +943,7 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
                          .write_buffer = 1u << 20, .max_message = 1024,
                          .flush_interval_ms = 600000, .lines = 100, .hold = 1};
         place p;
-        place_make(&p, "cut");
+        test_place_make(&p, "cut");
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
@@ -980,11 +973,11 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
         munmap(h, size);
 
         recovery rec = recover_in_this_process(&p);
-        expectation e = {child, page, rc.mode, rec, 0};
+        expectation e = {child, page, rc.mode, rec, 0, NULL};
         CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
         check_nothing_left(&p);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -1004,7 +997,7 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
                      .max_message = 1024, .flush_interval_ms = 1, .lines = 200000,
                      .pause_every = 20, .hold = 1};
     place p;
-    place_make(&p, "tail");
+    test_place_make(&p, "tail");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
@@ -1050,11 +1043,11 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
     CHECK(laps >= 10, "only %llu laps: the test shows nothing", (unsigned long long)laps);
     CHECK(behind == 0, "buffered behind the tail in %ld of %ld samples", behind, samples);
     recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 0};
+    expectation e = {child, page, rc.mode, rec, 0, NULL};
     CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* ---- the edges of recovery ------------------------------------------------------ */
@@ -1070,7 +1063,7 @@ static void a_process_killed_while_making_its_directory_leaves_nothing(void **st
     (void)state;
     snprintf(context, sizeof context, "killed while making its directory");
     place p;
-    place_make(&p, "making");
+    test_place_make(&p, "making");
     assert_int_equal(xlog_survival_private_dir(p.shm), 0);
     check_nothing_left(&p);
     char key[PATH_MAX + 64], dead[PATH_MAX + 160], alive[PATH_MAX + 160];
@@ -1103,7 +1096,7 @@ static void a_process_killed_while_making_its_directory_leaves_nothing(void **st
     CHECK(exists(alive), "the directory of a living process was removed");
     rmdir(alive);
     check_nothing_left(&p);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* exec while a recovery of the process's old image is under way (its lock
@@ -1118,7 +1111,7 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 1000,
                      .hold = 1};
     place p;
-    place_make(&p, "execwait");
+    test_place_make(&p, "execwait");
     shared_page *page = page_new();
     int to_target[2], from_target[2];
     assert_int_equal(pipe(to_target), 0);
@@ -1152,14 +1145,14 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
     close(to_target[1]);
     close(from_target[0]);
     recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 1};
+    expectation e = {child, page, rc.mode, rec, 1, NULL};
     CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
     char *text = test_read_dir(p.logs, NULL);
     CHECK(strstr(text, " after exec\n"), "the new image's line is missing");
     free(text);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* Recovery writes where the files of the persistent directory say: it must
@@ -1172,7 +1165,7 @@ static void recovery_trusts_only_a_private_directory(void **state)
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 25,
                      .hold = 1};
     place p;
-    place_make(&p, "private");
+    test_place_make(&p, "private");
     shared_page *page = page_new();
     pid_t child = child_logs_then_waits(&rc, &p, page);
     kill_and_reap(child);
@@ -1190,11 +1183,11 @@ static void recovery_trusts_only_a_private_directory(void **state)
     free(test_read_dir(p.logs, &bytes));
     CHECK(bytes == 0, "%zu bytes written from an untrusted directory", bytes);
     recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 0};
+    expectation e = {child, page, rc.mode, rec, 0, NULL};
     CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* With file_level above the level logged (the lines below it are for
@@ -1205,7 +1198,7 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     (void)state;
     snprintf(context, sizeof context, "file_level");
     place p;
-    place_make(&p, "level");
+    test_place_make(&p, "level");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
@@ -1237,7 +1230,7 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     free(text);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* Processes that open the same log directory at the same moment recover
@@ -1250,7 +1243,7 @@ static void processes_opening_one_directory_together_all_survive(void **state)
     snprintf(context, sizeof context, "processes opening one directory together");
     enum { PROCESSES = 16, LINES = 20 };
     place p;
-    place_make(&p, "together");
+    test_place_make(&p, "together");
     shared_page *page = page_new();
     int gate[2];
     assert_int_equal(pipe(gate), 0);
@@ -1303,7 +1296,7 @@ static void processes_opening_one_directory_together_all_survive(void **state)
     free(text);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 #define TEN_TIMES(s) s s s s s s s s s s
@@ -1316,7 +1309,7 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
     (void)state;
     snprintf(context, sizeof context, "a format longer than max_message");
     place p;
-    place_make(&p, "longformat");
+    test_place_make(&p, "longformat");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
@@ -1344,7 +1337,7 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
     free(text);
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* A format of a million bytes: the thread that prepares its site (the
@@ -1382,7 +1375,7 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
     for (int i = 0; i < 200 && (i < 10 || hits < 3); i++) {
         snprintf(context, sizeof context, "a site still being prepared, #%d", i);
         place p;
-        place_make(&p, "site");
+        test_place_make(&p, "site");
         shared_page *page = page_new();
         pid_t child = fork();
         if (child == 0) {
@@ -1421,7 +1414,7 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
         free(text);
         check_nothing_left(&p);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
     CHECK(hits > 0, "in 200 rounds the first caller was never still preparing: the test shows "
                     "nothing");
@@ -1462,7 +1455,7 @@ static void fork_while_threads_log(void **state)
     snprintf(context, sizeof context, "fork x %d", CHILDREN);
     alarm(600);
     place p;
-    place_make(&p, "fork");
+    test_place_make(&p, "fork");
     run_config rc = {.mode = XLOG_FILE_PER_PROCESS, .ring_size = 1u << 20,
                      .write_buffer = 256 * 1024, .max_message = 16384, .flush_interval_ms = 20};
     xlog_config cfg = config_for(&rc, &p);
@@ -1526,6 +1519,7 @@ static void fork_while_threads_log(void **state)
         char *path = test_path(p.logs, files[f]);
         char *text = test_read_file(path, NULL);
         free(path);
+        long promised = -1, followed = 0; /* a notice's count, the lines after it */
         for (const char *s = text; *s;) {
             const char *nl = strchr(s, '\n');
             test_line l;
@@ -1542,9 +1536,14 @@ static void fork_while_threads_log(void **state)
             } else if (c >= 0 && sscanf(msg, "child %d line %d", &cc, &i) == 2) {
                 CHECK(cc == c && i == child_lines[c], "%s: %s", files[f], msg);
                 child_lines[c]++;
+                followed += promised >= 0;
             } else if (c >= 0 && c % 4 >= 2 &&
                        sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &count,
                               &of, &by) == 3) {
+                char notice[256];
+                test_recovery_notice(notice, sizeof notice, count, of, by);
+                CHECK(strcmp(msg, notice) == 0 && strcmp(l.level, "WARN") == 0,
+                      "%s: a notice [%s] '%s', not [WARN] '%s'", files[f], l.level, msg, notice);
                 /* By the parent, or by a later child: any living process
                  * of the directory writes the lines of one that is gone
                  * (lib/survival/dead.c). */
@@ -1552,11 +1551,15 @@ static void fork_while_threads_log(void **state)
                 for (int k = c + 1; k < CHILDREN && !by_ours; k++)
                     by_ours = children[k] == by;
                 CHECK(of == pid && by_ours, "%s", msg);
+                CHECK(promised < 0, "%s: a second notice: %s", files[f], msg);
+                promised = count;
             } else {
                 fail_msg("%s: unexpected line: %s", files[f], msg);
             }
             s = nl + 1;
         }
+        CHECK(promised < 0 || followed == promised, "%s: a notice promised %ld lines, %ld followed",
+              files[f], promised, followed);
         free(text);
     }
     test_free_list(files, n);
@@ -1564,7 +1567,7 @@ static void fork_while_threads_log(void **state)
         CHECK(seen[t] == logged[t], "parent thread %d: %ld lines of %ld", t, seen[t], logged[t]);
     for (int c = 0; c < CHILDREN; c++)
         CHECK(child_lines[c] == CHILD_LINES, "child %d: %d lines", c, child_lines[c]);
-    place_remove(&p);
+    test_place_remove(&p);
     alarm(0);
 }
 
@@ -1693,7 +1696,7 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
     (void)state;
     snprintf(context, sizeof context, "spare rings");
     place p;
-    place_make(&p, "spares");
+    test_place_make(&p, "spares");
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
                      .max_message = 1024, .flush_interval_ms = 600000};
     xlog_config cfg = config_for(&rc, &p);
@@ -1733,7 +1736,7 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
     CHECK(text && test_count_lines(text) == N, "%zu lines", text ? test_count_lines(text) : 0);
     free(text);
     check_nothing_left(&p);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* A process killed right after its xlog_open, before any thread logged,
@@ -1752,7 +1755,7 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
         snprintf(context, sizeof context, "kill -9 right after xlog_open, iteration %d%s",
                  iteration, flushed ? ", after a pass" : "");
         place p;
-        place_make(&p, "openkill");
+        test_place_make(&p, "openkill");
         shared_page *page = page_new();
         pid_t child = fork();
         if (child == 0) {
@@ -1784,7 +1787,7 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
         CHECK(got.lines == 0, "recovered %ld lines", got.lines);
         check_nothing_left(&p);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -1799,7 +1802,7 @@ static void xlog_recover_program_after_a_kill(void **state)
     (void)state;
     snprintf(context, sizeof context, "xlog-recover");
     place p;
-    place_make(&p, "program");
+    test_place_make(&p, "program");
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 250,
                      .hold = 1};
@@ -1828,7 +1831,7 @@ static void xlog_recover_program_after_a_kill(void **state)
              key);
     CHECK(strcmp(out, expected) == 0, "it said: %s", out);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 #endif
 
@@ -1864,7 +1867,7 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
     (void)state;
     snprintf(context, sizeof context, "a ring from an open without persistence");
     place p;
-    place_make(&p, "anonreuse");
+    test_place_make(&p, "anonreuse");
     pid_t child = fork();
     if (child == 0) {
         alarm(60);
@@ -1903,7 +1906,7 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
     CHECK(found == 100, "%zu of U's 100 lines recovered", found);
     free(text);
     check_nothing_left(&p);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* The message of the last line of text (from its "[LEVEL]" on), into out. */
@@ -1917,6 +1920,24 @@ static void last_line_from_level(const char *text, char *out, size_t size)
     const char *level = memchr(start, '[', (size_t)(text + n - start));
     CHECK(level, "a line without a level");
     snprintf(out, size, "%.*s", (int)(text + n - 1 - level), level);
+}
+
+/* Where recovery keeps the damaged process directory dir: damaged.<name>
+ * beside it. */
+static void kept_dir_of(const char *dir, char *kept, size_t size)
+{
+    const char *name = strrchr(dir, '/') + 1;
+    snprintf(kept, size, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+}
+
+/* The next start finds nothing to do, and writes nothing more to the log,
+ * which held text. */
+static void expect_nothing_more_recovered(const place *p, const char *text)
+{
+    recovery again = recover_in_this_process(p);
+    char *after = test_read_dir(p->logs, NULL);
+    CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
+    free(after);
 }
 
 /* The files of a dead process are memory it could write to, and a process
@@ -1938,15 +1959,14 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
                          .write_buffer = 1u << 20, .max_message = 1024,
                          .flush_interval_ms = 600000, .lines = 100, .hold = 1};
         place p;
-        place_make(&p, "damage");
+        test_place_make(&p, "damage");
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
         char dir[PATH_MAX], kept[PATH_MAX + 16];
         process_dir(&p, child, dir, sizeof dir);
         CHECK(dir[0], "no directory of process %d", (int)child);
-        const char *name = strrchr(dir, '/') + 1;
-        snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+        kept_dir_of(dir, kept, sizeof kept);
         size_t size;
         char expected[PATH_MAX + 512];
         long lines_expected;
@@ -2016,16 +2036,21 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
         char last[PATH_MAX + 512];
         last_line_from_level(text, last, sizeof last);
         CHECK(strcmp(last, expected) == 0, "notice: '%s', not '%s'", last, expected);
+        if (edit >= 2) {
+            /* The lines before it: every thread's, whole and in order, after
+             * the recovery notice that counts them. */
+            char prefix[64];
+            int skip = snprintf(prefix, sizeof prefix, "[WARN] xlog:0 xlog %d ", (int)child);
+            expectation e = {child, page, rc.mode, rec, 0, expected + skip};
+            long data = check_logs(&p, &e, rc.max_message - 64);
+            CHECK(data == THREADS * rc.lines, "%ld lines of the threads", data);
+        }
         CHECK(exists(kept) && !exists(dir) && exists(p.shm), "the files are not kept in %s",
               kept);
-        /* The next start finds nothing to do, and writes nothing more. */
-        recovery again = recover_in_this_process(&p);
-        char *after = test_read_dir(p.logs, NULL);
-        CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
-        free(after);
+        expect_nothing_more_recovered(&p, text);
         free(text);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2037,7 +2062,7 @@ static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
     (void)state;
     snprintf(context, sizeof context, "xlog-recover of a missing directory");
     place p;
-    place_make(&p, "missing");
+    test_place_make(&p, "missing");
     char missing[PATH_MAX + 16], out[1024], expected[PATH_MAX + 128];
     snprintf(missing, sizeof missing, "%s/nonexistent", p.base);
     pid_t pid;
@@ -2046,7 +2071,7 @@ static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
              "xlog-recover: %s: No such file or directory: nothing was recovered\n", missing);
     CHECK(status == 1 && strcmp(out, expected) == 0, "exit %d, output '%s'", status, out);
     CHECK(!exists(missing), "%s was made", missing);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 #endif
 
@@ -2067,7 +2092,7 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
                          .max_message = 1024, .flush_interval_ms = 600000, .lines = 100,
                          .hold = 1, .no_follow = 1};
         place p;
-        place_make(&p, "link");
+        test_place_make(&p, "link");
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
@@ -2094,7 +2119,7 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
         free(after);
         free(before);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2131,6 +2156,18 @@ static pid_t child_logs_a_victim(const place *p, shared_page *page)
     while (!rings_all_buffered(dir))
         pause_us(1000);
     return child;
+}
+
+/* The message of line i (0..GOOD_LINES) of the log of child_logs_a_victim's
+ * process once this process recovered it: the notice of the `recovered`
+ * lines that follow, then the good ones. */
+static void victim_log_opening(size_t i, pid_t child, long recovered, char *expected,
+                               size_t size)
+{
+    if (i == 0)
+        test_recovery_notice(expected, size, recovered, (int)child, (int)getpid());
+    else
+        snprintf(expected, size, "good %zu x", i - 1);
 }
 
 /* The victim's entry in the dictionary of the process file proc. */
@@ -2213,14 +2250,13 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
     for (int edit = 0; edit < EDITS; edit++) {
         snprintf(context, sizeof context, "damaged: %s", edits[edit]);
         place p;
-        place_make(&p, "victim");
+        test_place_make(&p, "victim");
         shared_page *page = page_new();
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
         char dir[PATH_MAX], kept[PATH_MAX + 16];
         process_dir(&p, child, dir, sizeof dir);
-        const char *name = strrchr(dir, '/') + 1;
-        snprintf(kept, sizeof kept, "%.*sdamaged.%s", (int)(name - dir), dir, name);
+        kept_dir_of(dir, kept, sizeof kept);
         size_t ring_size = 0, proc_size = 0;
         int tid;
         xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
@@ -2266,36 +2302,28 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
             CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
                   (int)(nl - line), line);
             test_message(&l, message, sizeof message);
-            if (i == 0)
-                snprintf(expected, sizeof expected,
-                         "%d lines of process %d follow, recovered by process %d: it ended "
-                         "without xlog_close",
-                         GOOD_LINES, (int)child, (int)getpid());
-            else if (i <= GOOD_LINES)
-                snprintf(expected, sizeof expected, "good %zu x", i - 1);
-            else if (i == GOOD_LINES + 1)
+            if (i == GOOD_LINES + 1)
                 snprintf(expected, sizeof expected,
                          "recovery could not read 1 record and 0 bytes of thread %d of process "
                          "%d: they do not fit their ring or the call sites; its files are kept "
                          "in %s",
                          tid, (int)child, kept);
-            else
+            else if (i == GOOD_LINES + 2)
                 snprintf(expected, sizeof expected,
                          "recovery could not read 0 more files and 1 call site of process %d; "
                          "its files are kept in %s",
                          (int)child, kept);
+            else
+                victim_log_opening(i, child, GOOD_LINES, expected, sizeof expected);
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
                   expected);
             line = nl + 1;
         }
         CHECK(exists(kept) && !exists(dir), "the files are not kept in %s", kept);
-        recovery again = recover_in_this_process(&p);
-        char *after = test_read_dir(p.logs, NULL);
-        CHECK(again.lines == 0 && strcmp(after, text) == 0, "a second recovery wrote more");
-        free(after);
+        expect_nothing_more_recovered(&p, text);
         free(text);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2322,7 +2350,7 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
     for (int c = 0; c < CLOCKS; c++) {
         snprintf(context, sizeof context, "hostile clock: %s", clocks[c].name);
         place p;
-        place_make(&p, "clock");
+        test_place_make(&p, "clock");
         shared_page *page = page_new();
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
@@ -2353,13 +2381,8 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
             CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
                   (int)(nl - line), line);
             test_message(&l, message, sizeof message);
-            if (i == 0)
-                snprintf(expected, sizeof expected,
-                         "%d lines of process %d follow, recovered by process %d: it ended "
-                         "without xlog_close",
-                         GOOD_LINES + 1, (int)child, (int)getpid());
-            else if (i <= GOOD_LINES)
-                snprintf(expected, sizeof expected, "good %zu x", i - 1);
+            if (i <= GOOD_LINES)
+                victim_log_opening(i, child, GOOD_LINES + 1, expected, sizeof expected);
             else
                 snprintf(expected, sizeof expected, "victim 7");
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
@@ -2370,7 +2393,7 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
         }
         free(text);
         munmap(page, sizeof *page);
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2464,7 +2487,7 @@ static void a_kept_damaged_directory_is_not_taken_for_a_dead_process(void **stat
 {
     (void)state;
     place p;
-    place_make(&p, "kept");
+    test_place_make(&p, "kept");
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 16, .write_buffer = 1u << 16,
                      .max_message = 1024, .flush_interval_ms = 600000};
     xlog_config cfg = config_for(&rc, &p);
@@ -2483,7 +2506,7 @@ static void a_kept_damaged_directory_is_not_taken_for_a_dead_process(void **stat
     CHECK(xlog_close() == 0, "xlog_close");
     CHECK(exists(half_made), "a recovery pass ran at xlog_close: %s was removed", half_made);
     CHECK(exists(lock_file), "%s was removed", lock_file);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* ---- kill -9 right after threads end, on a busy machine -------------------------------- */
@@ -2517,13 +2540,16 @@ static void *log_then_end(void *arg)
     return NULL;
 }
 
-/* Checks one recovered run: every line of the ending threads and main's
- * once, whole, and nothing else but the recovery notices.  1 if so, else 0
- * with what was wrong in why. */
-static int every_line_once(const place *p, int main_logged_first, char *why, size_t size)
+/* Checks one recovered run of process child: every line of the ending
+ * threads and main's once, whole, each thread's in order, and nothing else
+ * but one recovery notice (by this process), whole, which counts the lines
+ * after it.  1 if so, else 0 with what was wrong in why. */
+static int every_line_once(const place *p, pid_t child, int main_logged_first, char *why,
+                           size_t size)
 {
     long seen[ENDING_THREADS][1000] = {{0}};
-    long main_first = 0, main_last = 0, others = 0;
+    long last[ENDING_THREADS] = {-1, -1, -1}, backwards[ENDING_THREADS] = {0};
+    long main_first = 0, main_last = 0, notices = 0, promised = -1, followed = 0;
     size_t len;
     char *text = test_read_dir(p->logs, &len);
     for (char *s = text; s < text + len;) {
@@ -2534,32 +2560,40 @@ static int every_line_once(const place *p, int main_logged_first, char *why, siz
               (int)(nl - s), s);
         char msg[160], expected[160];
         test_message(&l, msg, sizeof msg);
-        int t, off = 0;
-        long seq;
-        if (sscanf(msg, "T%d line %ld%n", &t, &seq, &off) == 2 && t >= 0 && t < ENDING_THREADS &&
+        int t;
+        long seq, lines;
+        int of, by;
+        if (sscanf(msg, "T%d line %ld", &t, &seq) == 2 && t >= 0 && t < ENDING_THREADS &&
             seq >= 0 && seq < ending_lines[t]) {
             snprintf(expected, sizeof expected, "T%d line %ld", t, seq);
             CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "INFO") == 0,
                   "not whole: %.*s", (int)(nl - s), s);
             seen[t][seq]++;
+            backwards[t] += seq <= last[t];
+            last[t] = seq;
         } else if (strcmp(msg, "main first") == 0) {
             main_first++;
         } else if (strcmp(msg, "main last") == 0) {
             main_last++;
         } else {
-            long lines;
-            int of, by;
-            CHECK(sscanf(msg,
-                         "%ld lines of process %d follow, recovered by process %d: it ended "
-                         "without xlog_clos%n",
-                         &lines, &of, &by, &off) == 3 && off > 0 &&
-                      strcmp(l.level, "WARN") == 0,
+            CHECK(sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &lines, &of,
+                         &by) == 3,
                   "unexpected line: %.*s", (int)(nl - s), s);
-            others++;
+            test_recovery_notice(expected, sizeof expected, lines, (int)child, (int)getpid());
+            CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "WARN") == 0,
+                  "a notice [%s] '%s', not [WARN] '%s'", l.level, msg, expected);
+            notices++;
+            promised = lines;
+            s = nl + 1;
+            continue;
         }
+        followed += promised >= 0;
         s = nl + 1;
     }
     free(text);
+    CHECK(notices == 1, "%ld recovery notices, not 1", notices);
+    CHECK(followed == promised, "the notice promised %ld lines, %ld followed", promised,
+          followed);
     int right = 1;
     size_t at = 0;
     why[0] = '\0';
@@ -2569,10 +2603,12 @@ static int every_line_once(const place *p, int main_logged_first, char *why, siz
             missing += seen[t][i] == 0;
             doubled += seen[t][i] > 1;
         }
-        if (missing || doubled) {
+        if (missing || doubled || backwards[t]) {
             right = 0;
-            at += (size_t)snprintf(why + at, size - at, "thread %d: %ld of %ld lines missing, %ld twice; ",
-                                   t, missing, ending_lines[t], doubled);
+            at += (size_t)snprintf(why + at, size - at,
+                                   "thread %d: %ld of %ld lines missing, %ld twice, %ld out of "
+                                   "order; ",
+                                   t, missing, ending_lines[t], doubled, backwards[t]);
         }
     }
     if (main_first != main_logged_first || main_last != 1) {
@@ -2580,7 +2616,6 @@ static int every_line_once(const place *p, int main_logged_first, char *why, siz
         snprintf(why + at, size - at, "main's first line %ld times (%d due), its last %ld times",
                  main_first, main_logged_first, main_last);
     }
-    CHECK(others >= 1, "no recovery notice");
     return right;
 }
 
@@ -2608,7 +2643,7 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
         snprintf(context, sizeof context, "kill -9 after threads end, busy machine, run %ld of %ld%s",
                  run + 1, runs, main_logs_first ? ", main logged first" : "");
         place p;
-        place_make(&p, "threadsend");
+        test_place_make(&p, "threadsend");
         pid_t child = fork();
         if (child == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -2640,12 +2675,12 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
               "the child ended otherwise (%#x)", status);
         recover_in_this_process(&p);
         char why[512];
-        if (!every_line_once(&p, main_logs_first, why, sizeof why)) {
+        if (!every_line_once(&p, child, main_logs_first, why, sizeof why)) {
             if (!failed++)
                 snprintf(first_failure, sizeof first_failure, "run %ld: %s", run + 1, why);
         }
         check_nothing_left(&p);
-        place_remove(&p);
+        test_place_remove(&p);
     }
     kill_and_reap(spinner);
     snprintf(context, sizeof context, "kill -9 after threads end, busy machine");
@@ -2659,15 +2694,28 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
 #define DEAD_LINES 1000   /* lines of each, at most */
 
 /* What the log directory holds of the lines "D<n> line <seq>" (n < DEAD_MAX,
- * seq < lines): how many times each; of other lines only the recovery
- * notices and "living" lines may be there (checked here). */
+ * seq < lines): how many times each, and how many "living" lines; of other
+ * lines only recovery notices may be there, each whole (checked here). */
 typedef struct dead_lines {
     int seen[DEAD_MAX][DEAD_LINES];
+    int living;
 } dead_lines;
 
+/* Once nothing writes the files any more (!still_written), also: each dead
+ * process's lines in order, at most one notice for it, and that notice
+ * counting its lines after it. */
 static void read_dead_lines_as(const place *p, long lines, dead_lines *out, int still_written)
 {
     memset(out, 0, sizeof *out);
+    long last[DEAD_MAX];
+    for (int n = 0; n < DEAD_MAX; n++)
+        last[n] = -1;
+    enum { NOTICES = 4 * DEAD_MAX };
+    struct {
+        int of;
+        long promised, followed;
+    } notices[NOTICES];
+    int notice_count = 0;
     size_t len;
     char *text = test_read_dir(p->logs, &len);
     for (char *s = text; s < text + len;) {
@@ -2682,26 +2730,44 @@ static void read_dead_lines_as(const place *p, long lines, dead_lines *out, int 
               (int)(nl - s), s);
         char msg[160], expected[160];
         test_message(&l, msg, sizeof msg);
-        int n, off = 0, of, by;
+        int n, of, by;
         long seq, count;
         if (sscanf(msg, "D%d line %ld", &n, &seq) == 2 && n >= 0 && n < DEAD_MAX && seq >= 0 &&
             seq < lines) {
             snprintf(expected, sizeof expected, "D%d line %ld", n, seq);
             CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "INFO") == 0, "not whole: %.*s",
                   (int)(nl - s), s);
+            CHECK(still_written || seq > last[n], "process %d: line %ld after line %ld", n, seq,
+                  last[n]);
+            last[n] = seq;
             out->seen[n][seq]++;
+            for (int k = 0; k < notice_count; k++)
+                notices[k].followed += notices[k].of == l.tid;
+        } else if (strcmp(msg, "living") == 0) {
+            CHECK(strcmp(l.level, "INFO") == 0, "not whole: %.*s", (int)(nl - s), s);
+            out->living++;
         } else {
-            CHECK(strcmp(msg, "living") == 0 ||
-                      (sscanf(msg,
-                              "%ld lines of process %d follow, recovered by process %d: it "
-                              "ended without xlog_clos%n",
-                              &count, &of, &by, &off) == 3 &&
-                       off > 0 && strcmp(l.level, "WARN") == 0),
+            CHECK(sscanf(msg, "%ld %*s of process %d %*s recovered by process %d", &count, &of,
+                         &by) == 3,
                   "unexpected line: %.*s", (int)(nl - s), s);
+            test_recovery_notice(expected, sizeof expected, count, of, by);
+            CHECK(strcmp(msg, expected) == 0 && strcmp(l.level, "WARN") == 0,
+                  "a notice [%s] '%s', not [WARN] '%s'", l.level, msg, expected);
+            for (int k = 0; k < notice_count; k++)
+                CHECK(still_written || notices[k].of != of, "two notices for process %d", of);
+            CHECK(notice_count < NOTICES, "more than %d notices", NOTICES);
+            notices[notice_count].of = of;
+            notices[notice_count].promised = count;
+            notices[notice_count++].followed = 0;
         }
         s = nl + 1;
     }
     free(text);
+    for (int k = 0; k < notice_count && !still_written; k++)
+        CHECK(notices[k].followed == notices[k].promised,
+              "the notice for process %d promised %ld lines, %ld of its followed", notices[k].of,
+              notices[k].promised, notices[k].followed);
+    CHECK(out->living <= 1, "%d \"living\" lines", out->living);
 }
 
 /* The files once nothing writes them any more: every line whole. */
@@ -2835,10 +2901,11 @@ static void parent_of_children_that_die(const place *p, long lines, living_page 
  * every child's line there once. */
 static void expect_children_written_and_nothing_left(place *p, long lines, const char *who)
 {
-    if (exists(p->shm))
-        nftw(p->shm, print_entry, 16, FTW_PHYS);
-    CHECK(!exists(p->shm), "after the parent's xlog_close, %s is still there", p->shm);
+    expect_gone(p->shm, "after the parent's xlog_close, ");
     expect_dead_lines_once(p, CHILDREN_THAT_DIE, lines, who);
+    dead_lines got;
+    read_dead_lines(p, lines, &got);
+    CHECK(got.living == 1, "%s: the parent's line %d times", who, got.living);
     check_nothing_left(p);
 }
 
@@ -2860,7 +2927,7 @@ static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
     snprintf(context, sizeof context, "a forked child's lines, written by its parent");
     long lines = dead_lines_per_process();
     place p;
-    place_make(&p, "forkdead");
+    test_place_make(&p, "forkdead");
     living_page *page = living_page_new();
     pid_t parent = fork();
     if (parent == 0)
@@ -2871,7 +2938,7 @@ static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
     CHECK(wait_exit(parent) == 0, "the parent failed");
     expect_children_written_and_nothing_left(&p, lines, "after the parent's xlog_close");
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* The same, but the parent calls xlog_close as soon as its children have
@@ -2889,13 +2956,13 @@ static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
         snprintf(context, sizeof context, "xlog_close right after the children ended, run %d",
                  run);
         place p;
-        place_make(&p, "closedead");
+        test_place_make(&p, "closedead");
         pid_t parent = fork();
         if (parent == 0)
             parent_of_children_that_die(&p, lines, NULL);
         CHECK(wait_exit(parent) == 0, "the parent failed");
         expect_children_written_and_nothing_left(&p, lines, "right after xlog_close");
-        place_remove(&p);
+        test_place_remove(&p);
     }
 }
 
@@ -2906,7 +2973,7 @@ static void a_refused_persistent_dir_says_exactly_why(void **state)
     (void)state;
     snprintf(context, sizeof context, "a refused persistent_dir");
     place p;
-    place_make(&p, "refused");
+    test_place_make(&p, "refused");
     assert_int_equal(mkdir(p.shm, 0700), 0);
     assert_int_equal(chmod(p.shm, 0755), 0);
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
@@ -2931,7 +2998,7 @@ static void a_refused_persistent_dir_says_exactly_why(void **state)
     snprintf(expected, sizeof expected, "xlog_recover: %s", why);
     CHECK(strcmp(xlog_last_error(), expected) == 0, "'%s', not '%s'", xlog_last_error(),
           expected);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 #ifdef XLOG_RECOVER_PROGRAM
@@ -2950,7 +3017,7 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
     place p;
-    place_make(&p, "list");
+    test_place_make(&p, "list");
     shared_page *dead_page = page_new(), *live_page = page_new();
     /* The living one first: an xlog_open recovers the dead of its directory. */
     pid_t live = child_logs_then_waits(&rc, &p, live_page);
@@ -2985,7 +3052,7 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
     kill_and_reap(live);
     munmap(dead_page, sizeof *dead_page);
     munmap(live_page, sizeof *live_page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 /* A log directory named with a single quote (/x/it's): the command --list
@@ -3000,7 +3067,7 @@ static void xlog_recover_list_quotes_names_for_the_shell(void **state)
     run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
                      .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
     place p;
-    place_make(&p, "quote");
+    test_place_make(&p, "quote");
     snprintf(p.logs, sizeof p.logs, "%s/it's", p.base);
     CHECK(mkdir(p.logs, 0750) == 0, "mkdir %s", p.logs);
     shared_page *page = page_new();
@@ -3019,7 +3086,7 @@ static void xlog_recover_list_quotes_names_for_the_shell(void **state)
     CHECK(strcmp(out, expected) == 0, "'%s', not '%s'", out, expected);
     free(expected);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 #endif
 
@@ -3041,7 +3108,7 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
         rounds = DEAD_MAX - 1;
     snprintf(context, sizeof context, "living processes noticing one dead");
     place p;
-    place_make(&p, "manyliving");
+    test_place_make(&p, "manyliving");
     living_page *page = living_page_new();
     pid_t living[LIVING];
     for (int i = 0; i < LIVING; i++) {
@@ -3075,15 +3142,13 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
             __atomic_store_n(&page->close_now, 1, __ATOMIC_RELEASE);
             for (int i = 0; i < LIVING; i++)
                 CHECK(wait_exit(living[i]) == 0, "living process %d failed", i);
-            if (exists(p.shm))
-                nftw(p.shm, print_entry, 16, FTW_PHYS);
-            CHECK(!exists(p.shm), "after the living closed, %s is still there", p.shm);
+            expect_gone(p.shm, "after the living closed, ");
         }
         expect_dead_lines_once(&p, round + 1, lines, "the dead so far");
     }
     check_nothing_left(&p);
     munmap(page, sizeof *page);
-    place_remove(&p);
+    test_place_remove(&p);
 }
 
 int main(void)

@@ -439,7 +439,8 @@ static void layout_is_the_sinks_own(void **state)
 
 /* ---- accounting without rsyslog ---------------------------------------------------- */
 
-/* "xlog: N messages were not delivered to syslog: ..." in buf: N, or -1. */
+/* "xlog: N messages were not delivered to syslog: <why>" in buf: N, or -1.
+ * Its words up to the reason are checked whole ("1 message was"). */
 static long long notice_count(const char *buf)
 {
     const char *p = strstr(buf, "xlog: ");
@@ -447,6 +448,11 @@ static long long notice_count(const char *buf)
     char rest[64];
     if (!p || sscanf(p, "xlog: %lld %*s %*s not delivered to syslog: %63[^\n]", &n, rest) != 2)
         return -1;
+    char words[96];
+    int length = snprintf(words, sizeof words, "xlog: %lld %s not delivered to syslog: ", n,
+                          test_plural((unsigned long long)n, "message was", "messages were"));
+    if (strncmp(p, words, (size_t)length) != 0)
+        fail_msg("a notice '%.*s', not '%s<why>'", (int)strcspn(p, "\n"), p, words);
     return n;
 }
 

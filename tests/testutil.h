@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -183,6 +184,60 @@ static inline size_t test_count_lines(const char *text)
     for (const char *p = text; (p = strchr(p, '\n')); p++)
         n++;
     return n;
+}
+
+/* one or many, as n asks: xlog's notices say "1 line was", "2 lines were",
+ * and a test compares them whole. */
+static inline const char *test_plural(unsigned long long n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+/* The message of recovery's notice before the lines of process `of` it
+ * wrote, as process `by` (lib/survival/recover.c); its length. */
+static inline int test_recovery_notice(char *buf, size_t size, long lines, int of, int by)
+{
+    return snprintf(buf, size,
+                    "%ld %s of process %d %s, recovered by process %d: it ended without "
+                    "xlog_close",
+                    lines, test_plural((unsigned long long)lines, "line", "lines"), of,
+                    test_plural((unsigned long long)lines, "follows", "follow"), by);
+}
+
+/* The message of a file's notice of the lines it gave up, writing having
+ * failed with the error why (lib/sinks/file_sink.c). */
+static inline int test_lost_notice(char *buf, size_t size, unsigned long long lines,
+                                   unsigned long long bytes, const char *why)
+{
+    return snprintf(buf, size, "%llu %s (%llu %s) %s lost: writing failed: %s", lines,
+                    test_plural(lines, "line", "lines"), bytes, test_plural(bytes, "byte", "bytes"),
+                    test_plural(lines, "was", "were"), why);
+}
+
+/* A test's own places: <base>/logs (made) for the log directory and
+ * <base>/shm (not made: xlog makes it, private) for its persistent_dir, so
+ * that "nothing left behind" is exact. */
+typedef struct test_place {
+    char *base;
+    char logs[PATH_MAX];
+    char shm[PATH_MAX];
+} test_place;
+
+static inline void test_place_make(test_place *p, const char *tag)
+{
+    p->base = test_make_dir(tag);
+    snprintf(p->logs, sizeof p->logs, "%s/logs", p->base);
+    snprintf(p->shm, sizeof p->shm, "%s/shm", p->base);
+    if (mkdir(p->logs, 0750) != 0)
+        abort();
+}
+
+/* Removes the place and all below it. */
+static inline void test_place_remove(test_place *p)
+{
+    test_remove_tree(p->base);
+    free(p->base);
+    p->base = NULL;
 }
 
 /* A line split into its default line's fields. */
