@@ -804,7 +804,9 @@ static int find_targets(dead_process *dp, pending_record *all, size_t count)
 static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line_event *like,
                    scratch *s, output *out)
 {
-    if (t->noticed)
+    /* A buffer may hold nothing but the end of a line a cut write began:
+     * that end goes where the line began, and no line follows. */
+    if (t->noticed || t->lines == 0)
         return;
     t->noticed = 1;
     char text[256];
