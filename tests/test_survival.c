@@ -403,7 +403,11 @@ static recovery recover_by_program(const place *p)
     CHECK(run_recover_program(p->logs, p->shm, &pid, out, sizeof out) == 0, "xlog-recover: %s",
           out);
     long lines = -1;
-    CHECK(sscanf(out, "xlog-recover: %ld lines recovered", &lines) == 1, "its output: %s", out);
+    CHECK(sscanf(out, "xlog-recover: %ld ", &lines) == 1, "its output: %s", out);
+    char expected[PATH_MAX + 64];
+    snprintf(expected, sizeof expected, "xlog-recover: %ld %s recovered into %s\n", lines,
+             test_plural((unsigned long long)lines, "line", "lines"), p->logs);
+    CHECK(strcmp(out, expected) == 0, "its output: '%s', not '%s'", out, expected);
     return (recovery){lines, pid};
 }
 #endif
