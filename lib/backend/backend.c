@@ -815,7 +815,6 @@ static void plan_sleep(const xlog_config *cfg)
         be.deep_sleep_ns = (long)cfg->idle_sleep_us * 1000;
     be.settle_ticks = (uint64_t)((flush_ms + SETTLE_MS) * 1e6 / be.clock.ns_per_tick);
     be.last_work = xlog_ticks();
-    xlog_backend_bell.asleep = 0;
 }
 
 int xlog_backend_start(const xlog_config *cfg)
@@ -965,7 +964,7 @@ void xlog_backend_after_fork(void)
     init_conditions();
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;
-    xlog_backend_bell.asleep = 0; /* no back end to wake until xlog starts again */
+    xlog_store(&xlog_backend_bell.asleep, 0); /* the parent's back end may have slept */
 }
 
 void xlog_backend_stop(void)
