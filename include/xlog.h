@@ -687,7 +687,7 @@ int xlog_close(void);
 int xlog_flush(void);
 
 /* Asks xlog to close every log file and open its name again, at the back
- * end's next pass (at once): for logrotate's postrotate step or
+ * end's next pass (within idle_sleep_us): for logrotate's postrotate step or
  * an operator's SIGHUP.  Lines not yet written go to the new files.  Only
  * sets a flag and wakes the back end, so it is safe to call from a signal
  * handler.  xlog notices a renamed or deleted file by itself at its next

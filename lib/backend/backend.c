@@ -907,7 +907,9 @@ int xlog_backend_flush(void)
 
 void xlog_backend_wake(void)
 {
+    pthread_mutex_lock(&be.lock); /* ordered with a concurrent xlog_close, as before */
     ring_bell();
+    pthread_mutex_unlock(&be.lock);
 }
 
 void xlog_backend_lock(void)

@@ -201,8 +201,7 @@ extern xlog_backend_counters xlog_counts;
 int xlog_backend_start(const xlog_config *cfg);
 int xlog_backend_flush(void);
 /* Wakes the back end for a pass now, if it sleeps: a thread's first call
- * that took the last spare rings (rings.c, "Spares"), xlog_reopen.
- * Async-signal-safe. */
+ * that took the last spare rings (rings.c, "Spares"). */
 void xlog_backend_wake(void);
 
 /* How a call tells the back end there is work without a system call while
