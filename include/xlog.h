@@ -428,12 +428,18 @@ typedef struct xlog_config {
 
     /* Longest time, in milliseconds, that a formatted line may wait in the
      * back end's buffer before it is written when the load is light.  Under
-     * load, buffers are written as they fill.  Default 20. */
+     * load, buffers are written as they fill.  Default 20.  Above 250, the
+     * idle back end looks at it only every 250 ms (see idle_sleep_us). */
     unsigned flush_interval_ms;
 
     /* How long the back end sleeps, in microseconds, when it finds every ring
      * empty.  This is the latency of a message under light load; the caller
-     * never waits for it.  Default 500. */
+     * never waits for it.  Default 500.  After flush_interval_ms (at most
+     * 250) and 30 ms more with nothing to do, the back end sleeps until its
+     * next timer instead (250 ms, or check_interval_ms if shorter; the flush
+     * interval too where the kernel lacks membarrier(2)), so an idle program
+     * wakes a few times a second; the first message logged then wakes it at
+     * once (one futex call, made only by that first call). */
     unsigned idle_sleep_us;
 
     /* Non-zero: XLOG_LEVEL (a filter string: "Levels, modules and
@@ -683,9 +689,10 @@ int xlog_flush(void);
 /* Asks xlog to close every log file and open its name again, at the back
  * end's next pass (within idle_sleep_us): for logrotate's postrotate step or
  * an operator's SIGHUP.  Lines not yet written go to the new files.  Only
- * sets a flag, so it is safe to call from a signal handler.  xlog notices a
- * renamed or deleted file by itself at its next write, or within
- * check_interval_ms; this is for those who want it at once. */
+ * sets a flag and wakes the back end, so it is safe to call from a signal
+ * handler.  xlog notices a renamed or deleted file by itself at its next
+ * write, or within check_interval_ms; this is for those who want it at
+ * once. */
 void xlog_reopen(void);
 
 /* Writes the lines that processes which logged into dir left behind when

@@ -294,6 +294,224 @@ static void stuck_call(xlog_ring *mine, const char *dir)
     free(text);
 }
 
+/* ---- the idle back end ------------------------------------------------------ */
+
+/* A failed test leaves xlog open: the next one must still start. */
+static int close_after_failure(void **state)
+{
+    (void)state;
+    xlog_close();
+    return 0;
+}
+
+static void open_quiet(const char *dir)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    cfg.persistent = 0; /* nothing in /dev/shm */
+    assert_int_equal(xlog_open(&cfg), 0);
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec pause = {ms / 1000, (ms % 1000) * 1000000};
+    while (nanosleep(&pause, &pause) != 0)
+        ;
+}
+
+/* The ids of the process's threads, sorted; returns how many. */
+static int thread_ids(long *ids, int capacity)
+{
+    char **names;
+    size_t n;
+    names = test_list_files("/proc/self/task", &n);
+    int count = 0;
+    for (size_t i = 0; i < n && count < capacity; i++)
+        ids[count++] = atol(names[i]);
+    test_free_list(names, n);
+    return count;
+}
+
+/* Context switches of the threads that are not in before: the threads xlog
+ * started (at least one: the back end).  Voluntary and not, so that neither
+ * can hide a wake-up. */
+static long switches_of_new_threads(const long *before, int before_count)
+{
+    long ids[64], total = 0;
+    int count = thread_ids(ids, 64), counted = 0;
+    for (int i = 0; i < count; i++) {
+        int old = 0;
+        for (int j = 0; j < before_count; j++)
+            old |= ids[i] == before[j];
+        if (old)
+            continue;
+        char path[64], line[256];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/status", ids[i]);
+        FILE *status = fopen(path, "r"); /* proc files have no size to read by */
+        if (!status)
+            continue; /* ended meanwhile */
+        int fields = 0;
+        while (fgets(line, sizeof line, status)) {
+            long n;
+            if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1 ||
+                sscanf(line, "nonvoluntary_ctxt_switches: %ld", &n) == 1) {
+                total += n;
+                fields++;
+            }
+        }
+        fclose(status);
+        assert_int_equal(fields, 2);
+        counted++;
+    }
+    assert_true(counted >= 1);
+    return total;
+}
+
+/* An idle xlog wakes only for its timers: the back end used to poll every
+ * idle_sleep_us, 2,000 times a second.  Counted over a second of idleness
+ * as the context switches of the threads xlog started. */
+static void an_idle_back_end_wakes_only_for_its_timers(void **state)
+{
+    (void)state;
+    long before[64];
+    int before_count = thread_ids(before, 64);
+    char *dir = test_make_dir("idle");
+    open_quiet(dir);
+    xlog_info("one line, then nothing");
+    assert_int_equal(xlog_flush(), 0);
+    pause_ms(300); /* past the flush interval and the settling that follow work */
+    long start = switches_of_new_threads(before, before_count);
+    pause_ms(1000);
+    long woken = switches_of_new_threads(before, before_count) - start;
+    print_message("context switches of xlog's threads in 1 s idle: %ld\n", woken);
+    assert_true(woken <= 20);
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(lines_now(dir), 1);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* After the back end has slept long, a line wakes it: written without a
+ * flush (within the flush interval, waited for here without a deadline but
+ * the test's), and xlog_flush answers. */
+static void lines_logged_after_a_long_idle_are_written(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("longidle");
+    open_quiet(dir);
+    for (int round = 1; round <= 3; round++) {
+        pause_ms(700);
+        xlog_info("after idle %d", round);
+        while (lines_now(dir) < (size_t)round * 2 - 1)
+            pause_ms(5);
+        pause_ms(700);
+        xlog_info("after idle %d flushed", round);
+        assert_int_equal(xlog_flush(), 0);
+        assert_int_equal(lines_now(dir), (size_t)round * 2);
+    }
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    const char *p = text;
+    for (int i = 0; i < 6; i++) {
+        char expected[64];
+        snprintf(expected, sizeof expected, i % 2 ? "after idle %d flushed" : "after idle %d",
+                 i / 2 + 1);
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        assert_string_equal(l.level, "INFO");
+        assert_int_equal(l.message_len, strlen(expected));
+        assert_memory_equal(l.message, expected, l.message_len);
+        p = nl + 1;
+    }
+    assert_int_equal(*p, '\0');
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+typedef struct burster {
+    int index;
+    int bursts;
+    long tid;
+} burster;
+
+#define BURST_LINES 50
+
+/* Bursts separated by pauses around the time the back end takes to fall
+ * asleep, so that many land just as it does. */
+static void *log_bursts(void *p)
+{
+    burster *b = p;
+    b->tid = (long)gettid();
+    unsigned seed = (unsigned)b->index * 7919u + 1;
+    for (int burst = 0; burst < b->bursts; burst++) {
+        for (int i = 0; i < BURST_LINES; i++)
+            xlog_info("burster %d burst %d line %d", b->index, burst, i);
+        if (burst % 8 == 7)
+            assert_int_equal(xlog_flush(), 0);
+        pause_ms(40 + (long)(rand_r(&seed) % 30));
+    }
+    return NULL;
+}
+
+/* Many short bursts from several threads, each after a pause long enough for
+ * the back end to go to sleep: every line is written once, and every flush
+ * answers. */
+static void bursts_after_pauses_from_several_threads_are_all_written(void **state)
+{
+    (void)state;
+    enum { THREADS = 4 };
+    char *dir = test_make_dir("bursts");
+    open_quiet(dir);
+    burster b[THREADS];
+    pthread_t t[THREADS];
+    int bursts = (int)test_scaled(24);
+    if (bursts < 8)
+        bursts = 8;
+    for (int i = 0; i < THREADS; i++) {
+        b[i].index = i;
+        b[i].bursts = bursts;
+        assert_int_equal(pthread_create(&t[i], NULL, log_bursts, &b[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(xlog_flush(), 0);
+    size_t total = (size_t)THREADS * (size_t)bursts * BURST_LINES;
+    assert_int_equal(lines_now(dir), total);
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    char *seen = calloc(total, 1);
+    size_t lines = 0;
+    for (const char *p = text; *p; lines++) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        char msg[96];
+        int who, burst, i;
+        assert_int_equal(sscanf(test_message(&l, msg, sizeof msg), "burster %d burst %d line %d",
+                                &who, &burst, &i), 3);
+        assert_true(who >= 0 && who < THREADS && burst >= 0 && burst < bursts && i >= 0 &&
+                    i < BURST_LINES);
+        char expected[96];
+        snprintf(expected, sizeof expected, "burster %d burst %d line %d", who, burst, i);
+        assert_string_equal(msg, expected);
+        assert_int_equal(l.tid, b[who].tid);
+        size_t at = ((size_t)who * (size_t)bursts + (size_t)burst) * BURST_LINES + (size_t)i;
+        assert_int_equal(seen[at], 0); /* once */
+        seen[at] = 1;
+        p = nl + 1;
+    }
+    assert_int_equal(lines, total);
+    free(seen);
+    free(text);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +521,12 @@ int main(void)
         cmocka_unit_test(ended_threads_lines_are_written_and_ring_freed),
         cmocka_unit_test(counters_match_the_files),
         cmocka_unit_test(stuck_call_holds_nothing_up),
+        cmocka_unit_test_teardown(an_idle_back_end_wakes_only_for_its_timers,
+                                  close_after_failure),
+        cmocka_unit_test_teardown(lines_logged_after_a_long_idle_are_written,
+                                  close_after_failure),
+        cmocka_unit_test_teardown(bursts_after_pauses_from_several_threads_are_all_written,
+                                  close_after_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

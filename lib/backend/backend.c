@@ -24,9 +24,9 @@
  *      buffers that have waited flush_interval_ms, free the rings of threads
  *      that have ended once they are empty, keep a few spare rings ready
  *      for new threads (rings.c, "Spares"), resynchronise the clock.
- * When a pass finds nothing it sleeps idle_sleep_us (a flush or close wakes
- * it at once, and so does a thread's first call that took the last spare
- * rings).
+ * When a pass finds nothing it sleeps idle_sleep_us; after SETTLE of
+ * nothing it sleeps long (see "Sleeping" below).  A flush, a close, a crash
+ * or a thread's first call that took the last spare rings wakes it at once.
  *
  * xlog_flush() is a request: the back end notes the time it sees the request,
  * passes until the watermark has reached it (so every record published before
@@ -41,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -62,6 +64,16 @@
 #define NOTICE_INTERVAL_NS 1000000000.0
 /* Consumed bytes given back to a producer at least this often. */
 #define RELEASE_EVERY 65536u
+/* The longest the back end sleeps when idle: its timers (a buffer's flush
+ * interval past this, check_interval_ms, a failing file's retry, trimming
+ * the rings of idle threads, the clock's resynchronisation) wait at most
+ * this long. */
+#define DEEP_SLEEP_MS 250u
+/* Idle this long past the flush interval (or past DEEP_SLEEP_MS if that is
+ * shorter) and every buffer waiting for its interval has been written out
+ * (the sinks measure it with a coarse clock, which may lag by a tick): only
+ * then does the back end sleep long. */
+#define SETTLE_MS 30u
 
 xlog_backend_counters xlog_counts;
 
@@ -110,11 +122,15 @@ static struct backend {
     char where[XLOG_WHERE_TEXT_MAX]; /* a dynamic record's "file:line function " */
 
     pthread_mutex_t lock;
-    pthread_cond_t wake;     /* to the back end: a request is waiting */
     pthread_cond_t answered; /* from the back end: a flush is done */
     uint64_t flush_requested;
     uint64_t flush_done;
     int stop;
+
+    uint64_t last_work;      /* ticks when a pass last wrote or flushed */
+    uint64_t settle_ticks;   /* idle this long, the back end sleeps long */
+    long deep_sleep_ns;      /* how long */
+    int membarrier;          /* MEMBARRIER_CMD_PRIVATE_EXPEDITED is ours */
 
     int tid;                 /* the back end's kernel thread id */
     /* The ring whose front record the back end is writing, NULL between
@@ -553,17 +569,78 @@ static void resync_clock(uint64_t now)
     be.next_resync = now + be.resync_ticks;
 }
 
-static void idle_wait(unsigned microseconds)
+/* ---- sleeping ---------------------------------------------------------------
+ * A call does not tell the back end it has published a record: the back end
+ * polls every idle_sleep_us while there is traffic, and the caller's cost
+ * stays one load of xlog_backend_bell.asleep, a line that is only read.
+ * After SETTLE of nothing to do, the back end sleeps until its next timer
+ * (deep_sleep_ns) unless woken.  It sets asleep, then checks every ring once
+ * more; a caller publishes its record, then reads asleep and, finding it
+ * set, takes it back to 0 and rings (futex wake).  So either the back end
+ * sees the record or the caller sees asleep: the order of a store then a
+ * load on each side needs a full barrier on both, which the back end pays
+ * for the caller with membarrier(PRIVATE_EXPEDITED) (a barrier on every
+ * running thread of the process), only when it falls asleep.  Without
+ * membarrier (an old kernel, a filter) a record can be missed until the
+ * sleep ends, so the sleep is cut to the flush interval.
+ *
+ * The futex word counts rings: the back end reads it before its last check,
+ * and sleeps only if nobody has rung since, so a ring is never lost. */
+xlog_doorbell xlog_backend_bell;
+
+static void ring_bell(void)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += (long)microseconds * 1000;
-    until.tv_sec += until.tv_nsec / 1000000000;
-    until.tv_nsec %= 1000000000;
-    pthread_mutex_lock(&be.lock);
-    if (xlog_load(&be.flush_requested) == be.flush_done && !be.stop)
-        pthread_cond_timedwait(&be.wake, &be.lock, &until);
-    pthread_mutex_unlock(&be.lock);
+    int saved = errno; /* from a signal handler too */
+    __atomic_add_fetch(&xlog_backend_bell.wakes, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &xlog_backend_bell.wakes, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    errno = saved;
+}
+
+void xlog_backend_doorbell(void)
+{
+    if (__atomic_exchange_n(&xlog_backend_bell.asleep, 0, __ATOMIC_SEQ_CST))
+        ring_bell();
+}
+
+/* A record published but not written yet, or a call under way. */
+static int rings_have_work(void)
+{
+    if (xlog_load_acquire(&xlog_rings.generation) != be.rings_generation)
+        return 1;
+    for (size_t i = 0; i < be.ring_count; i++) {
+        uint64_t head = xlog_load_acquire(&be.rings[i]->head);
+        if ((head & 1) || head != be.rings[i]->read_pos)
+            return 1;
+    }
+    return 0;
+}
+
+static int requests_waiting(void)
+{
+    return xlog_load_acquire(&be.flush_requested) != be.flush_done ||
+           xlog_load_acquire(&be.stop) || xlog_load_acquire(&be.crash_signal);
+}
+
+static void idle_wait(uint64_t now)
+{
+    uint32_t wakes = __atomic_load_n(&xlog_backend_bell.wakes, __ATOMIC_SEQ_CST);
+    int deep = now - be.last_work >= be.settle_ticks;
+    long ns = (long)be.cfg.idle_sleep_us * 1000;
+    if (deep) {
+        /* An exchange: a full barrier on this side (x86's xchg, arm's
+         * dmb); membarrier puts one on the callers' side. */
+        __atomic_exchange_n(&xlog_backend_bell.asleep, 1, __ATOMIC_SEQ_CST);
+        if (be.membarrier)
+            syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+        ns = be.deep_sleep_ns;
+    }
+    if (!(deep && rings_have_work()) && !requests_waiting()) {
+        struct timespec timeout = {ns / 1000000000, ns % 1000000000};
+        syscall(SYS_futex, &xlog_backend_bell.wakes, FUTEX_WAIT_PRIVATE, wakes, &timeout, NULL,
+                0);
+    }
+    if (deep)
+        __atomic_store_n(&xlog_backend_bell.asleep, 0, __ATOMIC_SEQ_CST);
 }
 
 /* ---- after a crash ---------------------------------------------------------- */
@@ -622,7 +699,8 @@ int xlog_backend_crash_flush(int sig)
         xlog_store(&be.crash_signal, 0);
         return 1;
     }
-    /* The back end notices within idle_sleep_us; if it has not answered
+    ring_bell();
+    /* The back end notices at once; if it has not answered
      * within five seconds it is stuck (in a write to a dead disk, say), and
      * running the same code beside it would be worse than giving up. */
     for (int i = 0; i < 5000 && !xlog_load_acquire(&be.crash_done); i++) {
@@ -672,6 +750,8 @@ static void *backend_main(void *unused)
         uint64_t watermark = scan(stopping);
         size_t written = merge(watermark);
         uint64_t now = xlog_ticks();
+        if (written || flushing)
+            be.last_work = now;
         tend_rings(now);
         if (!stopping) /* spares made at the last pass would be unmapped at once */
             xlog_rings_keep_spares(first_pass, now, (uint64_t)(100e6 / be.clock.ns_per_tick));
@@ -699,7 +779,7 @@ static void *backend_main(void *unused)
                 struct timespec pause = {0, 10000};
                 nanosleep(&pause, NULL);
             } else {
-                idle_wait(be.cfg.idle_sleep_us);
+                idle_wait(now);
             }
         }
     }
@@ -707,18 +787,34 @@ static void *backend_main(void *unused)
 
 /* ---- starting, flushing, stopping ------------------------------------------ */
 
-/* The condition variables live as long as the process (a caller of
- * xlog_flush may still be waking up from one when xlog_close returns). */
+/* The condition variable lives as long as the process (a caller of
+ * xlog_flush may still be waking up from it when xlog_close returns). */
 static pthread_once_t conditions_once = PTHREAD_ONCE_INIT;
 
 static void init_conditions(void)
 {
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&be.wake, &attr);
-    pthread_condattr_destroy(&attr);
     pthread_cond_init(&be.answered, NULL);
+}
+
+/* When the back end sleeps long, and after how long idle (see "Sleeping"). */
+static void plan_sleep(const xlog_config *cfg)
+{
+    static int registered = -1; /* membarrier registration lasts as long as the process */
+    if (registered < 0)
+        registered = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    be.membarrier = registered;
+    unsigned deep_ms = DEEP_SLEEP_MS;
+    if (cfg->check_interval_ms < deep_ms)
+        deep_ms = cfg->check_interval_ms;
+    if (!be.membarrier && cfg->flush_interval_ms < deep_ms)
+        deep_ms = cfg->flush_interval_ms;
+    unsigned flush_ms = cfg->flush_interval_ms < DEEP_SLEEP_MS ? cfg->flush_interval_ms
+                                                                : DEEP_SLEEP_MS;
+    be.deep_sleep_ns = (long)deep_ms * 1000000;
+    if (be.deep_sleep_ns < (long)cfg->idle_sleep_us * 1000) /* never shorter than a short one */
+        be.deep_sleep_ns = (long)cfg->idle_sleep_us * 1000;
+    be.settle_ticks = (uint64_t)((flush_ms + SETTLE_MS) * 1e6 / be.clock.ns_per_tick);
+    be.last_work = xlog_ticks();
 }
 
 int xlog_backend_start(const xlog_config *cfg)
@@ -746,6 +842,7 @@ int xlog_backend_start(const xlog_config *cfg)
     be.notice_interval_ticks = (uint64_t)(NOTICE_INTERVAL_NS / be.clock.ns_per_tick);
     be.next_resync = xlog_ticks() + be.resync_ticks;
     be.last_utc = INT64_MIN;
+    plan_sleep(cfg);
 
     /* Room for many threads from the start: after a crash the snapshot of
      * the rings cannot grow. */
@@ -801,7 +898,7 @@ int xlog_backend_flush(void)
     }
     uint64_t mine = be.flush_requested + 1;
     xlog_store_release(&be.flush_requested, mine);
-    pthread_cond_signal(&be.wake);
+    ring_bell();
     while (be.flush_done < mine)
         pthread_cond_wait(&be.answered, &be.lock);
     pthread_mutex_unlock(&be.lock);
@@ -810,8 +907,8 @@ int xlog_backend_flush(void)
 
 void xlog_backend_wake(void)
 {
-    pthread_mutex_lock(&be.lock);
-    pthread_cond_signal(&be.wake);
+    pthread_mutex_lock(&be.lock); /* ordered with a concurrent xlog_close, as before */
+    ring_bell();
     pthread_mutex_unlock(&be.lock);
 }
 
@@ -869,13 +966,14 @@ void xlog_backend_after_fork(void)
     init_conditions();
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;
+    xlog_store(&xlog_backend_bell.asleep, 0); /* the parent's back end may have slept */
 }
 
 void xlog_backend_stop(void)
 {
     pthread_mutex_lock(&be.lock);
     xlog_store_release(&be.stop, 1);
-    pthread_cond_signal(&be.wake);
+    ring_bell();
     pthread_mutex_unlock(&be.lock);
     pthread_join(be.thread, NULL);
 

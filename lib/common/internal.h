@@ -203,6 +203,21 @@ int xlog_backend_flush(void);
 /* Wakes the back end for a pass now, if it sleeps: a thread's first call
  * that took the last spare rings (rings.c, "Spares"). */
 void xlog_backend_wake(void);
+
+/* How a call tells the back end there is work without a system call while
+ * the back end is awake (backend.c, "Sleeping").  asleep is read by every
+ * call and written only when the back end falls asleep or is woken, so its
+ * cache line stays shared; wakes is the futex word the back end sleeps on. */
+typedef struct xlog_doorbell {
+    int asleep;
+    uint32_t wakes;
+} __attribute__((aligned(64))) xlog_doorbell;
+
+extern xlog_doorbell xlog_backend_bell;
+
+/* Wakes the back end if it is asleep.  Async-signal-safe (atomics and one
+ * futex call, errno kept). */
+void xlog_backend_doorbell(void);
 void xlog_backend_stop(void);
 /* From a crash handler: writes everything published, and a last line;
  * 1 once that is done, 0 if it could not be (xlog closed, or the back end

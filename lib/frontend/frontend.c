@@ -345,6 +345,10 @@ static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t si
 {
     r->write_pos = record_pos + size;
     xlog_store_release(&r->head, r->write_pos);
+    /* One load of a line that stays shared: no system call unless the back
+     * end has gone to sleep (backend.c, "Sleeping"). */
+    if (__builtin_expect(xlog_load(&xlog_backend_bell.asleep), 0))
+        xlog_backend_doorbell();
 }
 
 /* ---- argument capture --------------------------------------------------- */

@@ -49,6 +49,7 @@ static int reopen_requested;
 XLOG_API void xlog_reopen(void)
 {
     __atomic_store_n(&reopen_requested, 1, __ATOMIC_RELEASE);
+    xlog_backend_doorbell(); /* if it sleeps long; signal-safe */
 }
 
 static int64_t coarse_ms(void)

@@ -38,7 +38,8 @@ typedef struct xlog_sink_ops {
      * message at cfg.flush_level); durable: and is made to survive a power
      * loss if the sink can (fdatasync; cfg.sync_level).  Optional. */
     void (*flush)(xlog_sink *s, int durable);
-    /* Called once per back-end pass (at least every idle_sleep_us): timers,
+    /* Called once per back-end pass (every idle_sleep_us under light load,
+     * every 250 ms at most when idle: backend.c, "Sleeping"): timers,
      * reopening, announcing drops.  Optional. */
     void (*tick)(xlog_sink *s);
     /* A thread has ended and all its events were written.  Optional. */
