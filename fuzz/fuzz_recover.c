@@ -1,5 +1,5 @@
 /*
- * fuzz_recover.c - libFuzzer target for recovery (lib/survival/recover.c)
+ * fuzz_recover.c - libFuzzer target for recovery (lib/recovery/recover.c)
  * reading what a dead process left.
  *
  * Random bytes in those files found nothing in 400 runs (a length field is
@@ -40,8 +40,9 @@
 
 #include <xlog.h>
 
-#include "common/ring.h"
-#include "survival/survival.h"
+#include "record/record.h"
+#include "rings/ring.h"
+#include "shm/shm.h"
 
 #define MAX_FILES 16
 

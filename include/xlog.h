@@ -1020,7 +1020,7 @@ typedef struct xlog_impl_site {
     uint64_t suppressed;       /* atomic: calls suppressed since the last written */
     struct xlog_impl_site_copy *copy; /* the library's copy of file, func,
                                   line, module, format and kinds, which
-                                  records name (lib/common/internal.h) */
+                                  records name (lib/record/record.h) */
     struct xlog_impl_site_copy *scalar_copy; /* the same, once the site takes
                                   the shortest path (state scalar) */
     unsigned short fixed_size; /* bytes of the record without its strings */

@@ -24,10 +24,19 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "common/internal.h"
-#include "sinks/console_sink.h"
-#include "sinks/syslog_sink.h"
-#include "survival/survival.h"
+#include "backend/backend.h"
+#include "backend/crash.h"
+#include "base/atomics.h"
+#include "base/counters.h"
+#include "base/error.h"
+#include "base/guard.h"
+#include "base/settings.h"
+#include "frontend/filter.h"
+#include "frontend/frontend.h"
+#include "recovery/recovery.h"
+#include "rings/rings.h"
+#include "shm/shm.h"
+#include "sinks/sink.h"
 
 /* Serialises xlog_open and xlog_close with each other (and with fork). */
 static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,64 +53,19 @@ static uint64_t closed_drops_announced;
  * cfg.persistent is 0), for the first line after it. */
 static int survival_error;
 
-/* Non-zero on the back end's thread and inside a custom sink's function:
- * calls refused there (see xlog_mark_backend_thread in internal.h). */
-static XLOG_IMPL_TLS int serving_xlog;
 static uint64_t backend_calls_refused;
-
-/* Why the calling thread's last xlog_open failed (xlog_last_error). */
-static XLOG_IMPL_TLS char last_error[512];
-
-void xlog_set_error(const char *format, ...)
-{
-    va_list ap;
-    va_start(ap, format);
-    vsnprintf(last_error, sizeof last_error, format, ap);
-    va_end(ap);
-}
-
-void xlog_prefix_error(const char *prefix)
-{
-    size_t n = strlen(prefix), old = strlen(last_error);
-    if (n + 2 + old >= sizeof last_error)
-        old = sizeof last_error - 1 - n - 2;
-    memmove(last_error + n + 2, last_error, old);
-    memcpy(last_error, prefix, n);
-    memcpy(last_error + n, ": ", 2);
-    last_error[n + 2 + old] = '\0';
-}
-
-void xlog_mark_backend_thread(void)
-{
-    serving_xlog = 1;
-}
-
-void xlog_sink_code_enter(void)
-{
-    serving_xlog++;
-}
-
-void xlog_sink_code_leave(void)
-{
-    serving_xlog--;
-}
 
 /* Non-zero, after counting it and saying why, when function is called on
  * the back end's thread or from a sink's function: it must then return
  * -EDEADLK at once. */
 static int refused_on_backend(const char *function)
 {
-    if (!serving_xlog)
+    if (!xlog_serving())
         return 0;
     xlog_add(&backend_calls_refused, 1);
     xlog_set_error("%s: called from a custom sink's function (or cfg.wall_clock_ns), where it "
                    "would wait for xlog's back end or stop it", function);
     return 1;
-}
-
-XLOG_API const char *xlog_last_error(void)
-{
-    return last_error;
 }
 
 XLOG_API xlog_config xlog_defaults(void)
@@ -158,10 +122,12 @@ static size_t round_up_power_of_two(size_t n)
 static int invalid(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static int invalid(const char *format, ...)
 {
+    char text[512];
     va_list ap;
     va_start(ap, format);
-    vsnprintf(last_error, sizeof last_error, format, ap);
+    vsnprintf(text, sizeof text, format, ap);
     va_end(ap);
+    xlog_set_error("%s", text);
     return -EINVAL;
 }
 
@@ -297,6 +263,8 @@ static void after_fork_in_parent(void)
     xlog_leave();
 }
 
+static void resume_after_fork(void);
+
 static void after_fork_in_child(void)
 {
     xlog_backend_unlock();
@@ -308,13 +276,14 @@ static void after_fork_in_child(void)
     pthread_mutex_unlock(&xlog_rings.lock);
     if (is_open) {
         xlog_store(&xlog_front.epoch, 0);
+        xlog_front.restart_after_fork = resume_after_fork;
         xlog_store_release(&xlog_front.forked, 1);
     }
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
 }
 
-void xlog_resume_after_fork(void)
+static void resume_after_fork(void)
 {
     pthread_mutex_lock(&lifecycle_lock);
     if (xlog_load(&xlog_front.forked) && is_open) {
@@ -369,7 +338,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
 {
     if (refused_on_backend("xlog_open"))
         return -EDEADLK;
-    last_error[0] = '\0';
+    xlog_clear_error();
     xlog_config cfg = user_cfg ? *user_cfg : xlog_defaults();
     xlog_enter();
     pthread_mutex_lock(&lifecycle_lock);
@@ -392,7 +361,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         rc = xlog_backend_start(&cfg);
         if (rc != 0) {
             xlog_survival_stop();
-            if (!last_error[0])
+            if (!xlog_last_error()[0])
                 xlog_set_error("%s", strerror(-rc));
         }
     }
@@ -419,7 +388,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
     pthread_mutex_unlock(&lifecycle_lock);
     xlog_leave();
     if (rc == 0) {
-        last_error[0] = '\0'; /* a custom sink's open may have made a refused call */
+        xlog_clear_error(); /* a custom sink's open may have made a refused call */
         if (survival_error)
             xlog_notice("the lines still in memory will not survive a kill of this process: its "
                         "persistent directory cannot be used: %s",
@@ -434,7 +403,7 @@ XLOG_API int xlog_flush(void)
     if (refused_on_backend("xlog_flush"))
         return -EDEADLK;
     if (xlog_load(&xlog_front.forked))
-        xlog_resume_after_fork();
+        resume_after_fork();
     if (!xlog_load_acquire(&xlog_front.epoch))
         return -EBADF;
     return xlog_backend_flush();
@@ -478,7 +447,7 @@ XLOG_API long xlog_recover(const char *dir, const char *persistent_dir)
     xlog_config cfg = xlog_defaults();
     cfg.dir = dir;
     cfg.use_environment = 0;
-    last_error[0] = '\0';
+    xlog_clear_error();
     if (!dir || !*dir) {
         xlog_set_error("xlog_recover: dir is %s", dir ? "empty" : "NULL");
         return -EINVAL;
@@ -519,8 +488,7 @@ XLOG_API void xlog_stats(xlog_counters *out)
     out->write_errors = xlog_load(&xlog_counts.write_errors);
     out->lost = xlog_load(&xlog_counts.lost);
     out->refused = xlog_load(&xlog_counts.refused);
-    out->console_dropped = xlog_load(&xlog_console_dropped);
-    out->syslog_dropped = xlog_load(&xlog_syslog_dropped);
+    xlog_sinks_stats(out);
     out->not_persistent = xlog_load(&xlog_survival_fallbacks);
     out->laps_not_grown = xlog_load(&xlog_laps_not_grown);
     out->backend_calls_refused = xlog_load(&backend_calls_refused);

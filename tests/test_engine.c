@@ -12,7 +12,9 @@
 
 #include <xlog.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/guard.h"
+#include "rings/rings.h"
 
 typedef struct worker_arg {
     int index;

@@ -46,8 +46,9 @@
 
 #include <xlog.h>
 
-#include "common/ring.h"
-#include "survival/survival.h"
+#include "record/record.h"
+#include "rings/ring.h"
+#include "shm/shm.h"
 
 #define THREADS 4
 

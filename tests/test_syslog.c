@@ -39,7 +39,6 @@
 
 #include "layouts/layout.h"
 #include "sinks/sink.h"
-#include "sinks/syslog_sink.h"
 #include "syslog/rsyslogd.h"
 
 /* ---- the test as the back end ------------------------------------------------- */
@@ -116,7 +115,9 @@ static char *expected_msg(const xlog_syslog_config *sc, const test_event *t)
 
 static uint64_t syslog_dropped(void)
 {
-    return __atomic_load_n(&xlog_syslog_dropped, __ATOMIC_RELAXED);
+    xlog_counters counts;
+    xlog_stats(&counts);
+    return counts.syslog_dropped;
 }
 
 /* ---- collectors of the test's own ---------------------------------------------- */

@@ -46,17 +46,26 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "backend/backtrace.h"
-#include "backend/event.h"
-#include "backend/message.h"
-#include "common/clock.h"
-#include "common/internal.h"
-#include "common/record_args.h"
+#include "base/atomics.h"
+#include "base/clock.h"
+#include "base/counters.h"
+#include "base/doorbell.h"
+#include "base/error.h"
+#include "base/guard.h"
+#include "base/settings.h"
+#include "base/signals.h"
+#include "event/event.h"
+#include "event/message.h"
 #include "format/escape.h"
 #include "format/format.h"
 #include "layouts/fields.h"
+#include "record/record.h"
+#include "recovery/recovery.h"
+#include "rings/rings.h"
+#include "shm/shm.h"
 #include "sinks/sink.h"
-#include "survival/survival.h"
 
 #define WATERMARK_MARGIN_NS 50000.0
 #define RESYNC_INTERVAL_NS 1000000000.0
@@ -74,8 +83,6 @@
  * (the sinks measure it with a coarse clock, which may lag by a tick): only
  * then does the back end sleep long. */
 #define SETTLE_MS 30u
-
-xlog_backend_counters xlog_counts;
 
 /* What the back end remembers of a call site, keyed by its copy
  * (xlog_site_copy: never freed, so an address never names two sites): its
@@ -538,7 +545,7 @@ static size_t merge(uint64_t watermark)
 /* Gives the rings of threads that have ended back to the pool, once
  * everything in them is written; tends the memory of the others, and the
  * room of the survival dictionary; once a second, writes the lines of the
- * processes of the log directory that are gone (survival/dead.c). */
+ * processes of the log directory that are gone (recovery/dead.c). */
 static void tend_rings(uint64_t now)
 {
     xlog_survival_tend(now, (uint64_t)(100e6 / be.clock.ns_per_tick));
@@ -572,7 +579,7 @@ static void resync_clock(uint64_t now)
 /* ---- sleeping ---------------------------------------------------------------
  * A call does not tell the back end it has published a record: the back end
  * polls every idle_sleep_us while there is traffic, and the caller's cost
- * stays one load of xlog_backend_bell.asleep, a line that is only read.
+ * stays one load of xlog_bell.asleep, a line that is only read.
  * After SETTLE of nothing to do, the back end sleeps until its next timer
  * (deep_sleep_ns) unless woken.  It sets asleep, then checks every ring once
  * more; a caller publishes its record, then reads asleep and, finding it
@@ -585,22 +592,8 @@ static void resync_clock(uint64_t now)
  * sleep ends, so the sleep is cut to the flush interval.
  *
  * The futex word counts rings: the back end reads it before its last check,
- * and sleeps only if nobody has rung since, so a ring is never lost. */
-xlog_doorbell xlog_backend_bell;
-
-static void ring_bell(void)
-{
-    int saved = errno; /* from a signal handler too */
-    __atomic_add_fetch(&xlog_backend_bell.wakes, 1, __ATOMIC_SEQ_CST);
-    syscall(SYS_futex, &xlog_backend_bell.wakes, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-    errno = saved;
-}
-
-void xlog_backend_doorbell(void)
-{
-    if (__atomic_exchange_n(&xlog_backend_bell.asleep, 0, __ATOMIC_SEQ_CST))
-        ring_bell();
-}
+ * and sleeps only if nobody has rung since, so a ring is never lost
+ * (base/doorbell.h). */
 
 /* A record published but not written yet, or a call under way. */
 static int rings_have_work(void)
@@ -623,24 +616,22 @@ static int requests_waiting(void)
 
 static void idle_wait(uint64_t now)
 {
-    uint32_t wakes = __atomic_load_n(&xlog_backend_bell.wakes, __ATOMIC_SEQ_CST);
+    uint32_t wakes = __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
     int deep = now - be.last_work >= be.settle_ticks;
     long ns = (long)be.cfg.idle_sleep_us * 1000;
     if (deep) {
         /* An exchange: a full barrier on this side (x86's xchg, arm's
          * dmb); membarrier puts one on the callers' side. */
-        __atomic_exchange_n(&xlog_backend_bell.asleep, 1, __ATOMIC_SEQ_CST);
+        __atomic_exchange_n(&xlog_bell.asleep, 1, __ATOMIC_SEQ_CST);
         if (be.membarrier)
             syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
         ns = be.deep_sleep_ns;
     }
     if (!(deep && rings_have_work()) && !requests_waiting()) {
-        struct timespec timeout = {ns / 1000000000, ns % 1000000000};
-        syscall(SYS_futex, &xlog_backend_bell.wakes, FUTEX_WAIT_PRIVATE, wakes, &timeout, NULL,
-                0);
+        xlog_bell_wait(wakes, ns);
     }
     if (deep)
-        __atomic_store_n(&xlog_backend_bell.asleep, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&xlog_bell.asleep, 0, __ATOMIC_SEQ_CST);
 }
 
 /* ---- after a crash ---------------------------------------------------------- */
@@ -699,7 +690,7 @@ int xlog_backend_crash_flush(int sig)
         xlog_store(&be.crash_signal, 0);
         return 1;
     }
-    ring_bell();
+    xlog_bell_ring();
     /* The back end notices at once; if it has not answered
      * within five seconds it is stuck (in a write to a dead disk, say), and
      * running the same code beside it would be worse than giving up. */
@@ -898,18 +889,11 @@ int xlog_backend_flush(void)
     }
     uint64_t mine = be.flush_requested + 1;
     xlog_store_release(&be.flush_requested, mine);
-    ring_bell();
+    xlog_bell_ring();
     while (be.flush_done < mine)
         pthread_cond_wait(&be.answered, &be.lock);
     pthread_mutex_unlock(&be.lock);
     return 0;
-}
-
-void xlog_backend_wake(void)
-{
-    pthread_mutex_lock(&be.lock); /* ordered with a concurrent xlog_close, as before */
-    ring_bell();
-    pthread_mutex_unlock(&be.lock);
 }
 
 void xlog_backend_lock(void)
@@ -966,14 +950,14 @@ void xlog_backend_after_fork(void)
     init_conditions();
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;
-    xlog_store(&xlog_backend_bell.asleep, 0); /* the parent's back end may have slept */
+    xlog_store(&xlog_bell.asleep, 0); /* the parent's back end may have slept */
 }
 
 void xlog_backend_stop(void)
 {
     pthread_mutex_lock(&be.lock);
     xlog_store_release(&be.stop, 1);
-    ring_bell();
+    xlog_bell_ring();
     pthread_mutex_unlock(&be.lock);
     pthread_join(be.thread, NULL);
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "backend/event.h"
+#include "event/event.h"
 
 typedef struct xlog_backtrace xlog_backtrace;
 

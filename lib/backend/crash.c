@@ -29,13 +29,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/internal.h"
-#include "survival/survival.h"
+#include "backend/backend.h"
+#include "backend/crash.h"
+#include "base/signals.h"
+#include "shm/shm.h"
 
-static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-#define CRASH_SIGNALS (sizeof crash_signals / sizeof crash_signals[0])
-
-static struct sigaction previous[CRASH_SIGNALS];
+static struct sigaction previous[XLOG_CRASH_SIGNALS];
 static int installed;
 static int handling; /* atomic: a crash is being handled */
 
@@ -52,8 +51,8 @@ static void on_crash(int sig, siginfo_t *info, void *context)
             nanosleep(&pause, NULL);
         }
     }
-    for (size_t i = 0; i < CRASH_SIGNALS; i++) {
-        if (crash_signals[i] != sig)
+    for (int i = 0; i < XLOG_CRASH_SIGNALS; i++) {
+        if (xlog_crash_signals[i] != sig)
             continue;
         int chained = (previous[i].sa_flags & SA_SIGINFO) ||
                       (previous[i].sa_handler != SIG_DFL && previous[i].sa_handler != SIG_IGN);
@@ -91,8 +90,8 @@ void xlog_crash_install(void)
     action.sa_sigaction = on_crash;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigfillset(&action.sa_mask);
-    for (size_t i = 0; i < CRASH_SIGNALS; i++)
-        sigaction(crash_signals[i], &action, &previous[i]);
+    for (int i = 0; i < XLOG_CRASH_SIGNALS; i++)
+        sigaction(xlog_crash_signals[i], &action, &previous[i]);
     installed = 1;
 }
 
@@ -100,36 +99,12 @@ void xlog_crash_uninstall(void)
 {
     if (!installed)
         return;
-    for (size_t i = 0; i < CRASH_SIGNALS; i++) {
+    for (int i = 0; i < XLOG_CRASH_SIGNALS; i++) {
         struct sigaction current;
-        sigaction(crash_signals[i], NULL, &current);
+        sigaction(xlog_crash_signals[i], NULL, &current);
         /* Leave alone a handler the program installed after ours. */
         if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_crash)
-            sigaction(crash_signals[i], &previous[i], NULL);
+            sigaction(xlog_crash_signals[i], &previous[i], NULL);
     }
     installed = 0;
-}
-
-void xlog_crash_signals_unblocked(sigset_t *set)
-{
-    for (size_t i = 0; i < CRASH_SIGNALS; i++)
-        sigdelset(set, crash_signals[i]);
-}
-
-const char *xlog_signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGILL:
-        return "SIGILL";
-    case SIGABRT:
-        return "SIGABRT";
-    default:
-        return "a signal";
-    }
 }

@@ -36,7 +36,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/error.h"
+#include "base/guard.h"
+#include "frontend/filter.h"
 
 #define MAX_RULES 64
 #define MAX_MODULE 64

@@ -3,19 +3,19 @@
  *
  * Why it exists: this is the only code that costs the application time, so it
  * does the least it can.  A call copies its timestamp and raw arguments into
- * the calling thread's own ring (common/ring.h) and returns; the back end does
+ * the calling thread's own ring (rings/ring.h) and returns; the back end does
  * the rest.
  *
  * How it works:
  *   1. The XLOG macro checks the level inline (xlog.h) and passes its static
  *      call site.  On the site's first use, the format is parsed once into a
  *      list of argument kinds (site_prepare); later calls just read it.
- *   2. The whole call is one region the thread marks (in_call): a signal
+ *   2. The whole call is one region the thread marks (base/guard.h): a signal
  *      handler that logs while its thread is inside a call (or inside an
  *      xlog function that holds a lock a call may need) is dropped and
  *      counted, never allowed to touch the ring, a lock or the allocator the
  *      interrupted call is using.
- *   3. The thread's first message takes a ring (common/rings.c: from a pool,
+ *   3. The thread's first message takes a ring (rings/rings.c: from a pool,
  *      or newly mapped) and gives the thread an alternate signal stack: the
  *      only system calls a thread makes here, unless its ring is full and
  *      the call waits.  A ring belongs to one xlog_open (its epoch): after a
@@ -23,7 +23,7 @@
  *      with the configuration in force.
  *   4. The call measures the record (string lengths need a first pass over the
  *      arguments), reserves room in the ring (ring_reserve, which also ends a
- *      lap: common/ring.h), marks itself "in a call" (bit 0 of head), reads
+ *      lap: rings/ring.h), marks itself "in a call" (bit 0 of head), reads
  *      the clock, copies the arguments and publishes.
  *   5. A full ring blocks (spinning, then yielding, then sleeping) or drops,
  *      as configured; both are counted.
@@ -55,23 +55,24 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "common/clock.h"
-#include "common/internal.h"
-#include "common/record_args.h"
+#include "base/atomics.h"
+#include "base/clock.h"
+#include "base/doorbell.h"
+#include "base/guard.h"
+#include "base/settings.h"
 #include "format/format.h"
-#include "survival/survival.h"
+#include "frontend/filter.h"
+#include "frontend/frontend.h"
+#include "record/record.h"
+#include "rings/rings.h"
+#include "shm/shm.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-xlog_front_settings xlog_front = {
-    .epoch = 0, .full_policy = XLOG_FULL_BLOCK, .ring_size = (size_t)1 << 20, .max_message = 16384};
 uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
 
 static XLOG_IMPL_TLS xlog_ring *my_ring;
-/* Non-zero while the thread is inside a log call, or inside an xlog
- * function holding a lock a log call may take (xlog_enter, which nests). */
-static XLOG_IMPL_TLS int in_call;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -80,37 +81,6 @@ static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 #define MAX_NAME 1024
 /* Most arguments the dynamic path captures; later conversions show literally. */
 #define MAX_DYNAMIC_ARGS 64
-
-/* ---- the call region ------------------------------------------------------ */
-
-/* The compiler must not move the ring's stores out of the region, since a
- * signal handler on this thread checks in_call. */
-static inline void enter_call(void)
-{
-    in_call++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-static inline void leave_call(void)
-{
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    in_call--;
-}
-
-void xlog_enter(void)
-{
-    enter_call();
-}
-
-int xlog_inside(void)
-{
-    return in_call != 0;
-}
-
-void xlog_leave(void)
-{
-    leave_call();
-}
 
 static void count_drop(xlog_ring *r, int reason)
 {
@@ -158,11 +128,11 @@ static void take_alt_stack(xlog_ring *r)
 static void thread_exited(void *ring)
 {
     xlog_ring *r = ring;
-    enter_call();
+    xlog_enter();
     my_ring = NULL;
     take_alt_stack(r);
     xlog_ring_leave(r);
-    leave_call();
+    xlog_leave();
 }
 
 static void make_thread_exit_key(void)
@@ -216,7 +186,7 @@ static xlog_ring *ring_for_call(void)
     uint64_t epoch = xlog_load_acquire(&xlog_front.epoch);
     if (UNLIKELY(epoch == 0)) {
         if (xlog_load(&xlog_front.forked)) {
-            xlog_resume_after_fork();
+            xlog_front.restart_after_fork();
             epoch = xlog_load_acquire(&xlog_front.epoch);
         }
         if (epoch == 0) {
@@ -345,10 +315,7 @@ static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t si
 {
     r->write_pos = record_pos + size;
     xlog_store_release(&r->head, r->write_pos);
-    /* One load of a line that stays shared: no system call unless the back
-     * end has gone to sleep (backend.c, "Sleeping"). */
-    if (__builtin_expect(xlog_load(&xlog_backend_bell.asleep), 0))
-        xlog_backend_doorbell();
+    xlog_bell_published();
 }
 
 /* ---- argument capture --------------------------------------------------- */
@@ -895,11 +862,11 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
  * call. */
 XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ...)
 {
-    if (UNLIKELY(in_call)) {
+    if (UNLIKELY(xlog_in_call)) {
         drop_nested();
         return;
     }
-    enter_call();
+    xlog_enter();
     va_list ap;
     va_start(ap, fmt);
     xlog_ring *r = my_ring;
@@ -922,14 +889,14 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
             write_args((char *)(rec + 1), site->kinds, site->nargs, NULL, 0, ap); /* no %m here */
             publish_record(r, pos, size);
             va_end(ap);
-            leave_call();
+            xlog_leave();
             return;
         }
     }
     /* Nothing above calls anything, so errno is still the caller's. */
     log_general(site, level, fmt, errno, ap);
     va_end(ap);
-    leave_call();
+    xlog_leave();
 }
 
 /* A call of a rate-limited site that passed its limit: its record carries
@@ -937,16 +904,16 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
 XLOG_API void xlog_impl_log_rated(xlog_impl_site *site, int level, const char *fmt, ...)
 {
     int caller_errno = errno;
-    if (UNLIKELY(in_call)) {
+    if (UNLIKELY(xlog_in_call)) {
         drop_nested();
         return;
     }
-    enter_call();
+    xlog_enter();
     va_list ap;
     va_start(ap, fmt);
     log_general(site, level, fmt, caller_errno, ap);
     va_end(ap);
-    leave_call();
+    xlog_leave();
 }
 
 /* Rate limits measure time with the configuration's wall clock when it has
@@ -976,9 +943,9 @@ XLOG_API int xlog_impl_every_ms(xlog_impl_site *site, unsigned long ms)
 
 XLOG_API void xlog_dump_backtrace(void)
 {
-    if (UNLIKELY(in_call))
+    if (UNLIKELY(xlog_in_call))
         return;
-    enter_call();
+    xlog_enter();
     xlog_ring *r = ring_for_call();
     uint64_t pos;
     char *p = r ? ring_reserve(r, sizeof(xlog_record), &pos) : NULL;
@@ -993,17 +960,17 @@ XLOG_API void xlog_dump_backtrace(void)
         rec->site = NULL;
         publish_record(r, pos, sizeof(xlog_record));
     }
-    leave_call();
+    xlog_leave();
 }
 
 XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *fmt, ...)
 {
     int caller_errno = errno; /* for %m, before a first call's allocations change it */
-    if (UNLIKELY(in_call)) {
+    if (UNLIKELY(xlog_in_call)) {
         drop_nested();
         return;
     }
-    enter_call();
+    xlog_enter();
     /* Its first call: the site's file, function and line go into the
      * dictionary of survival.h (its format varies: the records carry it),
      * before the state lets another thread's record name it; a thread that
@@ -1028,7 +995,7 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
                     caller_errno, ap);
         va_end(ap);
     }
-    leave_call();
+    xlog_leave();
 }
 
 /* A call without a call site (xlog's notices, xlogout): the format is
@@ -1036,15 +1003,15 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
 static void log_without_site(int level, const char *file, int line, const char *func,
                              const char *format, int caller_errno, va_list ap)
 {
-    if (UNLIKELY(in_call)) {
+    if (UNLIKELY(xlog_in_call)) {
         drop_nested();
         return;
     }
-    enter_call();
+    xlog_enter();
     xlog_ring *r = ring_for_call();
     if (r)
         log_dynamic(r, NULL, NULL, level, file, line, func, format, caller_errno, ap);
-    leave_call();
+    xlog_leave();
 }
 
 void xlog_notice(const char *format, ...)

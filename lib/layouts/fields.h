@@ -1,8 +1,7 @@
 /*
  * fields.h - the text of a line's fields, shared by the layouts (text.c,
- * json.c) and by the back end, which makes the default line's middle parts
- * once per call site and once per thread (xlog_where_text, xlog_tid_text)
- * so that the default line costs no more than copying them.
+ * json.c).  The default line's middle parts, made once per call site and
+ * once per thread, come with the event (event/event.h).
  *
  * Every field has a known longest text (the *_MAX constants), from which the
  * layouts compute the bound that sizes the sinks' buffers.
@@ -20,20 +19,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "backend/event.h"
-#include "common/date.h"
+#include "base/date.h"
+#include "event/event.h"
 #include "format/escape.h"
 
 /* The default line, the pattern xlog.h documents; a layout with this pattern
  * (or one that means the same) writes the event's ready-made where and
  * tid_text instead of making them again. */
 #define XLOG_DEFAULT_PATTERN "{time} [{level}] {file}:{line} {function} {tid} {message}"
-
-/* The longest text of an int: "-2147483648". */
-#define XLOG_INT_TEXT_MAX 11
-
-/* Writes value in decimal; returns its length (at most XLOG_INT_TEXT_MAX). */
-size_t xlog_int_text(char *out, int value);
 
 /* The longest level name. */
 #define XLOG_LEVEL_NAME_MAX 5
@@ -47,20 +40,6 @@ static inline int xlog_level_clamp(int level)
 
 /* "TRACE" ... "FATAL", without brackets (the level clamped). */
 const char *xlog_level_name(int level, size_t *len);
-
-/* The part of path[0..len) after its last '/'. */
-const char *xlog_base_name(const char *path, size_t len, size_t *base_len);
-
-/* The default line's "main.c:42 main ": the base name of file, the line and
- * the function, each name escaped by escape.h's rule.  The names are at most
- * XLOG_MAX_NAME bytes, as in an event. */
-#define XLOG_WHERE_TEXT_MAX (2 * XLOG_ESCAPE_GROWTH * XLOG_MAX_NAME + XLOG_INT_TEXT_MAX + 3)
-size_t xlog_where_text(char *out, const char *file, size_t file_len, int line,
-                       const char *function, size_t function_len);
-
-/* The default line's "12345 ": the tid and a space. */
-#define XLOG_TID_TEXT_MAX (XLOG_INT_TEXT_MAX + 1)
-size_t xlog_tid_text(char *out, int tid);
 
 /* ---- the time ------------------------------------------------------------ */
 

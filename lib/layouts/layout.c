@@ -4,7 +4,8 @@
  */
 #include <errno.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/error.h"
 #include "layouts/fields.h"
 #include "layouts/kind.h"
 

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "backend/event.h"
+#include "event/event.h"
 #include "xlog.h"
 
 typedef struct xlog_layout xlog_layout;

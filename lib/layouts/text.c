@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/error.h"
 #include "layouts/fields.h"
 #include "layouts/kind.h"
 

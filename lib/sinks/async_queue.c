@@ -12,7 +12,7 @@
  *   - Hand-offs: the producer fills a record and publishes head; the writer
  *     reads records up to head and publishes tail when it releases them.
  *     Each side's acquire of the other's counter is mirrored to
- *     ThreadSanitizer (common/internal.h) because the library's atomics are
+ *     ThreadSanitizer (base/atomics.h) because the library's atomics are
  *     invisible to a program built with it, while the copies in and the
  *     sendmmsg/writev out are watched.
  *   - Wake-up: the writer waits in poll() on an eventfd (and on its own
@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
 
 #define SKIP UINT32_MAX
 #define HEADER 4

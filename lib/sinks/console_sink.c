@@ -30,7 +30,6 @@
  *     xlog_flush does not wait for a console, which may not be read.
  */
 #define _GNU_SOURCE
-#include "sinks/console_sink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +42,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/error.h"
 #include "sinks/async_queue.h"
 #include "sinks/sink.h"
 
@@ -54,7 +54,8 @@
 #define BATCH 256
 #define RESET "\x1b[0m"
 
-uint64_t xlog_console_dropped;
+/* Lines not delivered since the process started (atomic; xlog_stats). */
+static uint64_t lines_dropped;
 
 typedef struct console {
     xlog_aq queue;
@@ -230,7 +231,7 @@ static int console_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_c
         return -ENOMEM;
     }
     size_t capacity = cfg->console_buffer > 4 * longest ? cfg->console_buffer : 4 * longest;
-    int rc = xlog_aq_start(&c->queue, "xlog-console", capacity, &xlog_console_dropped,
+    int rc = xlog_aq_start(&c->queue, "xlog-console", capacity, &lines_dropped,
                            writer_main, c);
     if (rc != 0) {
         xlog_set_error("cfg.console: cannot start its writer (%s)", strerror(-rc));
@@ -263,6 +264,11 @@ static void console_after_fork(xlog_sink *s)
     s->state = NULL;
 }
 
+static void console_stats(xlog_counters *out)
+{
+    out->console_dropped += xlog_load(&lines_dropped);
+}
+
 const xlog_sink_ops xlog_console_sink_ops = {
     .name = "console",
     .start = console_start,
@@ -270,4 +276,5 @@ const xlog_sink_ops xlog_console_sink_ops = {
     .tick = console_tick,
     .after_fork = console_after_fork,
     .stop = console_stop,
+    .stats = console_stats,
 };

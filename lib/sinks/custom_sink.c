@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/error.h"
+#include "base/guard.h"
 #include "sinks/sink.h"
 
 typedef struct custom_state {

@@ -60,8 +60,9 @@
 
 #include <time.h>
 
-#include "common/date.h"
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/counters.h"
+#include "base/date.h"
 #include "sinks/compress.h"
 #include "sinks/rotation.h"
 
@@ -75,7 +76,7 @@ int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t ca
     size_t size = sizeof(xlog_survival_file) + capacity;
     /* Reserved whole: the back end fills a buffer from its start to its
      * end at any time, and a page the file could not have would be a
-     * SIGBUS (lib/survival/shm.c, "Room"); without that room, ordinary
+     * SIGBUS (lib/shm/shm.c, "Room"); without that room, ordinary
      * memory (counted in xlog_counters.not_persistent). */
     size_t reserve = size;
     f->header = xlog_survival_map("file", size, &reserve, &f->slot, &f->generation);

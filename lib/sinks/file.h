@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "survival/survival.h"
+#include "shm/shm.h"
 #include "xlog.h"
 
 /* What every file of one configuration shares (set by the file sink at its
@@ -41,7 +41,7 @@ typedef struct xlog_file {
     int64_t day_end;         /* belong to the open file's day */
     char *path;              /* name of the file of day; NULL before the first open */
     int id;                  /* tid (per-thread) or pid (per-process) in the name */
-    /* The buffer, with its header (lib/survival/survival.h): in a file of the
+    /* The buffer, with its header (lib/shm/shm.h): in a file of the
      * survival directory, so that its lines outlive the process, or in
      * anonymous memory (generation 0).  length and written are mirrored
      * there at every change. */

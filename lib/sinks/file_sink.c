@@ -24,7 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/counters.h"
+#include "base/doorbell.h"
+#include "base/error.h"
 #include "sinks/compress.h"
 #include "sinks/file.h"
 #include "sinks/sink.h"
@@ -49,7 +52,7 @@ static int reopen_requested;
 XLOG_API void xlog_reopen(void)
 {
     __atomic_store_n(&reopen_requested, 1, __ATOMIC_RELEASE);
-    xlog_backend_doorbell(); /* if it sleeps long; signal-safe */
+    xlog_bell_ring_if_asleep(); /* signal-safe */
 }
 
 static int64_t coarse_ms(void)

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/date.h"
+#include "base/date.h"
 
 static int64_t floor_div(int64_t a, int64_t b)
 {

@@ -12,7 +12,8 @@
  *
  * Adding a kind of sink: write its file with a xlog_sink_ops, give it a
  * kind in xlog.h (XLOG_SINK_*) and a configuration whose first member is an
- * xlog_sink_config, and add one line to the list in sinks.c.
+ * xlog_sink_config, and add one line to the list in sinks.c (and its ops'
+ * name below).
  */
 #ifndef XLOG_SINK_H
 #define XLOG_SINK_H
@@ -20,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend/event.h"
+#include "event/event.h"
 #include "layouts/layout.h"
 #include "xlog.h"
 
@@ -50,6 +51,9 @@ typedef struct xlog_sink_ops {
     void (*after_fork)(xlog_sink *s);
     /* Writes what is left and ends the sink (after the last flush). */
     void (*stop)(xlog_sink *s);
+    /* Adds the counts of every sink of this kind since the process started
+     * to out (xlog_stats), open or not.  Optional. */
+    void (*stats)(xlog_counters *out);
 } xlog_sink_ops;
 
 struct xlog_sink {
@@ -79,5 +83,7 @@ void xlog_sinks_thread_ended(int tid);
 void xlog_sinks_after_fork(void);
 /* Flushes and stops every sink, the last one started first. */
 void xlog_sinks_stop(void);
+/* Adds every kind of sink's counts to out (xlog_stats). */
+void xlog_sinks_stats(xlog_counters *out);
 
 #endif

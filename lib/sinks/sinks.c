@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/error.h"
 #include "sinks/sink.h"
 
 typedef struct sink_kind {
@@ -149,4 +150,15 @@ void xlog_sinks_stop(void)
         s->ops->stop(s);
         xlog_layout_destroy(s->layout);
     }
+}
+
+void xlog_sinks_stats(xlog_counters *out)
+{
+    const xlog_sink_ops *kinds[2 + sizeof extra_kinds / sizeof extra_kinds[0]] = {
+        &xlog_file_sink_ops, &xlog_console_sink_ops};
+    for (size_t i = 0; i < sizeof extra_kinds / sizeof extra_kinds[0]; i++)
+        kinds[2 + i] = extra_kinds[i].ops;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i]->stats)
+            kinds[i]->stats(out);
 }

@@ -22,7 +22,7 @@
  * the level (xlog.h: TRACE and DEBUG 7, INFO 6, WARN 4, ERROR 3, FATAL 2).
  *
  * The back end's side (write, tick): a message that does not fit in
- * the queue is dropped and counted (xlog_syslog_dropped).  The first
+ * the queue is dropped and counted (xlog_counters.syslog_dropped).  The first
  * message that fits after drops is preceded by a message of xlog's own,
  * "xlog: N messages were not delivered to syslog: <reason>" (severity
  * warning, through the same layout), so the collector sees where the gap
@@ -51,7 +51,6 @@
  * still holds its port, or refused with a report that never came.
  */
 #define _GNU_SOURCE
-#include "sinks/syslog_sink.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -64,7 +63,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/internal.h"
+#include "base/atomics.h"
+#include "base/error.h"
 #include "sinks/async_queue.h"
 #include "sinks/sink.h"
 
@@ -86,7 +86,8 @@
 #define LENGTH_ROOM 24
 #define HEADER_MAX (LENGTH_ROOM + 64 + HOSTNAME_MAX + APP_NAME_MAX + 32)
 
-uint64_t xlog_syslog_dropped;
+/* Lines not delivered since the process started (atomic; xlog_stats). */
+static uint64_t messages_dropped;
 
 typedef struct syslog_sink {
     xlog_aq queue;
@@ -715,7 +716,7 @@ static int syslog_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_co
     st->fd = -1;
     st->backoff_ms = BACKOFF_FIRST_MS;
     rc = xlog_aq_start(&st->queue, "xlog-syslog", ((const xlog_syslog_config *)own)->buffer,
-                       &xlog_syslog_dropped, writer_main, st);
+                       &messages_dropped, writer_main, st);
     if (rc != 0) {
         xlog_set_error("cannot start its writer (%s)", strerror(-rc));
         free_state(st);
@@ -748,6 +749,11 @@ static void syslog_after_fork(xlog_sink *s)
     s->state = NULL;
 }
 
+static void syslog_stats(xlog_counters *out)
+{
+    out->syslog_dropped += xlog_load(&messages_dropped);
+}
+
 const xlog_sink_ops xlog_syslog_sink_ops = {
     .name = "syslog",
     .start = syslog_start,
@@ -755,4 +761,5 @@ const xlog_sink_ops xlog_syslog_sink_ops = {
     .tick = syslog_tick,
     .after_fork = syslog_after_fork,
     .stop = syslog_stop,
+    .stats = syslog_stats,
 };

@@ -20,7 +20,7 @@
  * --list says what is left in the persistent directory, for which log
  * directory, and what to do with each (leftovers of a log directory that
  * nobody opens again stay there until someone recovers or removes them).
- * It reads the "process" file's header (lib/survival/survival.h: the
+ * It reads the "process" file's header (lib/shm/shm.h: the
  * program is linked with the static library it belongs to, whose names of
  * the default persistent directory and of kept damaged directories it
  * uses) and writes nothing.
@@ -37,7 +37,7 @@
 
 #include <xlog.h>
 
-#include "survival/survival.h"
+#include "shm/shm.h"
 
 static const char usage[] =
     "usage: xlog-recover DIR [PERSISTENT_DIR]\n"

@@ -12,7 +12,7 @@
  *   3. each ring: find every record past its buffered position, all rings
  *      merged by time, and the file each one's line goes to;
  *   4. each file buffer: append what was never written; each record: render
- *      it as the back end would have (backend/message.c, the process's own
+ *      it as the back end would have (event/message.c, the process's own
  *      layout) into the file the process would have used.  The first
  *      recovered line of each file is preceded by a notice saying how many
  *      follow and whose they are (a line a short write had cut is finished
@@ -34,17 +34,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/event.h"
-#include "backend/message.h"
-#include "common/date.h"
-#include "common/internal.h"
-#include "common/record_args.h"
-#include "common/ring.h"
+#include "base/atomics.h"
+#include "base/date.h"
+#include "base/error.h"
+#include "event/event.h"
+#include "event/message.h"
 #include "layouts/fields.h"
 #include "layouts/layout.h"
+#include "record/record.h"
+#include "recovery/recovery.h"
+#include "rings/ring.h"
+#include "shm/shm.h"
 #include "sinks/file.h"
 #include "sinks/rotation.h"
-#include "survival/survival.h"
 
 /* One mapped file of the dead process. */
 typedef struct mapped {

@@ -28,7 +28,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "survival/survival.h"
+#include "recovery/recovery.h"
+#include "shm/shm.h"
 
 /* Ticks before which the back end does not look again. */
 static uint64_t next_look;

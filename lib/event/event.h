@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/escape.h"
 #include "xlog.h"
 
 /* Longest file, function or module name an event carries (longer ones are
@@ -22,6 +23,26 @@
 #define XLOG_MAX_NAME 1024
 
 #define XLOG_TRUNCATED_MARK_LENGTH (sizeof XLOG_TRUNCATED_MARK - 1)
+
+/* The longest text of an int: "-2147483648". */
+#define XLOG_INT_TEXT_MAX 11
+
+/* Writes value in decimal; returns its length (at most XLOG_INT_TEXT_MAX). */
+size_t xlog_int_text(char *out, int value);
+
+/* The part of path[0..len) after its last '/'. */
+const char *xlog_base_name(const char *path, size_t len, size_t *base_len);
+
+/* The default line's "main.c:42 main ": the base name of file, the line and
+ * the function, each name escaped by escape.h's rule.  The names are at most
+ * XLOG_MAX_NAME bytes, as in an event. */
+#define XLOG_WHERE_TEXT_MAX (2 * XLOG_ESCAPE_GROWTH * XLOG_MAX_NAME + XLOG_INT_TEXT_MAX + 3)
+size_t xlog_where_text(char *out, const char *file, size_t file_len, int line,
+                       const char *function, size_t function_len);
+
+/* The default line's "12345 ": the tid and a space. */
+#define XLOG_TID_TEXT_MAX (XLOG_INT_TEXT_MAX + 1)
+size_t xlog_tid_text(char *out, int tid);
 
 typedef struct xlog_line_event {
     xlog_event pub;
@@ -37,7 +58,7 @@ typedef struct xlog_line_event {
     size_t tid_text_length;
     /* The record this event comes from: its ring's file slot and the
      * position just past it (record_end 0: a line of xlog's own), for the
-     * file sink's journal (lib/survival/survival.h, "Exactly once"). */
+     * file sink's journal (lib/shm/shm.h, "Exactly once"). */
     uint32_t ring_slot;
     uint64_t record_end;
 } xlog_line_event;

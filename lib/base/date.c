@@ -1,7 +1,7 @@
 /*
  * date.c - calendar arithmetic (see date.h).
  */
-#include "common/date.h"
+#include "base/date.h"
 
 int64_t xlog_utc_day(int64_t utc_ns)
 {

@@ -2,7 +2,7 @@
  * message.h - reading a record back: its parts (format, names, arguments)
  * and its message, rendered as printf would, cut and marked as xlog.h
  * says.  The back end uses it for every record, and recovery
- * (lib/survival/recover.c) for the records a dead process left, so that a
+ * (lib/recovery/recover.c) for the records a dead process left, so that a
  * recovered line is the line the process would have written.
  */
 #ifndef XLOG_MESSAGE_H
@@ -10,8 +10,7 @@
 
 #include <stddef.h>
 
-#include "common/record_args.h"
-#include "common/ring.h"
+#include "record/record.h"
 #include "format/format.h"
 
 typedef struct xlog_record_view {

@@ -1,12 +1,12 @@
 /*
  * message.c - see message.h.
  */
-#include "backend/message.h"
+#include "event/message.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/event.h"
+#include "event/event.h"
 #include "format/escape.h"
 
 /* A single newline at the very end of a format is dropped, since every

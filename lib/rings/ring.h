@@ -88,7 +88,7 @@ typedef struct xlog_ring {
     _Alignas(XLOG_CACHE_LINE) uint64_t tail; /* atomic */
     uint64_t read_pos;                       /* consumer's position, ahead of tail */
     uint64_t buffered;                       /* records before it are in a file buffer
-                                                (lib/survival/survival.h) */
+                                                (lib/shm/shm.h) */
     uint64_t visible_end;                    /* published end seen by the last scan */
     uint64_t last_tsc;                       /* timestamp of the newest record seen */
     uint64_t odd_head;                       /* a head seen with bit 0 set ... */
@@ -121,36 +121,5 @@ typedef struct xlog_ring {
     void *alt_stack;                         /* signal stack xlog gave the thread, or NULL */
     struct xlog_ring *next;                  /* registry or free list, under the registry lock */
 } xlog_ring;
-
-/* Record types. */
-enum {
-    XLOG_REC_SITE = 1,    /* format, file, line, function and kinds from a site's copy */
-    XLOG_REC_DYNAMIC = 2, /* format (and maybe file/function) copied into the record */
-    XLOG_REC_PAD = 3,     /* filler up to the end of the buffer: the next lap follows */
-    XLOG_REC_DUMP = 4     /* xlog_dump_backtrace(): write the thread's backtrace */
-};
-
-/* Record flags. */
-#define XLOG_REC_TRUNCATED 0x1u /* a string argument was cut at max_message */
-#define XLOG_REC_KEEP 0x2u      /* below the level written: kept for a backtrace */
-#define XLOG_REC_RATED 0x4u     /* rate-limited: ends with the count suppressed before it */
-
-/* Every record starts with this header; the arguments follow. */
-typedef struct xlog_record {
-    uint32_t size;  /* whole record in bytes, header included, multiple of 8 */
-    uint8_t type;   /* XLOG_REC_* */
-    uint8_t level;
-    uint8_t flags;  /* XLOG_REC_* flags */
-    uint8_t nargs;
-    uint64_t tsc;   /* timestamp, in clock ticks (see clock.h) */
-    const void *site; /* the site's xlog_site_copy, or NULL: names in the record */
-} xlog_record;
-
-#define XLOG_RECORD_ALIGN 8u
-
-static inline uint64_t xlog_align8(uint64_t n)
-{
-    return (n + (XLOG_RECORD_ALIGN - 1)) & ~(uint64_t)(XLOG_RECORD_ALIGN - 1);
-}
 
 #endif

@@ -93,8 +93,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "common/internal.h"
-#include "survival/survival.h"
+#include "base/atomics.h"
+#include "base/doorbell.h"
+#include "base/settings.h"
+#include "record/record.h"
+#include "rings/rings.h"
+#include "shm/shm.h"
 
 /* Rings kept for new threads; beyond this they are unmapped. */
 #define POOL_MAX 64
@@ -391,7 +395,7 @@ xlog_ring *xlog_ring_take(uint64_t epoch)
     int wake = xlog_rings.backend_running && xlog_rings.free_count <= SPARES / 2;
     pthread_mutex_unlock(&xlog_rings.lock);
     if (wake)
-        xlog_backend_wake(); /* to make spares while the next thread starts */
+        xlog_bell_ring(); /* the back end makes spares while the next thread starts */
     /* Mapping and unmapping outside the lock: another thread's first
      * message need not wait for them. */
     if (stale)

@@ -8,7 +8,7 @@
  * second.  The back end never prints a time earlier than one it already
  * printed, so a step backwards does not make the files go back in time.
  */
-#include "common/clock.h"
+#include "base/clock.h"
 
 static int64_t realtime_ns(void)
 {

@@ -1,5 +1,5 @@
 /*
- * survival.h - what a process leaves in shared memory so that its lines
+ * shm.h - what a process leaves in shared memory so that its lines
  * outlive it (kill -9, the OOM killer, exec, _exit), and what the next
  * xlog_open of the same log directory (or xlog-recover) reads back.
  *
@@ -43,7 +43,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "common/clock.h"
+#include "base/clock.h"
 #include "xlog.h"
 
 #define XLOG_SURVIVAL_MAGIC "xlogsrv1"
@@ -82,7 +82,7 @@ typedef struct xlog_survival_process {
 } xlog_survival_process;
 
 /* One call site in the dictionary: records of a dead process point to their
- * site by the address of its copy (xlog_site_copy, common/internal.h) in
+ * site by the address of its copy (xlog_site_copy, record/record.h) in
  * that process, which no other site of the process ever had. */
 typedef struct xlog_survival_site {
     uint32_t size;                  /* whole entry, a multiple of 8 */
@@ -225,25 +225,6 @@ const char *xlog_survival_refusal(int error);
 /* This process's log directory and persistent directory, while its
  * directory is active: 0, or -1. */
 int xlog_survival_where(char *log_dir, size_t log_size, char *persistent, size_t persistent_size);
-
-/* ---- the dead processes of the log directory (dead.c) -------------------- */
-
-/* Recovers the processes of this process's log directory that are gone
- * (their lock is free), if there are any: xlog_close, before the directory
- * goes. */
-void xlog_survival_recover_dead(void);
-
-/* The back end, once a pass: the same, at most once every period_ticks. */
-void xlog_survival_watch(uint64_t now, uint64_t period_ticks);
-
-/* ---- recovery (recover.c) ------------------------------------------------ */
-
-/* Writes the lines of every process that used dir and ended without
- * xlog_close, and removes what they left; cfg gives the persistent
- * directory.  Returns the number of lines recovered, or a negative errno:
- * then what could not be written (a full disk) is kept, marked so that a
- * later recovery writes only the rest. */
-long xlog_survival_recover(const char *dir, const char *persistent_dir);
 
 /* The name a process directory recovery could not read whole is kept under
  * (damaged.<its name>): recovery and the watch on dead processes leave it

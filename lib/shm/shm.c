@@ -14,7 +14,7 @@
  * where the caller already does (a ring for a thread's first message).
  */
 #define _GNU_SOURCE
-#include "survival/survival.h"
+#include "shm/shm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/internal.h"
-#include "common/record_args.h"
+#include "base/atomics.h"
+#include "record/record.h"
 
 static struct survival {
     int active;                       /* atomic */

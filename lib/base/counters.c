@@ -1,0 +1,6 @@
+/*
+ * counters.c - see counters.h.
+ */
+#include "base/counters.h"
+
+xlog_backend_counters xlog_counts;
