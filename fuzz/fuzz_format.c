@@ -2,7 +2,7 @@
  * fuzz_format.c - libFuzzer target for the format engine.
  *
  * Input: byte 0 is the format's length L, the next L bytes are the format, and
- * the rest are argument bytes, decoded in the order xlog_fmt_kinds() lists:
+ * the rest are argument bytes, decoded in the order xlog_record_kinds() lists:
  * 4 bytes for int, wint_t and the errno of %m, 8 for the other integers,
  * pointers and double, 10 for long double (x87), and for a string a length
  * byte (0xff: NULL) then that many bytes (wide strings: that many 4-byte
@@ -32,6 +32,7 @@
 
 #include "format/escape.h"
 #include "format/format.h"
+#include "record/record.h"
 #include "format_reference.h"
 #include "line_rule.h"
 
@@ -76,7 +77,7 @@ static bool decode_arg(reader *r, unsigned char kind, decoded *d)
 {
     xlog_arg *a = &d->args[d->nargs];
     memset(a, 0, sizeof *a);
-    switch (kind) {
+    switch (kind & XLOG_KIND_MASK) {
     case XLOG_ARG_INT: case XLOG_ARG_ERRNO: {
         int32_t v;
         if (!take(r, &v, sizeof v))
@@ -135,7 +136,7 @@ static bool decode_arg(reader *r, unsigned char kind, decoded *d)
         return true;
     }
     default:
-        abort(); /* xlog_fmt_kinds listed a kind that does not exist */
+        abort(); /* xlog_record_kinds listed a kind that does not exist */
     }
 }
 
@@ -294,7 +295,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_parser(fmt, fmt_len);
 
     unsigned char kinds[MAX_ARGS];
-    int nkinds = xlog_fmt_kinds(fmt, fmt_len, kinds, MAX_ARGS);
+    int nkinds = xlog_record_kinds(fmt, fmt_len, kinds, NULL, MAX_ARGS, NULL);
+    if (nkinds > MAX_ARGS) /* as a record: the first ones only */
+        nkinds = MAX_ARGS;
     static decoded d;
     memset(&d, 0, sizeof d);
     reader r = { data + 1 + fmt_len, size - 1 - fmt_len };

@@ -40,6 +40,7 @@
 #include <cmocka.h>
 
 #include "format/format.h"
+#include "record/record.h"
 #include "format_reference.h"
 
 /* ------------------------------------------------------------------------ */
@@ -285,6 +286,7 @@ typedef struct planned {
     char spec[64];
     int stars[2];
     int nstars;
+    int star_precision; /* the precision is a '*' */
     xlog_arg value;
     unsigned char kind;
 } planned;
@@ -321,6 +323,7 @@ static void plan_field(planned *p, char **s, int max_precision, int forced_preci
     default: /* '*', negative values included */
         *(*s)++ = '.';
         *(*s)++ = '*';
+        p->star_precision = 1;
         p->stars[p->nstars++] = forced_precision >= 0 ? forced_precision
                                                       : rand_between(-5, max_precision);
         break;
@@ -341,6 +344,7 @@ static void plan_conversion(planned *p, int utf8)
     char *s = p->spec;
     *s++ = '%';
     p->nstars = 0;
+    p->star_precision = 0;
     switch (rand_below(10)) {
     case 0: case 1: { /* integers */
         plan_field(p, &s, 25, -1);
@@ -508,14 +512,17 @@ static void differential_case(int utf8)
             arg_kinds[nargs++] = XLOG_ARG_INT;
         }
         if (p.kind != XLOG_ARG_NONE) {
+            /* a string bounded by a '*' precision is flagged: the caller
+             * copies no more of it than that int says */
+            int bounded = p.star_precision && (p.kind == XLOG_ARG_STR || p.kind == XLOG_ARG_WSTR);
             args[nargs] = p.value;
-            arg_kinds[nargs++] = p.kind;
+            arg_kinds[nargs++] = (unsigned char)(p.kind | (bounded ? XLOG_KIND_STAR_PRECISION : 0));
         }
     }
 
     /* Both ends agree on the argument list. */
     unsigned char kinds[12];
-    int count = xlog_fmt_kinds(fmt, fmt_len, kinds, 12);
+    int count = xlog_record_kinds(fmt, fmt_len, kinds, NULL, 12, NULL);
     assert_int_equal(count, (int)nargs);
     assert_memory_equal(kinds, arg_kinds, nargs);
 
@@ -663,28 +670,63 @@ static void test_kinds_list(void **state)
         XLOG_ARG_INT,   XLOG_ARG_STR,   XLOG_ARG_INT,    XLOG_ARG_INT,     XLOG_ARG_DOUBLE,
         XLOG_ARG_LDOUBLE, XLOG_ARG_SIZE, XLOG_ARG_PTR,   XLOG_ARG_WINT,    XLOG_ARG_WSTR,
         XLOG_ARG_PTR,   XLOG_ARG_INT,   XLOG_ARG_LLONG,  XLOG_ARG_INTMAX,  XLOG_ARG_PTRDIFF,
-        XLOG_ARG_DOUBLE, XLOG_ARG_INT,  XLOG_ARG_STR,
+        XLOG_ARG_DOUBLE, XLOG_ARG_INT,  XLOG_ARG_STR | XLOG_KIND_STAR_PRECISION,
     };
-    int n = xlog_fmt_kinds(fmt, strlen(fmt), kinds, 32);
+    int n = xlog_record_kinds(fmt, strlen(fmt), kinds, NULL, 32, NULL);
     assert_int_equal(n, (int)sizeof want);
     assert_memory_equal(kinds, want, sizeof want);
 
-    /* exactly enough room, then one too few */
-    assert_int_equal(xlog_fmt_kinds(fmt, strlen(fmt), kinds, (int)sizeof want), (int)sizeof want);
-    assert_int_equal(xlog_fmt_kinds(fmt, strlen(fmt), kinds, (int)sizeof want - 1), -1);
-    assert_int_equal(xlog_fmt_kinds("%d", 2, NULL, 0), -1);
-    assert_int_equal(xlog_fmt_kinds("no conversions %%", 17, NULL, 0), 0);
-    assert_int_equal(xlog_fmt_kinds(NULL, 0, NULL, 0), 0);
+    /* exactly enough room, then one too few: the count is the format's,
+     * and only max kinds are stored */
+    assert_int_equal(xlog_record_kinds(fmt, strlen(fmt), kinds, NULL, (int)sizeof want, NULL),
+                     (int)sizeof want);
+    memset(kinds, 0xee, sizeof kinds);
+    assert_int_equal(xlog_record_kinds(fmt, strlen(fmt), kinds, NULL, (int)sizeof want - 1, NULL),
+                     (int)sizeof want);
+    assert_memory_equal(kinds, want, sizeof want - 1);
+    assert_int_equal(kinds[sizeof want - 1], 0xee);
+    assert_int_equal(xlog_record_kinds("%d", 2, NULL, NULL, 0, NULL), 1);
+    assert_int_equal(xlog_record_kinds("no conversions %%", 17, NULL, NULL, 0, NULL), 0);
+    assert_int_equal(xlog_record_kinds(NULL, 0, NULL, NULL, 0, NULL), 0);
 
     /* refused conversions consume nothing, even with '*' */
     const char *refused = "%y %*y %1$d %*1$d %Ld %hs %lp %hf %5";
-    assert_int_equal(xlog_fmt_kinds(refused, strlen(refused), kinds, 32), 0);
+    assert_int_equal(xlog_record_kinds(refused, strlen(refused), kinds, NULL, 32, NULL), 0);
 
     /* "%%" with '*' consumes the int, as glibc does */
-    assert_int_equal(xlog_fmt_kinds("%*%", 3, kinds, 32), 1);
+    assert_int_equal(xlog_record_kinds("%*%", 3, kinds, NULL, 32, NULL), 1);
     assert_int_equal(kinds[0], XLOG_ARG_INT);
     /* the length ends the format: "%d" is cut to "%" */
-    assert_int_equal(xlog_fmt_kinds("%d", 1, kinds, 32), 0);
+    assert_int_equal(xlog_record_kinds("%d", 1, kinds, NULL, 32, NULL), 0);
+}
+
+/* What the caller needs besides the kinds: each conversion's fixed
+ * precision (a string's bounds its copy), and whether any argument is a
+ * string or %m (the shortest path saves no errno and measures no string). */
+static void test_kinds_give_precisions_and_strings(void **state)
+{
+    (void)state;
+    const char *fmt = "%.*s|%.5s|%*d|%m|%.3f|%ls";
+    unsigned char kinds[8];
+    int precision[8], strings = -1;
+    static const unsigned char want[] = {
+        XLOG_ARG_INT, XLOG_ARG_STR | XLOG_KIND_STAR_PRECISION, XLOG_ARG_STR, XLOG_ARG_INT,
+        XLOG_ARG_INT, XLOG_ARG_ERRNO, XLOG_ARG_DOUBLE, XLOG_ARG_WSTR,
+    };
+    static const int want_precision[] = {-1, XLOG_FMT_STAR, 5, -1, XLOG_FMT_NONE, XLOG_FMT_NONE,
+                                         3, XLOG_FMT_NONE};
+    assert_int_equal(xlog_record_kinds(fmt, strlen(fmt), kinds, precision, 8, &strings), 8);
+    assert_memory_equal(kinds, want, sizeof want);
+    assert_memory_equal(precision, want_precision, sizeof want_precision);
+    assert_int_equal(strings, 1);
+
+    strings = -1;
+    assert_int_equal(xlog_record_kinds("%d %p %g", 8, kinds, precision, 8, &strings), 3);
+    assert_int_equal(strings, 0);
+    strings = -1;
+    assert_int_equal(xlog_record_kinds("%m", 2, kinds, NULL, 8, &strings), 1);
+    assert_int_equal(kinds[0], XLOG_ARG_ERRNO);
+    assert_int_equal(strings, 1);
 }
 
 static void test_next_describes(void **state)
@@ -749,7 +791,7 @@ static void test_percent_n_is_refused(void **state)
     assert_int_equal(target, 12345);
 
     unsigned char kinds[4];
-    assert_int_equal(xlog_fmt_kinds("%hhn%*n", 7, kinds, 4), 3);
+    assert_int_equal(xlog_record_kinds("%hhn%*n", 7, kinds, NULL, 4, NULL), 3);
     assert_int_equal(kinds[0], XLOG_ARG_PTR);
     assert_int_equal(kinds[1], XLOG_ARG_INT);
     assert_int_equal(kinds[2], XLOG_ARG_PTR);
@@ -1031,7 +1073,7 @@ static void test_binary_conversions_print_like_glibc(void **state)
     expect_text("%lb", &big, 1,
                 "1111111111111111111111111111111111111111111111111111111111111111");
     unsigned char kinds[4];
-    assert_int_equal(xlog_fmt_kinds("%hhb%llB%*b", 11, kinds, 4), 4);
+    assert_int_equal(xlog_record_kinds("%hhb%llB%*b", 11, kinds, NULL, 4, NULL), 4);
     assert_memory_equal(kinds, ((unsigned char[]){ XLOG_ARG_INT, XLOG_ARG_LLONG, XLOG_ARG_INT,
                                                    XLOG_ARG_INT }), 4);
     integer_combinations("bB", false, 3);
@@ -1100,7 +1142,7 @@ static void test_percent_m_prints_the_saved_errno_like_glibc(void **state)
 {
     (void)state;
     unsigned char kinds[4];
-    assert_int_equal(xlog_fmt_kinds("%m %*lm %d", 10, kinds, 4), 4);
+    assert_int_equal(xlog_record_kinds("%m %*lm %d", 10, kinds, NULL, 4, NULL), 4);
     assert_memory_equal(kinds, ((unsigned char[]){ XLOG_ARG_ERRNO, XLOG_ARG_INT, XLOG_ARG_ERRNO,
                                                    XLOG_ARG_INT }), 4);
     xlog_arg einval = { .i = EINVAL }, unknown = { .i = 134 }, seven = { .i = 7 };
@@ -1254,6 +1296,7 @@ int main(void)
         cmocka_unit_test(test_fixed_point),
         cmocka_unit_test(test_fixed_point_rounding_modes),
         cmocka_unit_test(test_kinds_list),
+        cmocka_unit_test(test_kinds_give_precisions_and_strings),
         cmocka_unit_test(test_next_describes),
         cmocka_unit_test(test_percent_n_is_refused),
         cmocka_unit_test(test_unknown_conversions),

@@ -16,39 +16,11 @@ static size_t line_format_length(const char *format, size_t length)
     return length && format[length - 1] == '\n' ? length - 1 : length;
 }
 
-void xlog_record_view_of(const xlog_record *rec, const char *site_format,
-                         size_t site_format_length, const unsigned char *site_kinds,
-                         xlog_record_view *view)
-{
-    const char *body = (const char *)(rec + 1);
-    memset(view, 0, sizeof *view);
-    view->nargs = rec->nargs;
-    if (rec->type == XLOG_REC_SITE) {
-        view->kinds = site_kinds;
-        view->args = body;
-        view->format = site_format;
-        view->format_length = site_format_length;
-        return;
-    }
-    uint32_t head[4]; /* format length, line, file length, function length */
-    memcpy(head, body, sizeof head);
-    view->kinds = (const unsigned char *)body + sizeof head;
-    view->format = (const char *)view->kinds + rec->nargs;
-    view->format_length = head[0];
-    view->line = (int)head[1];
-    view->file = view->format + head[0];
-    view->file_length = head[2];
-    view->function = view->file + head[2];
-    view->function_length = head[3];
-    view->args = view->function + head[3];
-}
-
 /* A rate-limited record ends with how many calls of its site were
  * suppressed before it; the message says so, within max_message. */
 static size_t add_suppressed(char *out, size_t max_message, const xlog_record *rec, size_t length)
 {
-    uint64_t suppressed;
-    memcpy(&suppressed, (const char *)rec + rec->size - 8, 8);
+    uint64_t suppressed = xlog_record_suppressed(rec);
     if (suppressed == 0)
         return length;
     char text[48];

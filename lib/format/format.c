@@ -229,31 +229,6 @@ int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c)
     return 1;
 }
 
-int xlog_fmt_kinds(const char *fmt, size_t fmt_len, unsigned char *kinds, int max)
-{
-    if (fmt_len == 0)
-        return 0;
-    const char *cursor = fmt, *end = fmt + fmt_len;
-    xlog_conv c;
-    int count = 0;
-    while (xlog_fmt_next(&cursor, end, &c)) {
-        unsigned char consumed[3];
-        int n = 0;
-        if (c.width == XLOG_FMT_STAR)
-            consumed[n++] = XLOG_ARG_INT;
-        if (c.precision == XLOG_FMT_STAR)
-            consumed[n++] = XLOG_ARG_INT;
-        if (c.kind != XLOG_ARG_NONE)
-            consumed[n++] = c.kind;
-        for (int i = 0; i < n; i++) {
-            if (count >= max)
-                return -1;
-            kinds[count++] = consumed[i];
-        }
-    }
-    return count;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Output                                                                   */
 /* ------------------------------------------------------------------------ */

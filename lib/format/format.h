@@ -10,9 +10,9 @@
  *
  * How it works: xlog_fmt_next() walks a format one conversion at a time and
  * describes it (flags, width, precision, length, conversion, argument kind).
- * xlog_fmt_kinds() uses it to list the argument kinds in va_arg order (for the
- * caller); xlog_fmt_render() uses it with an array of decoded arguments (for the
- * back end).  Formats are given with an explicit length and need not be
+ * The record lists the argument kinds in va_arg order with it (for the
+ * caller: xlog_record_kinds, record/record.h); xlog_fmt_render() uses it with
+ * an array of decoded arguments (for the back end).  Formats are given with an explicit length and need not be
  * NUL-terminated.
  *
  * The output is raw bytes, as snprintf's is: control characters, NUL bytes
@@ -151,16 +151,10 @@ typedef struct xlog_conv {
  * are consumed in this order: a '*' width, a '*' precision, then the value. */
 int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c);
 
-/* Lists the argument kinds of a format in the order va_arg must read them; an
- * XLOG_ARG_ERRNO ("%m") is listed where the caller stores its errno instead.
- * Returns the count, or -1 if there are more than max (kinds[0..max) may then
- * have been written). */
-int xlog_fmt_kinds(const char *fmt, size_t fmt_len, unsigned char *kinds, int max);
-
 /* Renders fmt with args into out (at most cap bytes, no NUL terminator added).
  * Returns the length the complete output has, which may exceed cap (as
  * snprintf does); the bytes written are a prefix of that output.  args[i] must
- * hold the kind that xlog_fmt_kinds() lists at position i. */
+ * hold the kind that xlog_record_kinds() lists at position i. */
 size_t xlog_fmt_render(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
                        char *out, size_t cap);
 

@@ -34,12 +34,8 @@
  * and copies it into the record, so a parse is never applied to a format it
  * was not made from.
  *
- * Record body (after the xlog_record header), for both kinds of record:
- *   [dynamic only] u32 format length, u32 line, u32 file length, u32 function
- *                  length, then the kind bytes, format, file and function bytes
- *   the arguments in order: integers, pointers and doubles as 8 bytes, long
- *   doubles as 16, strings as a u32 length (UINT32_MAX for NULL) and the bytes,
- *   wide strings as a u32 count and the wchar_t values.
+ * The record's bytes, and how they are measured and written, are
+ * record/record.h's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,10 +73,6 @@ static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
 
-/* Longest file or function name a dynamic record carries. */
-#define MAX_NAME 1024
-/* Most arguments the dynamic path captures; later conversions show literally. */
-#define MAX_DYNAMIC_ARGS 64
 
 static void count_drop(xlog_ring *r, int reason)
 {
@@ -329,253 +321,7 @@ static size_t message_budget(const xlog_ring *r)
     return max_message < r->capacity / 4 ? max_message : r->capacity / 4;
 }
 
-/* First pass over the arguments: the byte length of each string (bounded by
- * its precision, '*' or fixed, and by what is left of the budget), and the
- * size of the arguments in the record.  A string is never read past its
- * precision; one byte past the budget is probed only to tell that it was cut. */
-static uint64_t measure_strings(const unsigned char *kinds, int nargs, const int *fixed_precision,
-                                size_t budget, va_list ap, uint32_t *lens, unsigned *flags)
-{
-    uint64_t bytes = 0;
-    int last_int = -1;
-    int s = 0;
-    for (int i = 0; i < nargs; i++) {
-        int kind = kinds[i] & XLOG_KIND_MASK;
-        size_t precision = SIZE_MAX;
-        if (kinds[i] & XLOG_KIND_STAR_PRECISION && last_int >= 0)
-            precision = (size_t)last_int;
-        if (fixed_precision && fixed_precision[i] >= 0)
-            precision = (size_t)fixed_precision[i];
-        switch (kind) {
-        case XLOG_ARG_STR: {
-            const char *str = va_arg(ap, const char *);
-            size_t n = 0;
-            if (str && precision <= budget) {
-                n = strnlen(str, precision);
-            } else if (str) {
-                n = strnlen(str, budget + 1);
-                if (n > budget) {
-                    n = budget;
-                    *flags |= XLOG_REC_TRUNCATED;
-                }
-            }
-            lens[s++] = str ? (uint32_t)n : XLOG_NULL_STRING;
-            budget -= n;
-            bytes += 4 + n;
-            break;
-        }
-        case XLOG_ARG_WSTR: {
-            /* A precision counts output bytes, and every wide character
-             * gives at least one, so it also bounds the characters read. */
-            const wchar_t *str = va_arg(ap, const wchar_t *);
-            size_t wbudget = budget / sizeof(wchar_t);
-            size_t n = 0;
-            if (str && precision <= wbudget) {
-                n = wcsnlen(str, precision);
-            } else if (str) {
-                n = wcsnlen(str, wbudget + 1);
-                if (n > wbudget) {
-                    n = wbudget;
-                    *flags |= XLOG_REC_TRUNCATED;
-                }
-            }
-            lens[s++] = str ? (uint32_t)n : XLOG_NULL_STRING;
-            budget -= n * sizeof(wchar_t);
-            bytes += 4 + n * sizeof(wchar_t);
-            break;
-        }
-        case XLOG_ARG_INT:
-            last_int = va_arg(ap, int);
-            bytes += 8;
-            break;
-        case XLOG_ARG_DOUBLE:
-            (void)va_arg(ap, double);
-            bytes += 8;
-            break;
-        case XLOG_ARG_LDOUBLE:
-            (void)va_arg(ap, long double);
-            bytes += 16;
-            break;
-        case XLOG_ARG_LONG:
-            (void)va_arg(ap, long);
-            bytes += 8;
-            break;
-        case XLOG_ARG_LLONG:
-            (void)va_arg(ap, long long);
-            bytes += 8;
-            break;
-        case XLOG_ARG_INTMAX:
-            (void)va_arg(ap, intmax_t);
-            bytes += 8;
-            break;
-        case XLOG_ARG_SIZE:
-            (void)va_arg(ap, size_t);
-            bytes += 8;
-            break;
-        case XLOG_ARG_PTRDIFF:
-            (void)va_arg(ap, ptrdiff_t);
-            bytes += 8;
-            break;
-        case XLOG_ARG_WINT:
-            (void)va_arg(ap, wint_t);
-            bytes += 8;
-            break;
-        case XLOG_ARG_PTR:
-            (void)va_arg(ap, void *);
-            bytes += 8;
-            break;
-        case XLOG_ARG_ERRNO: /* %m: the caller's errno, no va_arg */
-            bytes += 8;
-            break;
-        }
-    }
-    return bytes;
-}
-
-/* Second pass: copies the arguments into the record; caller_errno is errno
- * as it was when the log call was made, for %m. */
-static inline __attribute__((always_inline)) char *write_args(char *out, const unsigned char *kinds, int nargs, const uint32_t *lens,
-                        int caller_errno, va_list ap)
-{
-    int s = 0;
-    for (int i = 0; i < nargs; i++) {
-        /* The two commonest kinds are tested first: two well-predicted
-         * branches cost less than the switch's indirect jump. */
-        int kind = kinds[i] & XLOG_KIND_MASK;
-        if (kind == XLOG_ARG_INT) {
-            int64_t v = va_arg(ap, int);
-            memcpy(out, &v, 8);
-            out += 8;
-            continue;
-        }
-        if (kind == XLOG_ARG_DOUBLE) {
-            double v = va_arg(ap, double);
-            memcpy(out, &v, 8);
-            out += 8;
-            continue;
-        }
-        switch (kind) {
-        case XLOG_ARG_LONG: {
-            int64_t v = va_arg(ap, long);
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        case XLOG_ARG_LLONG: {
-            int64_t v = va_arg(ap, long long);
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        case XLOG_ARG_INTMAX: {
-            int64_t v = va_arg(ap, intmax_t);
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        case XLOG_ARG_SIZE: {
-            uint64_t v = va_arg(ap, size_t);
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        case XLOG_ARG_PTRDIFF: {
-            int64_t v = va_arg(ap, ptrdiff_t);
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        case XLOG_ARG_WINT: {
-            uint64_t v = va_arg(ap, wint_t);
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        case XLOG_ARG_LDOUBLE: {
-            long double v = va_arg(ap, long double);
-            memset(out, 0, 16);
-            memcpy(out, &v, sizeof v < 16 ? sizeof v : 16);
-            out += 16;
-            break;
-        }
-        case XLOG_ARG_PTR: {
-            uint64_t v = (uintptr_t)va_arg(ap, void *);
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        case XLOG_ARG_STR: {
-            const char *str = va_arg(ap, const char *);
-            uint32_t n = lens[s++];
-            memcpy(out, &n, 4);
-            out += 4;
-            if (n != XLOG_NULL_STRING) {
-                memcpy(out, str, n);
-                out += n;
-            }
-            break;
-        }
-        case XLOG_ARG_WSTR: {
-            const wchar_t *str = va_arg(ap, const wchar_t *);
-            uint32_t n = lens[s++];
-            memcpy(out, &n, 4);
-            out += 4;
-            if (n != XLOG_NULL_STRING) {
-                memcpy(out, str, n * sizeof(wchar_t));
-                out += n * sizeof(wchar_t);
-            }
-            break;
-        }
-        case XLOG_ARG_ERRNO: {
-            int64_t v = caller_errno;
-            memcpy(out, &v, 8);
-            out += 8;
-            break;
-        }
-        }
-    }
-    return out;
-}
-
 /* ---- the dynamic path --------------------------------------------------- */
-
-/* The argument kinds of a format, in va_arg order, with each string's fixed
- * precision (-1 for none) and the '*' precision flag.  Returns how many
- * arguments the format takes (which may be more than max: only max are
- * stored); *strings tells whether a %s or %ls is among them, or a %m (whose
- * errno only the general path saves: the shortest one must not pay for it). */
-static int parse_kinds(const char *fmt, size_t len, unsigned char *kinds, int *precision, int max,
-                       int *strings)
-{
-    int n = 0;
-    *strings = 0;
-    const char *cursor = fmt;
-    xlog_conv conv;
-    while (xlog_fmt_next(&cursor, fmt + len, &conv)) {
-        unsigned char step[3];
-        int fixed[3] = {-1, -1, -1};
-        int k = 0;
-        if (conv.width == XLOG_FMT_STAR)
-            step[k++] = XLOG_ARG_INT;
-        if (conv.precision == XLOG_FMT_STAR)
-            step[k++] = XLOG_ARG_INT;
-        if (conv.kind != XLOG_ARG_NONE) {
-            *strings |= conv.kind == XLOG_ARG_STR || conv.kind == XLOG_ARG_WSTR ||
-                        conv.kind == XLOG_ARG_ERRNO;
-            fixed[k] = conv.precision;
-            step[k++] = (unsigned char)(conv.kind | (conv.precision == XLOG_FMT_STAR
-                                                         ? XLOG_KIND_STAR_PRECISION
-                                                         : 0));
-        }
-        for (int i = 0; i < k; i++, n++) {
-            if (n < max) {
-                kinds[n] = step[i];
-                precision[n] = fixed[i];
-            }
-        }
-    }
-    return n;
-}
 
 /* The record flags a call's level carries (xlog.h: XLOG_IMPL_KEEP ...). */
 static inline unsigned call_flags(int level)
@@ -587,16 +333,14 @@ static inline unsigned call_flags(int level)
  * suppressed since the last one written. */
 static uint64_t suppressed_size(unsigned flags)
 {
-    return flags & XLOG_REC_RATED ? 8 : 0;
+    return flags & XLOG_REC_RATED ? XLOG_RECORD_SUPPRESSED_SIZE : 0;
 }
 
 /* A rate-limited record is always of a site; only it has that flag. */
 static void write_suppressed(xlog_record *rec, xlog_impl_site *site, unsigned flags)
 {
-    if (flags & XLOG_REC_RATED) {
-        uint64_t suppressed = __atomic_exchange_n(&site->suppressed, 0, __ATOMIC_RELAXED);
-        memcpy((char *)rec + rec->size - 8, &suppressed, 8);
-    }
+    if (flags & XLOG_REC_RATED)
+        xlog_record_set_suppressed(rec, __atomic_exchange_n(&site->suppressed, 0, __ATOMIC_RELAXED));
 }
 
 static uint32_t bounded_len(const char *s, size_t limit)
@@ -620,23 +364,24 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, const xlog_site_copy
         fmt_len = budget;
         flags |= XLOG_REC_TRUNCATED;
     }
-    unsigned char kinds[MAX_DYNAMIC_ARGS];
-    int precision[MAX_DYNAMIC_ARGS];
+    unsigned char kinds[XLOG_RECORD_MAX_ARGS];
+    int precision[XLOG_RECORD_MAX_ARGS];
     int strings;
-    int nargs = parse_kinds(fmt, fmt_len, kinds, precision, MAX_DYNAMIC_ARGS, &strings);
-    if (nargs > MAX_DYNAMIC_ARGS)
-        nargs = MAX_DYNAMIC_ARGS; /* the conversions beyond show literally */
-    uint32_t file_len = named ? 0 : bounded_len(file, MAX_NAME);
-    uint32_t func_len = named ? 0 : bounded_len(func, MAX_NAME);
-    uint32_t lens[MAX_DYNAMIC_ARGS];
+    int nargs = xlog_record_kinds(fmt, fmt_len, kinds, precision, XLOG_RECORD_MAX_ARGS, &strings);
+    if (nargs > XLOG_RECORD_MAX_ARGS)
+        nargs = XLOG_RECORD_MAX_ARGS; /* the conversions beyond show literally */
+    uint32_t file_len = named ? 0 : bounded_len(file, XLOG_RECORD_MAX_NAME);
+    uint32_t func_len = named ? 0 : bounded_len(func, XLOG_RECORD_MAX_NAME);
+    uint32_t lens[XLOG_RECORD_MAX_ARGS];
     va_list measure;
     va_copy(measure, ap);
     uint64_t args_size =
-        measure_strings(kinds, nargs, precision, budget - fmt_len, measure, lens, &flags);
+        xlog_record_measure_args(kinds, nargs, precision, budget - fmt_len, measure, lens, &flags);
     va_end(measure);
 
-    uint64_t size = xlog_align8(sizeof(xlog_record) + 16 + (uint64_t)nargs + fmt_len + file_len +
-                                func_len + args_size + suppressed_size(flags));
+    uint64_t size = xlog_align8(sizeof(xlog_record) +
+                                xlog_record_dynamic_size(nargs, fmt_len, file_len, func_len) +
+                                args_size + suppressed_size(flags));
     uint64_t pos;
     char *p = ring_reserve(r, size, &pos);
     if (!p)
@@ -650,22 +395,11 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, const xlog_site_copy
     rec->flags = (uint8_t)flags;
     rec->nargs = (uint8_t)nargs;
     rec->site = named;
-    char *out = p + sizeof(xlog_record);
-    uint32_t head[4] = {(uint32_t)fmt_len, (uint32_t)line, file_len, func_len};
-    memcpy(out, head, sizeof head);
-    out += sizeof head;
-    memcpy(out, kinds, (size_t)nargs);
-    out += nargs;
-    memcpy(out, fmt, fmt_len);
-    out += fmt_len;
-    if (file_len)
-        memcpy(out, file, file_len);
-    out += file_len;
-    if (func_len)
-        memcpy(out, func, func_len);
-    out += func_len;
+    char *out = xlog_record_encode_dynamic(p + sizeof(xlog_record), kinds, nargs, fmt,
+                                           (uint32_t)fmt_len, line, file, file_len, func,
+                                           func_len);
     xlog_tsan_acquire(&r->tail);
-    write_args(out, kinds, nargs, lens, caller_errno, ap);
+    xlog_record_encode_args(out, kinds, nargs, lens, caller_errno, ap);
     xlog_tsan_release(&r->head);
     publish_record(r, pos, size);
 }
@@ -783,7 +517,7 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     unsigned char kinds[XLOG_MAX_ARGS];
     int precision[XLOG_MAX_ARGS];
     int strings;
-    int nargs = parse_kinds(fmt, fmt_len, kinds, precision, XLOG_MAX_ARGS, &strings);
+    int nargs = xlog_record_kinds(fmt, fmt_len, kinds, precision, XLOG_MAX_ARGS, &strings);
     int ready = nargs <= XLOG_MAX_ARGS;
     unsigned fixed = 0;
     for (int i = 0; ready && i < nargs; i++) {
@@ -833,7 +567,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     if (__atomic_load_n(&site->state, __ATOMIC_RELAXED) == XLOG_SITE_READY) { /* strings */
         va_list measure;
         va_copy(measure, ap);
-        size = sizeof(xlog_record) + measure_strings(site->kinds, site->nargs, NULL,
+        size = sizeof(xlog_record) + xlog_record_measure_args(site->kinds, site->nargs, NULL,
                                                      message_budget(r), measure, lens, &flags);
         va_end(measure);
     }
@@ -852,7 +586,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     rec->nargs = site->nargs;
     rec->site = site->copy;
     xlog_tsan_acquire(&r->tail);
-    write_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, caller_errno, ap);
+    xlog_record_encode_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, caller_errno, ap);
     xlog_tsan_release(&r->head);
     publish_record(r, pos, size);
 }
@@ -886,7 +620,7 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
             rec->flags = (uint8_t)call_flags(level);
             rec->nargs = site->nargs;
             rec->site = scalar;
-            write_args((char *)(rec + 1), site->kinds, site->nargs, NULL, 0, ap); /* no %m here */
+            xlog_record_encode_args((char *)(rec + 1), site->kinds, site->nargs, NULL, 0, ap); /* no %m here */
             publish_record(r, pos, size);
             va_end(ap);
             xlog_leave();

@@ -105,9 +105,6 @@ typedef struct damaged_file {
     const char *why;
 } damaged_file;
 
-/* A record's arguments are decoded into an array of this size (scratch). */
-#define RECOVER_MAX_ARGS 64
-
 typedef struct dead_process {
     const xlog_survival_process *proc;
     size_t proc_size;
@@ -181,20 +178,19 @@ static int process_header_usable(const xlog_survival_process *p, size_t size)
 
 /* Whether the argument kinds agree with what the format reads: the
  * formatter takes each argument as the kind its conversion says.  A format
- * that reads more than RECOVER_MAX_ARGS arguments has only the first ones
- * in its record (the front end's MAX_DYNAMIC_ARGS: the conversions beyond
- * show literally). */
+ * that reads more than XLOG_RECORD_MAX_ARGS arguments has only the first
+ * ones in its record (the conversions beyond show literally). */
 static int kinds_match_format(const char *format, size_t length, const unsigned char *kinds,
                               unsigned nargs)
 {
-    unsigned char expected[RECOVER_MAX_ARGS];
-    int n = xlog_fmt_kinds(format, length, expected, RECOVER_MAX_ARGS);
-    if (n < 0)
-        n = RECOVER_MAX_ARGS;
+    unsigned char expected[XLOG_RECORD_MAX_ARGS];
+    int n = xlog_record_kinds(format, length, expected, NULL, XLOG_RECORD_MAX_ARGS, NULL);
+    if (n > XLOG_RECORD_MAX_ARGS)
+        n = XLOG_RECORD_MAX_ARGS;
     if ((unsigned)n != nargs)
         return 0;
     for (unsigned i = 0; i < nargs; i++)
-        if ((kinds[i] & XLOG_KIND_MASK) != (expected[i] & XLOG_KIND_MASK))
+        if (kinds[i] != expected[i])
             return 0;
     return 1;
 }
@@ -289,7 +285,7 @@ static int record_head_fits(const xlog_record *rec)
 {
     uint64_t need = sizeof *rec + (rec->flags & XLOG_REC_RATED ? 8 : 0) +
                     (rec->type == XLOG_REC_DYNAMIC ? 16 : 0);
-    return rec->size >= need && rec->nargs <= RECOVER_MAX_ARGS;
+    return rec->size >= need && rec->nargs <= XLOG_RECORD_MAX_ARGS;
 }
 
 /* Whether a record's parts (view, of site) lie inside it and agree with its
