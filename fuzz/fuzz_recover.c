@@ -125,6 +125,13 @@ static int all_read(const char *dir)
 }
 
 /* Makes the seed: a real process's leftovers, its rings rewound. */
+/* Memory for a file's bytes, aligned as a ring's header is (64 bytes):
+ * the ring and its records are read in place, as the library reads them. */
+static char *room_for(size_t size)
+{
+    return aligned_alloc(64, size ? (size + 63) & ~(size_t)63 : 64);
+}
+
 static void make_seed(void)
 {
     int ready[2];
@@ -184,7 +191,7 @@ static void make_seed(void)
         left_file *f = &seed[seed_count++];
         snprintf(f->name, sizeof f->name, "%s", e->d_name);
         f->size = (size_t)st.st_size;
-        f->bytes = malloc(f->size);
+        f->bytes = room_for(f->size);
         if (!f->bytes || pread(fd, f->bytes, f->size, 0) != (ssize_t)f->size)
             abort();
         close(fd);
@@ -443,7 +450,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     for (size_t i = 0; i < seed_count; i++) {
         work[i] = seed[i];
-        work[i].bytes = malloc(seed[i].size);
+        work[i].bytes = room_for(seed[i].size);
         if (!work[i].bytes)
             abort();
         memcpy(work[i].bytes, seed[i].bytes, seed[i].size);

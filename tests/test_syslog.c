@@ -74,6 +74,9 @@ static void event_init(test_event *t, int64_t time_ns, int level, int pid, const
     t->ev.tid_text_length = strlen(t->tid_text);
 }
 
+/* The sink's table (lib/sinks/syslog_sink.c; sinks.c declares it). */
+extern const xlog_sink_ops xlog_syslog_sink_ops;
+
 /* A syslog sink started as sinks.c starts it (its layout made first). */
 static void sink_start(xlog_sink *s, const xlog_syslog_config *sc)
 {

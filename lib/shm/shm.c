@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 
 static struct survival {
     int active;                       /* atomic */
+    int users;                        /* atomic: see "In use" */
     int asked;                        /* atomic: this xlog_open has
                                          cfg.persistent, usable or not */
     char persistent[PATH_MAX];        /* the base, cfg.persistent_dir or the default */
@@ -45,6 +47,31 @@ static struct survival {
     uint64_t dictionary_retry_at;     /* the back end's: ticks before which it
                                          does not try to reserve more */
 } sv = {.lock = -1};
+
+/* ---- in use -----------------------------------------------------------------
+ * Other threads than xlog_open's and xlog_close's read the directory's name
+ * and its "process" mapping: a site's first call adds the site to the
+ * dictionary, a thread's first call maps its ring, a ring or a buffer given
+ * back removes its file.  xlog_close may meanwhile unmap the dictionary and
+ * xlog_open write another name.  So each such use counts itself in users
+ * and then looks whether the directory is active; xlog_survival_stop marks
+ * it inactive and waits until no use is left before it takes anything away
+ * (both sides sequentially consistent: a use that counted itself before the
+ * mark sees the directory active and is waited for; one after sees it
+ * inactive and touches nothing). */
+static int use_begin(void)
+{
+    __atomic_add_fetch(&sv.users, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
+        return 1;
+    __atomic_sub_fetch(&sv.users, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static void use_end(void)
+{
+    __atomic_sub_fetch(&sv.users, 1, __ATOMIC_RELEASE);
+}
 
 /* Files that went to anonymous memory although cfg.persistent was on
  * (xlog_counters.not_persistent). */
@@ -238,14 +265,18 @@ void xlog_survival_add_site(xlog_site_copy *s)
     while (!__atomic_compare_exchange_n(&noted_sites, &s->next_noted, s, 1, __ATOMIC_SEQ_CST,
                                         __ATOMIC_RELAXED)) {
     }
-    if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
+    if (use_begin()) {
         add_site(s, 1);
+        use_end();
+    }
 }
 
 void xlog_survival_add_site_names(const xlog_site_copy *s)
 {
-    if (__atomic_load_n(&sv.active, __ATOMIC_SEQ_CST))
+    if (use_begin()) {
         add_site(s, 0);
+        use_end();
+    }
 }
 
 void xlog_survival_set_clock(const xlog_clock *c)
@@ -290,11 +321,9 @@ void *xlog_survival_map(const char *kind, size_t size, size_t *reserve, uint32_t
     return p;
 }
 
-void *xlog_survival_try_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
-                            uint32_t *generation)
+static void *map_file(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
+                      uint32_t *generation)
 {
-    if (!xlog_survival_active())
-        return NULL;
     *slot = __atomic_fetch_add(&sv.next_slot, 1, __ATOMIC_RELAXED);
     *generation = __atomic_load_n(&sv.generation, __ATOMIC_RELAXED);
     char path[PATH_MAX + 32];
@@ -328,6 +357,16 @@ void *xlog_survival_try_map(const char *kind, size_t size, size_t *reserve, uint
     return p;
 }
 
+void *xlog_survival_try_map(const char *kind, size_t size, size_t *reserve, uint32_t *slot,
+                            uint32_t *generation)
+{
+    if (!use_begin())
+        return NULL;
+    void *p = map_file(kind, size, reserve, slot, generation);
+    use_end();
+    return p;
+}
+
 int xlog_survival_reserve(void *p, size_t size)
 {
     if (size && madvise(p, size, MADV_POPULATE_WRITE) != 0)
@@ -350,11 +389,14 @@ void xlog_survival_unmap(void *p, size_t size, const char *kind, uint32_t slot,
                          uint32_t generation)
 {
     munmap(p, size);
-    if (xlog_survival_active() && generation == __atomic_load_n(&sv.generation, __ATOMIC_RELAXED)) {
+    if (!use_begin())
+        return;
+    if (generation == __atomic_load_n(&sv.generation, __ATOMIC_RELAXED)) {
         char path[PATH_MAX + 32];
         file_path(path, sizeof path, kind, slot);
         unlink(path);
     }
+    use_end();
 }
 
 void xlog_survival_discard(void *p, size_t size)
@@ -536,6 +578,8 @@ void xlog_survival_stop(void)
     if (!xlog_survival_active())
         return;
     __atomic_store_n(&sv.active, 0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&sv.users, __ATOMIC_ACQUIRE)) /* see "In use" */
+        sched_yield();
     remove_files();
     munmap(sv.process, sv.process_size);
     sv.process = NULL;
@@ -551,6 +595,7 @@ void xlog_survival_remove(void)
 
 void xlog_survival_after_fork(void)
 {
+    __atomic_store_n(&sv.users, 0, __ATOMIC_RELAXED); /* the parent's other threads */
     if (!xlog_survival_active())
         return;
     __atomic_store_n(&sv.active, 0, __ATOMIC_SEQ_CST);

@@ -10,10 +10,10 @@
  * make the back end wait: one that may block (a terminal, a socket) hands
  * its bytes to a thread of its own (async_queue.h).
  *
- * Adding a kind of sink: write its file with a xlog_sink_ops, give it a
- * kind in xlog.h (XLOG_SINK_*) and a configuration whose first member is an
- * xlog_sink_config, and add one line to the list in sinks.c (and its ops'
- * name below).
+ * Adding a kind of sink: write its file (lib/sinks/<name>_sink.c) with a
+ * const xlog_sink_ops xlog_<name>_sink_ops, give it a kind in xlog.h
+ * (XLOG_SINK_*) and a configuration whose first member is an
+ * xlog_sink_config, and add one line to the list in sinks.c.
  */
 #ifndef XLOG_SINK_H
 #define XLOG_SINK_H
@@ -62,12 +62,6 @@ struct xlog_sink {
     xlog_layout *layout;
     void *state; /* the implementation's */
 };
-
-/* The kinds of sink (each in its own file). */
-extern const xlog_sink_ops xlog_file_sink_ops;
-extern const xlog_sink_ops xlog_console_sink_ops;
-extern const xlog_sink_ops xlog_syslog_sink_ops;
-extern const xlog_sink_ops xlog_custom_sink_ops;
 
 /* ---- the open configuration's sinks, as one (sinks.c) ------------------ */
 

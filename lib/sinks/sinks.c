@@ -3,8 +3,8 @@
  * the console (when cfg.console names one), and the extra sinks listed in
  * cfg.sinks, each with its layout and level.
  *
- * The list of the kinds an extra sink can be is extra_kinds below: a new kind
- * of sink is one file (its xlog_sink_ops) and one line there.
+ * The list of the kinds an extra sink can be is EXTRA_KINDS below: a new
+ * kind of sink is one file (its xlog_sink_ops) and one line there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,16 +15,27 @@
 #include "base/error.h"
 #include "sinks/sink.h"
 
+/* The kinds of sink cfg.sinks may list, one line each: its XLOG_SINK_*
+ * kind, its name (its table is xlog_<name>_sink_ops, in <name>_sink.c),
+ * and the text layout it has when its configuration gives none. */
+#define EXTRA_KINDS(KIND)                              \
+    KIND(XLOG_SINK_CUSTOM, custom, XLOG_DEFAULT_LINE) \
+    KIND(XLOG_SINK_SYSLOG, syslog, "{message}")
+
+/* The files and the console are set by their own fields of xlog_config. */
+extern const xlog_sink_ops xlog_file_sink_ops;
+extern const xlog_sink_ops xlog_console_sink_ops;
+#define DECLARE_OPS(kind, name, pattern) extern const xlog_sink_ops xlog_##name##_sink_ops;
+EXTRA_KINDS(DECLARE_OPS)
+
 typedef struct sink_kind {
     int kind;                    /* XLOG_SINK_* */
     const xlog_sink_ops *ops;
     const char *default_pattern; /* its text layout when the config gives none */
 } sink_kind;
 
-static const sink_kind extra_kinds[] = {
-    {XLOG_SINK_CUSTOM, &xlog_custom_sink_ops, XLOG_DEFAULT_LINE},
-    {XLOG_SINK_SYSLOG, &xlog_syslog_sink_ops, "{message}"},
-};
+#define LIST_KIND(kind, name, pattern) {kind, &xlog_##name##_sink_ops, pattern},
+static const sink_kind extra_kinds[] = {EXTRA_KINDS(LIST_KIND)};
 
 /* More sinks than anyone needs; a longer list is refused at xlog_open. */
 #define MAX_SINKS 32

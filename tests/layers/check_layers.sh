@@ -59,7 +59,7 @@ function arrow(from, to, what,   a, b, key) {
     if (!(b in level)) { bad[++nbad] = from " " what ": folder " b " is not in the layers"; return }
     if (a == b) return
     key = a SUBSEP b
-    if (!(key in seen)) { seen[key] = 1; edges[a] = edges[a] " " b }
+    seen[key] = 1
     if (level[b] >= level[a])
         bad[++nbad] = from " " what ": " b (level[b] == level[a] ? " is apart from " : " is above ") a
 }
@@ -74,9 +74,13 @@ END {
         split(substr(order[l], 2), names, " ")
         for (i in names) {
             line = sprintf("%2d %-9s uses", l, names[i])
-            m = split(edges[names[i]], to, " ")
-            if (m == 0) line = line " nothing of xlog"
-            for (j = 1; j <= m; j++) line = line " " to[j]
+            used = 0
+            for (k = l; k >= 1; k--) {     # what it uses, highest layer first
+                split(substr(order[k], 2), below, " ")
+                for (j in below)
+                    if ((names[i] SUBSEP below[j]) in seen) { line = line " " below[j]; used++ }
+            }
+            if (!used) line = line " nothing of xlog"
             print line
         }
     }
