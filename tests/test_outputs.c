@@ -1504,14 +1504,6 @@ static void *read_pipe(void *p)
     return NULL;
 }
 
-static long count_of(const char *text, const char *what)
-{
-    long n = 0;
-    for (const char *s = text; (s = strstr(s, what)); s++)
-        n++;
-    return n;
-}
-
 /* fork() while the console holds lines the parent's pipe has no room for:
  * the child's console (its descriptor now another pipe) has a writer of its
  * own and shows only the child's lines, never the parent's queued ones; the
@@ -1557,10 +1549,10 @@ static void forked_child_shows_only_its_own_console_lines(void **state)
     close(p[0]);
     close(q[0]);
     assert_int_equal(test_count_lines(child_side.text), 10);
-    assert_int_equal(count_of(child_side.text, " child "), 10);
+    assert_int_equal(test_count_of(child_side.text, " child "), 10);
     assert_int_equal(test_count_lines(parent_side.text), 2010);
-    assert_int_equal(count_of(parent_side.text, " parent before "), 2000);
-    assert_int_equal(count_of(parent_side.text, " parent after "), 10);
+    assert_int_equal(test_count_of(parent_side.text, " parent before "), 2000);
+    assert_int_equal(test_count_of(parent_side.text, " parent after "), 10);
     free(child_side.text);
     free(parent_side.text);
     test_remove_dir(dir);
