@@ -1456,7 +1456,7 @@ static void *log_until_told(void *arg)
  * xlog_close of the parent or of a later child).  Every parent line is
  * in the parent's file once and in order, every child's 100 in its own
  * file, and nothing is left under the persistent directory. */
-static void fork_while_threads_log(void **state)
+static void fork_while_threads_log_recovers_children_ended_four_ways(void **state)
 {
     (void)state;
     if (SANITIZER_FORK_LIMIT) {
@@ -3186,7 +3186,7 @@ int main(void)
         cmocka_unit_test(processes_opening_one_directory_together_all_survive),
         cmocka_unit_test(a_format_longer_than_max_message_is_recovered),
         cmocka_unit_test(a_site_still_being_prepared_is_in_the_dictionary),
-        cmocka_unit_test(fork_while_threads_log),
+        cmocka_unit_test(fork_while_threads_log_recovers_children_ended_four_ways),
         cmocka_unit_test(default_persistent_dir_keeps_nothing_of_ours),
         cmocka_unit_test(a_new_threads_first_call_takes_a_ready_ring),
         cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),
