@@ -127,6 +127,17 @@ static int exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
+/* A case's start: what it is, for its failures' messages, and its place. */
+__attribute__((format(printf, 3, 4))) static void start_case(place *p, const char *tag,
+                                                             const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(context, sizeof context, format, ap);
+    va_end(ap);
+    test_place_make(p, tag);
+}
+
 /* ---- what the children log ---------------------------------------------------- */
 
 /* Shared between a child and the test: what the child's threads did. */
@@ -162,12 +173,38 @@ static const char *mode_name(xlog_file_mode mode)
                                                              : "shared";
 }
 
-static xlog_config config_for(const run_config *rc, const place *p)
+/* In a child: killed if the test dies first, and an alarm against a hang
+ * (not a timing check). */
+static void child_safety_net(unsigned seconds)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    alarm(seconds);
+}
+
+/* xlog's defaults, logging into the case's place, the environment ignored. */
+static xlog_config place_config(const place *p)
 {
     xlog_config cfg = xlog_defaults();
     cfg.dir = p->logs;
     cfg.persistent_dir = p->shm;
     cfg.use_environment = 0;
+    return cfg;
+}
+
+/* The back end writes nothing on its own (a flush interval of ten minutes,
+ * a ring and a buffer of 1 MiB that hold every line): what a killed child
+ * logged stays in its leftovers for recovery.  With lines, each of the
+ * child's threads logs that many and waits for the end. */
+static run_config leftovers_config(long lines)
+{
+    return (run_config){.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                        .write_buffer = 1u << 20, .max_message = 1024,
+                        .flush_interval_ms = 600000, .lines = lines, .hold = lines > 0};
+}
+
+static xlog_config config_for(const run_config *rc, const place *p)
+{
+    xlog_config cfg = place_config(p);
     cfg.file_mode = rc->mode;
     cfg.ring_size = rc->ring_size;
     cfg.write_buffer = rc->write_buffer;
@@ -252,8 +289,7 @@ static void *child_logger(void *arg)
  * threads.  Returns once they are started. */
 static void child_start(const run_config *rc, const place *p, shared_page *page)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    alarm(120); /* a hang, not a timing check */
+    child_safety_net(120);
     xlog_config cfg = config_for(rc, p);
     if (xlog_open(&cfg) != 0)
         _exit(90);
@@ -347,6 +383,15 @@ static int wait_exit(pid_t pid)
     CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
     CHECK(WIFEXITED(status), "ended by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     return WEXITSTATUS(status);
+}
+
+/* Waits for a child that must have ended by SIGKILL. */
+static void wait_killed(pid_t pid)
+{
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+          "the child ended otherwise (status %#x)", status);
 }
 
 static recovery recover_in_this_process(const place *p)
@@ -590,6 +635,51 @@ static void check_nothing_left(const place *p)
     expect_gone(p->shm, "");
 }
 
+/* The end of a case: its page (if any) and its place go. */
+static void remove_case(place *p, shared_page *page)
+{
+    if (page)
+        munmap(page, sizeof *page);
+    test_place_remove(p);
+}
+
+/* The end of a case whose recovery took everything: nothing is left (see
+ * check_nothing_left), then the case goes. */
+static void expect_nothing_left_then_remove(place *p, shared_page *page)
+{
+    check_nothing_left(p);
+    remove_case(p, page);
+}
+
+/* Checks the files of a case whose child's threads logged as rc says,
+ * after recovery rec of the child's leftovers (see check_logs); returns the
+ * number of data lines. */
+static long check_child_logs(const place *p, const run_config *rc, pid_t child,
+                             const shared_page *page, recovery rec, int after_exec)
+{
+    expectation e = {child, page, rc->mode, rec, after_exec, NULL};
+    return check_logs(p, &e, rc->max_message - 64);
+}
+
+/* This process recovers the child's leftovers: every line of its threads
+ * (rc->lines each, all returned) is in the files. */
+static void expect_every_line_recovered_here(const place *p, const run_config *rc, pid_t child,
+                                             const shared_page *page, int after_exec)
+{
+    recovery rec = recover_in_this_process(p);
+    CHECK(check_child_logs(p, rc, child, page, rec, after_exec) == THREADS * rc->lines,
+          "lines");
+}
+
+/* The usual end of a killed child's case: recovered here, every line of its
+ * threads in the files, nothing left; then the case goes. */
+static void expect_every_line_recovered_then_remove(place *p, const run_config *rc, pid_t child,
+                                                    shared_page *page)
+{
+    expect_every_line_recovered_here(p, rc, child, page, 0);
+    expect_nothing_left_then_remove(p, page);
+}
+
 /* ---- kill -9, _exit, exec ----------------------------------------------------------- */
 
 typedef enum ending { END_KILL, END_EXIT, END_EXEC } ending;
@@ -632,10 +722,7 @@ static void end_at_random(ending how, int iteration)
             wait_logging(page, child);
         pause_us(delay);
         kill(child, SIGKILL);
-        int status;
-        CHECK(waitpid(child, &status, 0) == child, "waitpid");
-        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child ended otherwise: %d",
-              status);
+        wait_killed(child);
         rec = recover_somehow(&p, &rc, iteration);
     } else if (how == END_EXIT) {
         CHECK(wait_exit(child) == 7, "the child's exit status");
@@ -646,11 +733,8 @@ static void end_at_random(ending how, int iteration)
               status);
         rec = exec_recovers ? (recovery){-1, child} : recover_somehow(&p, &rc, iteration);
     }
-    expectation e = {child, page, rc.mode, rec, how == END_EXEC && exec_recovers, NULL};
-    check_logs(&p, &e, rc.max_message - 64);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    check_child_logs(&p, &rc, child, page, rec, how == END_EXEC && exec_recovers);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 static void repeat(ending how)
@@ -829,13 +913,10 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     recover_without_room(&p, by_limit);
     if (!by_limit)
         unlink(filler);
-    recovery rec = recover_somehow(&p, &rc, iteration);
-    expectation e = {child, page, rc.mode, rec, 0, NULL};
-    check_logs(&p, &e, rc.max_message - 64);
+    check_child_logs(&p, &rc, child, page, recover_somehow(&p, &rc, iteration), 0);
     check_nothing_left(&p);
     unmount_disk(NULL);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    remove_case(&p, page);
 }
 
 static void kill_while_the_disk_is_full(void **state)
@@ -945,12 +1026,9 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
     static const char *const cuts[] = {"none", "inside a line", "at a line's end", "all",
                                        "inside the last line"};
     for (int cut = 0; cut < 5; cut++) {
-        snprintf(context, sizeof context, "a write cut %s", cuts[cut]);
-        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                         .write_buffer = 1u << 20, .max_message = 1024,
-                         .flush_interval_ms = 600000, .lines = 100, .hold = 1};
+        run_config rc = leftovers_config(100);
         place p;
-        test_place_make(&p, "cut");
+        start_case(&p, "cut", "a write cut %s", cuts[cut]);
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
@@ -983,12 +1061,7 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
         close(fd);
         munmap(h, size);
 
-        recovery rec = recover_in_this_process(&p);
-        expectation e = {child, page, rc.mode, rec, 0, NULL};
-        CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
-        check_nothing_left(&p);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        expect_every_line_recovered_then_remove(&p, &rc, child, page);
     }
 }
 
@@ -1047,18 +1120,12 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
                 laps = tail / capacity;
         }
     }
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    kill_and_reap(child);
     for (size_t i = 0; i < found; i++)
         munmap(rings[i], sizes[i]);
     CHECK(laps >= 10, "only %llu laps: the test shows nothing", (unsigned long long)laps);
     CHECK(behind == 0, "buffered behind the tail in %ld of %ld samples", behind, samples);
-    recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 0, NULL};
-    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_every_line_recovered_then_remove(&p, &rc, child, page);
 }
 
 /* ---- the edges of recovery ------------------------------------------------------ */
@@ -1072,9 +1139,8 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
 static void a_process_killed_while_making_its_directory_leaves_nothing(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "killed while making its directory");
     place p;
-    test_place_make(&p, "making");
+    start_case(&p, "making", "killed while making its directory");
     assert_int_equal(xlog_survival_private_dir(p.shm), 0);
     check_nothing_left(&p);
     char key[PATH_MAX + 64], dead[PATH_MAX + 160], alive[PATH_MAX + 160];
@@ -1106,8 +1172,7 @@ static void a_process_killed_while_making_its_directory_leaves_nothing(void **st
     CHECK(!exists(dead), "the directory of a dead process is left");
     CHECK(exists(alive), "the directory of a living process was removed");
     rmdir(alive);
-    check_nothing_left(&p);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 /* exec while a recovery of the process's old image is under way (its lock
@@ -1117,12 +1182,9 @@ static void a_process_killed_while_making_its_directory_leaves_nothing(void **st
 static void exec_while_the_old_image_is_being_recovered(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "exec during a recovery of the old image");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 1000,
-                     .hold = 1};
+    run_config rc = leftovers_config(1000);
     place p;
-    test_place_make(&p, "execwait");
+    start_case(&p, "execwait", "exec during a recovery of the old image");
     shared_page *page = page_new();
     int to_target[2], from_target[2];
     assert_int_equal(pipe(to_target), 0);
@@ -1155,15 +1217,11 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
     close(lock);
     close(to_target[1]);
     close(from_target[0]);
-    recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 1, NULL};
-    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
+    expect_every_line_recovered_here(&p, &rc, child, page, 1);
     char *text = test_read_dir(p.logs, NULL);
     CHECK(strstr(text, " after exec\n"), "the new image's line is missing");
     free(text);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 /* Recovery writes where the files of the persistent directory say: it must
@@ -1171,12 +1229,9 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
 static void recovery_trusts_only_a_private_directory(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "a persistent directory that is not private");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 25,
-                     .hold = 1};
+    run_config rc = leftovers_config(25);
     place p;
-    test_place_make(&p, "private");
+    start_case(&p, "private", "a persistent directory that is not private");
     shared_page *page = page_new();
     pid_t child = child_logs_then_waits(&rc, &p, page);
     kill_and_reap(child);
@@ -1193,12 +1248,7 @@ static void recovery_trusts_only_a_private_directory(void **state)
     size_t bytes;
     free(test_read_dir(p.logs, &bytes));
     CHECK(bytes == 0, "%zu bytes written from an untrusted directory", bytes);
-    recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 0, NULL};
-    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_every_line_recovered_then_remove(&p, &rc, child, page);
 }
 
 /* With file_level above the level logged (the lines below it are for
@@ -1207,18 +1257,13 @@ static void recovery_trusts_only_a_private_directory(void **state)
 static void recovery_writes_only_what_the_file_would_have(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "file_level");
     place p;
-    test_place_make(&p, "level");
+    start_case(&p, "level", "file_level");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(60);
-        xlog_config cfg = xlog_defaults();
-        cfg.dir = p.logs;
-        cfg.persistent_dir = p.shm;
-        cfg.use_environment = 0;
+        child_safety_net(60);
+        xlog_config cfg = place_config(&p);
         cfg.file_level = XLOG_WARN;
         cfg.flush_interval_ms = 600000;
         if (xlog_open(&cfg) != 0)
@@ -1239,9 +1284,7 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     CHECK(!strstr(text, " info "), "a line below file_level was written");
     CHECK(test_count_lines(text) == 101, "%zu lines", test_count_lines(text));
     free(text);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 /* Processes that open the same log directory at the same moment recover
@@ -1251,10 +1294,9 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
 static void processes_opening_one_directory_together_all_survive(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "processes opening one directory together");
     enum { PROCESSES = 16, LINES = 20 };
     place p;
-    test_place_make(&p, "together");
+    start_case(&p, "together", "processes opening one directory together");
     shared_page *page = page_new();
     int gate[2];
     assert_int_equal(pipe(gate), 0);
@@ -1262,16 +1304,12 @@ static void processes_opening_one_directory_together_all_survive(void **state)
     for (int i = 0; i < PROCESSES; i++) {
         pids[i] = fork();
         if (pids[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
+            child_safety_net(60);
             char byte;
             close(gate[1]);
             if (read(gate[0], &byte, 1) != 0)
                 _exit(93);
-            xlog_config cfg = xlog_defaults();
-            cfg.dir = p.logs;
-            cfg.persistent_dir = p.shm;
-            cfg.use_environment = 0;
+            xlog_config cfg = place_config(&p);
             cfg.file_mode = XLOG_FILE_PER_PROCESS;
             cfg.flush_interval_ms = 600000;
             if (xlog_open(&cfg) != 0)
@@ -1305,9 +1343,7 @@ static void processes_opening_one_directory_together_all_survive(void **state)
             CHECK(test_count_of(text, line) == 1, "%s is not there exactly once", line);
         }
     free(text);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 #define TEN_TIMES(s) s s s s s s s s s s
@@ -1318,18 +1354,13 @@ static void processes_opening_one_directory_together_all_survive(void **state)
 static void a_format_longer_than_max_message_is_recovered(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "a format longer than max_message");
     place p;
-    test_place_make(&p, "longformat");
+    start_case(&p, "longformat", "a format longer than max_message");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(60);
-        xlog_config cfg = xlog_defaults();
-        cfg.dir = p.logs;
-        cfg.persistent_dir = p.shm;
-        cfg.use_environment = 0;
+        child_safety_net(60);
+        xlog_config cfg = place_config(&p);
         cfg.max_message = 256;
         cfg.flush_interval_ms = 600000;
         if (xlog_open(&cfg) != 0)
@@ -1346,9 +1377,7 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
     char *line = strstr(text, " 7 abcdefghij");
     CHECK(line && strstr(line, "[truncated]\n"), "the line: %.400s", text);
     free(text);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 /* A format of a million bytes: the thread that prepares its site (the
@@ -1384,18 +1413,13 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
      * 3 of them did (a loaded machine under ASan had none in 10). */
     int hits = 0;
     for (int i = 0; i < 200 && (i < 10 || hits < 3); i++) {
-        snprintf(context, sizeof context, "a site still being prepared, #%d", i);
         place p;
-        test_place_make(&p, "site");
+        start_case(&p, "site", "a site still being prepared, #%d", i);
         shared_page *page = page_new();
         pid_t child = fork();
         if (child == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
-            xlog_config cfg = xlog_defaults();
-            cfg.dir = p.logs;
-            cfg.persistent_dir = p.shm;
-            cfg.use_environment = 0;
+            child_safety_net(60);
+            xlog_config cfg = place_config(&p);
             cfg.max_message = 1024;
             if (xlog_open(&cfg) != 0)
                 _exit(90);
@@ -1423,9 +1447,7 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
         snprintf(line, sizeof line, " %d 1 abcdefghij", (int)child);
         CHECK(strstr(text, line), "the second caller's line is missing: %.600s", text);
         free(text);
-        check_nothing_left(&p);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        expect_nothing_left_then_remove(&p, page);
     }
     CHECK(hits > 0, "in 200 rounds the first caller was never still preparing: the test shows "
                     "nothing");
@@ -1614,8 +1636,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(60);
+        child_safety_net(60);
         if (xlog_open(&cfg) != 0)
             _exit(90);
         for (int i = 0; i < 1000; i++)
@@ -1625,8 +1646,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
             pause();
     }
     wait_logging(page, child);
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    kill_and_reap(child);
     CHECK(exists(key), "a killed process left nothing to recover in %s", key);
     long lines = xlog_recover(logs, NULL);
     CHECK(lines >= 0 && lines <= 1000, "recovered %ld", lines);
@@ -1705,11 +1725,9 @@ static void *log_once_and_stay(void *arg)
 static void a_new_threads_first_call_takes_a_ready_ring(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "spare rings");
     place p;
-    test_place_make(&p, "spares");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000};
+    start_case(&p, "spares", "spare rings");
+    run_config rc = leftovers_config(0);
     xlog_config cfg = config_for(&rc, &p);
     assert_int_equal(xlog_open(&cfg), 0);
     assert_int_equal(xlog_flush(), 0);
@@ -1746,8 +1764,7 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
     char *text = test_read_dir(p.logs, NULL);
     CHECK(text && test_count_lines(text) == N, "%zu lines", text ? test_count_lines(text) : 0);
     free(text);
-    check_nothing_left(&p);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 /* A process killed right after its xlog_open, before any thread logged,
@@ -1759,19 +1776,16 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
 static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
 {
     (void)state;
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000};
+    run_config rc = leftovers_config(0);
     for (int iteration = 0; iteration < 20; iteration++) {
         int flushed = iteration == 0;
-        snprintf(context, sizeof context, "kill -9 right after xlog_open, iteration %d%s",
-                 iteration, flushed ? ", after a pass" : "");
         place p;
-        test_place_make(&p, "openkill");
+        start_case(&p, "openkill", "kill -9 right after xlog_open, iteration %d%s", iteration,
+                   flushed ? ", after a pass" : "");
         shared_page *page = page_new();
         pid_t child = fork();
         if (child == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
+            child_safety_net(60);
             xlog_config cfg = config_for(&rc, &p);
             if (xlog_open(&cfg) != 0)
                 _exit(90);
@@ -1796,9 +1810,7 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
         kill_and_reap(child);
         recovery got = recover_in_this_process(&p);
         CHECK(got.lines == 0, "recovered %ld lines", got.lines);
-        check_nothing_left(&p);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        expect_nothing_left_then_remove(&p, page);
     }
 }
 
@@ -1811,12 +1823,9 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
 static void xlog_recover_program_after_a_kill(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "xlog-recover");
     place p;
-    test_place_make(&p, "program");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 250,
-                     .hold = 1};
+    start_case(&p, "program", "xlog-recover");
+    run_config rc = leftovers_config(250);
     shared_page *page = page_new();
     kill_and_reap(child_logs_then_waits(&rc, &p, page));
     char out[1024];
@@ -1841,8 +1850,7 @@ static void xlog_recover_program_after_a_kill(void **state)
     snprintf(expected, sizeof expected, "xlog-recover: xlog_recover: %s is not a directory\n",
              key);
     CHECK(strcmp(out, expected) == 0, "it said: %s", out);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    remove_case(&p, page);
 }
 #endif
 
@@ -1876,16 +1884,12 @@ static void *log_a_hundred(void *unused)
 static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "a ring from an open without persistence");
     place p;
-    test_place_make(&p, "anonreuse");
+    start_case(&p, "anonreuse", "a ring from an open without persistence");
     pid_t child = fork();
     if (child == 0) {
         alarm(60);
-        xlog_config cfg = xlog_defaults();
-        cfg.dir = p.logs;
-        cfg.persistent_dir = p.shm;
-        cfg.use_environment = 0;
+        xlog_config cfg = place_config(&p);
         cfg.persistent = 0;
         pthread_barrier_init(&reopened, NULL, 2);
         pthread_barrier_init(&logged_again, NULL, 2);
@@ -1907,17 +1911,13 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
         kill(getpid(), SIGKILL);
         _exit(92);
     }
-    int status;
-    CHECK(waitpid(child, &status, 0) == child, "waitpid");
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child ended otherwise (%#x)",
-          status);
+    wait_killed(child);
     CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
     char *text = test_read_dir(p.logs, NULL);
     size_t found = test_count_of(text, "U line ");
     CHECK(found == 100, "%zu of U's 100 lines recovered", found);
     free(text);
-    check_nothing_left(&p);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 /* The message of the last line of text (from its "[LEVEL]" on), into out. */
@@ -1965,12 +1965,9 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
                                         "process header size beyond its file",
                                         "a ring overwritten with random bytes"};
     for (int edit = 0; edit < 4; edit++) {
-        snprintf(context, sizeof context, "damaged leftover: %s", edits[edit]);
-        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                         .write_buffer = 1u << 20, .max_message = 1024,
-                         .flush_interval_ms = 600000, .lines = 100, .hold = 1};
+        run_config rc = leftovers_config(100);
         place p;
-        test_place_make(&p, "damage");
+        start_case(&p, "damage", "damaged leftover: %s", edits[edit]);
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
@@ -2060,8 +2057,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
               kept);
         expect_nothing_more_recovered(&p, text);
         free(text);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        remove_case(&p, page);
     }
 }
 
@@ -2071,9 +2067,8 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
 static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "xlog-recover of a missing directory");
     place p;
-    test_place_make(&p, "missing");
+    start_case(&p, "missing", "xlog-recover of a missing directory");
     char missing[PATH_MAX + 16], out[1024], expected[PATH_MAX + 128];
     snprintf(missing, sizeof missing, "%s/nonexistent", p.base);
     pid_t pid;
@@ -2099,9 +2094,9 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
                                            XLOG_FILE_PER_PROCESS};
     for (int m = 0; m < 3; m++) {
         snprintf(context, sizeof context, "linked log directory, %s", mode_name(modes[m]));
-        run_config rc = {.mode = modes[m], .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                         .max_message = 1024, .flush_interval_ms = 600000, .lines = 100,
-                         .hold = 1, .no_follow = 1};
+        run_config rc = leftovers_config(100);
+        rc.mode = modes[m];
+        rc.no_follow = 1;
         place p;
         test_place_make(&p, "link");
         shared_page *page = page_new();
@@ -2129,8 +2124,7 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
         CHECK(dir[0], "the leftovers of process %d are gone", (int)child);
         free(after);
         free(before);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        remove_case(&p, page);
     }
 }
 
@@ -2144,11 +2138,8 @@ static pid_t child_logs_a_victim(const place *p, shared_page *page)
 {
     pid_t child = fork();
     if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(120);
-        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                         .write_buffer = 1u << 20, .max_message = 1024,
-                         .flush_interval_ms = 600000};
+        child_safety_net(120);
+        run_config rc = leftovers_config(0);
         xlog_config cfg = config_for(&rc, p);
         if (xlog_open(&cfg) != 0)
             _exit(90);
@@ -2259,9 +2250,8 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         "huge format length", "changed argument kinds"};
     enum { EDITS = sizeof edits / sizeof edits[0] };
     for (int edit = 0; edit < EDITS; edit++) {
-        snprintf(context, sizeof context, "damaged: %s", edits[edit]);
         place p;
-        test_place_make(&p, "victim");
+        start_case(&p, "victim", "damaged: %s", edits[edit]);
         shared_page *page = page_new();
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
@@ -2294,9 +2284,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
             recovery rec_by = recover_in_this_process(&p);
             CHECK(rec_by.lines == GOOD_LINES, "%ld lines recovered", rec_by.lines);
         } else {
-            run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                             .write_buffer = 1u << 20, .max_message = 1024,
-                             .flush_interval_ms = 600000};
+            run_config rc = leftovers_config(0);
             xlog_config cfg = config_for(&rc, &p);
             CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
             xlog_close();
@@ -2333,8 +2321,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         CHECK(exists(kept) && !exists(dir), "the files are not kept in %s", kept);
         expect_nothing_more_recovered(&p, text);
         free(text);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        remove_case(&p, page);
     }
 }
 
@@ -2359,9 +2346,8 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
     };
     enum { CLOCKS = sizeof clocks / sizeof clocks[0] };
     for (int c = 0; c < CLOCKS; c++) {
-        snprintf(context, sizeof context, "hostile clock: %s", clocks[c].name);
         place p;
-        test_place_make(&p, "clock");
+        start_case(&p, "clock", "hostile clock: %s", clocks[c].name);
         shared_page *page = page_new();
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
@@ -2403,8 +2389,7 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
             line = nl + 1;
         }
         free(text);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        remove_case(&p, page);
     }
 }
 
@@ -2433,9 +2418,7 @@ static void dynamic_sites_of_a_killed_process_are_recovered_as_written(void **st
     test_place_make(&p, "dynamic");
     pid_t child = fork();
     if (child == 0) {
-        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                         .write_buffer = 1u << 20, .max_message = 1024,
-                         .flush_interval_ms = 600000};
+        run_config rc = leftovers_config(0);
         xlog_config cfg = config_for(&rc, &p);
         if (xlog_open(&cfg) != 0)
             _exit(90);
@@ -2451,10 +2434,7 @@ static void dynamic_sites_of_a_killed_process_are_recovered_as_written(void **st
         kill(getpid(), SIGKILL);
         _exit(91);
     }
-    int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFSIGNALED(status) &&
-              WTERMSIG(status) == SIGKILL,
-          "the child did not die by SIGKILL (status %#x)", status);
+    wait_killed(child);
     recovery by = recover_in_this_process(&p);
     CHECK(by.lines == EXPECTED, "%ld lines recovered, not %d", by.lines, (int)EXPECTED);
     char *text = test_read_dir(p.logs, NULL);
@@ -2482,8 +2462,7 @@ static void dynamic_sites_of_a_killed_process_are_recovered_as_written(void **st
     }
     free(text);
     CHECK(!exists(p.shm), "%s is still there (kept as damaged?)", p.shm);
-    check_nothing_left(&p);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 /* A directory recovery kept as damaged.<name> still holds its "process"
@@ -2529,8 +2508,7 @@ static pid_t spin_on_a_core(void)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(300);
+        child_safety_net(300);
         for (volatile unsigned long n = 0;; n++) {
         }
     }
@@ -2651,18 +2629,13 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
     pid_t spinner = spin_on_a_core();
     for (long run = 0; run < runs; run++) {
         int main_logs_first = (int)(run % 2);
-        snprintf(context, sizeof context, "kill -9 after threads end, busy machine, run %ld of %ld%s",
-                 run + 1, runs, main_logs_first ? ", main logged first" : "");
         place p;
-        test_place_make(&p, "threadsend");
+        start_case(&p, "threadsend", "kill -9 after threads end, busy machine, run %ld of %ld%s",
+                   run + 1, runs, main_logs_first ? ", main logged first" : "");
         pid_t child = fork();
         if (child == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
-            xlog_config cfg = xlog_defaults();
-            cfg.dir = p.logs;
-            cfg.persistent_dir = p.shm;
-            cfg.use_environment = 0;
+            child_safety_net(60);
+            xlog_config cfg = place_config(&p);
             if (xlog_open(&cfg) != 0)
                 _exit(90);
             if (main_logs_first)
@@ -2680,18 +2653,14 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
             kill(getpid(), SIGKILL);
             _exit(92);
         }
-        int status;
-        CHECK(waitpid(child, &status, 0) == child, "waitpid");
-        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-              "the child ended otherwise (%#x)", status);
+        wait_killed(child);
         recover_in_this_process(&p);
         char why[512];
         if (!every_line_once(&p, child, main_logs_first, why, sizeof why)) {
             if (!failed++)
                 snprintf(first_failure, sizeof first_failure, "run %ld: %s", run + 1, why);
         }
-        check_nothing_left(&p);
-        test_place_remove(&p);
+        expect_nothing_left_then_remove(&p, NULL);
     }
     kill_and_reap(spinner);
     snprintf(context, sizeof context, "kill -9 after threads end, busy machine");
@@ -2860,10 +2829,7 @@ static living_page *living_page_new(void)
  * about. */
 static xlog_config living_config(const place *p)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = p->logs;
-    cfg.persistent_dir = p->shm;
-    cfg.use_environment = 0;
+    xlog_config cfg = place_config(p);
     cfg.flush_interval_ms = 600000;
     return cfg;
 }
@@ -2883,8 +2849,7 @@ enum { CHILDREN_THAT_DIE = 4 };
  * as zombies until then, page->children_gone set when all have ended). */
 static void parent_of_children_that_die(const place *p, long lines, living_page *page)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    alarm(120);
+    child_safety_net(120);
     xlog_config cfg = living_config(p);
     if (xlog_open(&cfg) != 0)
         _exit(90);
@@ -2943,10 +2908,9 @@ static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
         print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
         skip();
     }
-    snprintf(context, sizeof context, "a forked child's lines, written by its parent");
     long lines = dead_lines_per_process();
     place p;
-    test_place_make(&p, "forkdead");
+    start_case(&p, "forkdead", "a forked child's lines, written by its parent");
     living_page *page = living_page_new();
     pid_t parent = fork();
     if (parent == 0)
@@ -2972,10 +2936,8 @@ static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
     }
     long lines = dead_lines_per_process();
     for (int run = 0; run < 3; run++) {
-        snprintf(context, sizeof context, "xlog_close right after the children ended, run %d",
-                 run);
         place p;
-        test_place_make(&p, "closedead");
+        start_case(&p, "closedead", "xlog_close right after the children ended, run %d", run);
         pid_t parent = fork();
         if (parent == 0)
             parent_of_children_that_die(&p, lines, NULL);
@@ -2990,13 +2952,11 @@ static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
 static void a_refused_persistent_dir_says_exactly_why(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "a refused persistent_dir");
     place p;
-    test_place_make(&p, "refused");
+    start_case(&p, "refused", "a refused persistent_dir");
     assert_int_equal(mkdir(p.shm, 0700), 0);
     assert_int_equal(chmod(p.shm, 0755), 0);
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000};
+    run_config rc = leftovers_config(0);
     xlog_config cfg = config_for(&rc, &p);
     CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
     xlog_close();
@@ -3032,11 +2992,9 @@ static int by_text(const void *a, const void *b)
 static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "xlog-recover --list");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
+    run_config rc = leftovers_config(5);
     place p;
-    test_place_make(&p, "list");
+    start_case(&p, "list", "xlog-recover --list");
     shared_page *dead_page = page_new(), *live_page = page_new();
     /* The living one first: an xlog_open recovers the dead of its directory. */
     pid_t live = child_logs_then_waits(&rc, &p, live_page);
@@ -3082,11 +3040,9 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
 static void xlog_recover_list_quotes_names_for_the_shell(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "xlog-recover --list, a quote in a name");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
+    run_config rc = leftovers_config(5);
     place p;
-    test_place_make(&p, "quote");
+    start_case(&p, "quote", "xlog-recover --list, a quote in a name");
     snprintf(p.logs, sizeof p.logs, "%s/it's", p.base);
     CHECK(mkdir(p.logs, 0750) == 0, "mkdir %s", p.logs);
     shared_page *page = page_new();
@@ -3104,8 +3060,7 @@ static void xlog_recover_list_quotes_names_for_the_shell(void **state)
           "asprintf");
     CHECK(strcmp(out, expected) == 0, "'%s', not '%s'", out, expected);
     free(expected);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    remove_case(&p, page);
 }
 #endif
 
@@ -3125,16 +3080,14 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
         rounds = 3;
     if (rounds > DEAD_MAX - 1)
         rounds = DEAD_MAX - 1;
-    snprintf(context, sizeof context, "living processes noticing one dead");
     place p;
-    test_place_make(&p, "manyliving");
+    start_case(&p, "manyliving", "living processes noticing one dead");
     living_page *page = living_page_new();
     pid_t living[LIVING];
     for (int i = 0; i < LIVING; i++) {
         living[i] = fork();
         if (living[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(120);
+            child_safety_net(120);
             xlog_config cfg = living_config(&p);
             if (xlog_open(&cfg) != 0)
                 _exit(90);
@@ -3149,8 +3102,7 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
                  round, rounds, round == rounds ? ", then all close together" : "");
         pid_t dead = fork();
         if (dead == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
+            child_safety_net(60);
             xlog_config cfg = living_config(&p);
             if (xlog_open(&cfg) != 0)
                 _exit(90);
@@ -3165,9 +3117,8 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
         }
         expect_dead_lines_once(&p, round + 1, lines, "the dead so far");
     }
-    check_nothing_left(&p);
     munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 int main(void)
