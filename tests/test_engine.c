@@ -114,8 +114,7 @@ static void shared_file_has_every_line_in_order(void **state)
     for (int i = 0; i < threads; i++)
         assert_int_equal(next_seq[i], messages);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void per_thread_files_hold_only_their_thread(void **state)
@@ -152,8 +151,7 @@ static void per_thread_files_hold_only_their_thread(void **state)
         free(path);
     }
     test_free_list(files, nfiles);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static size_t lines_now(const char *dir)
@@ -182,8 +180,7 @@ static void flush_writes_everything_logged_before_it(void **state)
     assert_int_equal(xlog_close(), 0);
     assert_int_equal(xlog_flush(), -EBADF);
     assert_int_equal(lines_now(dir), expected);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int rings_registered(void)
@@ -215,8 +212,7 @@ static void ended_threads_lines_are_written_and_ring_freed(void **state)
     assert_int_equal(nfiles, 16); /* 16 threads, 16 tids (tids are not reused so soon) */
     test_free_list(files, nfiles);
     assert_int_equal(xlog_close(), 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void counters_match_the_files(void **state)
@@ -237,8 +233,7 @@ static void counters_match_the_files(void **state)
     assert_true(after.writes > before.writes);
     assert_int_equal(after.dropped, before.dropped);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void stuck_call(xlog_ring *mine, const char *dir);
@@ -262,8 +257,7 @@ static void stuck_call_holds_nothing_up(void **state)
         fail_msg("no ring for this thread");
     else
         stuck_call(mine, dir);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* The part of the test above with this thread's ring found. */
@@ -306,9 +300,7 @@ static int close_after_failure(void **state)
 
 static void open_quiet(const char *dir)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.persistent = 0; /* nothing in /dev/shm */
     assert_int_equal(xlog_open(&cfg), 0);
 }
@@ -388,8 +380,7 @@ static void an_idle_back_end_wakes_only_for_its_timers(void **state)
     assert_true(woken <= 20);
     assert_int_equal(xlog_close(), 0);
     assert_int_equal(lines_now(dir), 1);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* After the back end has slept long, a line wakes it: written without a
@@ -428,8 +419,7 @@ static void lines_logged_after_a_long_idle_are_written(void **state)
     }
     assert_int_equal(*p, '\0');
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 typedef struct burster {
@@ -508,8 +498,7 @@ static void bursts_after_pauses_from_several_threads_are_all_written(void **stat
     assert_int_equal(lines, total);
     free(seen);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 int main(void)

@@ -60,9 +60,7 @@ static void set_clock(int64_t utc_ns)
 
 static xlog_config config_in(const char *dir)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.max_message = 1024;
     cfg.write_buffer = 16384;
     cfg.wall_clock_ns = moved_clock;
@@ -285,8 +283,7 @@ static void size_rotation_keeps_exactly_rotate_keep_files(void **state)
         free(p);
     }
     assert_int_equal(next, messages);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void compressed_rotations_gunzip_to_the_original_bytes(void **state)
@@ -337,8 +334,7 @@ static void compressed_rotations_gunzip_to_the_original_bytes(void **state)
     free(text);
     free(p);
     test_free_list(files, n);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Checks that the live file and the rotated ones, oldest first, hold "seq
@@ -390,8 +386,7 @@ static void compression_never_touches_the_live_file(void **state)
     const char *order[] = {"2026-11-22.log.3.gz", "2026-11-22.log.2.gz",
                            "2026-11-22.log.1.gz", "2026-11-22.log"};
     expect_newest_run(dir, order, 4, messages - 1);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Descriptors of this process that lead into dir. */
@@ -439,8 +434,7 @@ static void forked_child_keeps_no_descriptor_of_rotated_files(void **state)
     if (in_parent > 1) /* else the jobs were done already: nothing to see */
         assert_int_equal(WEXITSTATUS(status), 0);
     assert_int_equal(xlog_close(), 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* With a write buffer four times rotate_size, a file still ends at the last
@@ -487,8 +481,7 @@ static void rotate_size_holds_under_a_larger_write_buffer(void **state)
     assert_int_equal(long_ones, 1);
     expect_newest_run(dir, (const char *const *)files, n, messages - 1);
     test_free_list(files, n);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- daily rotation ------------------------------------------------------------ */
@@ -556,8 +549,7 @@ static void daily_rotation_at_local_midnight_with_retention(void **state)
     free(old);
     unsetenv("TZ");
     tzset();
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- files renamed or deleted by someone else -------------------------------- */
@@ -595,8 +587,7 @@ static void reopen_from_a_signal_handler(void **state)
     unlink(moved);
     free(live);
     free(moved);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Logs, 100 lines at a time, until the live file exists again (xlog has
@@ -644,8 +635,7 @@ static void rename_by_another_process_is_noticed(void **state)
     unlink(moved);
     free(live);
     free(moved);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* After the live file (or its directory) was deleted at sequence 1000 and
@@ -686,8 +676,7 @@ static void deleted_directory_is_created_again(void **state)
     assert_true(S_ISDIR(st.st_mode));
     expect_new_file_continues(live, noticed);
     free(live);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void deleted_file_is_created_again(void **state)
@@ -710,8 +699,7 @@ static void deleted_file_is_created_again(void **state)
     expect_new_file_continues(live, noticed);
     assert_int_equal(after.lost, before.lost);
     free(live);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* The live file renamed by someone else, with the periodic check far away:
@@ -742,8 +730,7 @@ static void writes_follow_the_name_without_waiting_for_the_check(void **state)
     unlink(moved);
     free(live);
     free(moved);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- writing fails ---------------------------------------------------------- */
@@ -853,8 +840,7 @@ static void loss_notices_add_up_to_lost(void **state)
     assert_int_equal(full_whole + (long)noticed, while_full);
     free(text);
     free(live);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- symbolic links ----------------------------------------------------------- */
@@ -897,8 +883,7 @@ static void symlinked_directory_is_refused_without_follow_symlinks(void **state)
     xlog_info("through the link, as asked");
     assert_int_equal(xlog_close(), 0);
     char *below = test_path(real, "below");
-    test_remove_dir(below);
-    free(below);
+    test_drop_dir(below);
     listing = dir_listing(real);
     assert_string_equal(listing, "2026-11-22.log");
     free(listing);
@@ -1035,8 +1020,7 @@ static void many_processes_share_one_rotating_file(void **state)
     test_free_list(files, n);
     assert_true(n >= 4); /* the file did rotate, several times */
     assert_int_equal(expect_writer_runs(dir, &w, 1), (size_t)(PROCESSES * THREADS * w.messages));
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Four processes rotate a shared file every 64 KiB, many times within the
@@ -1060,8 +1044,7 @@ static void processes_rotating_faster_than_compression_keep_the_newest_lines(voi
     assert_true(live >= 1);
     test_free_list(files, n);
     assert_true(expect_writer_runs(dir, &w, 0) > 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void per_process_files_carry_the_pid(void **state)
@@ -1095,8 +1078,7 @@ static void per_process_files_carry_the_pid(void **state)
     assert_int_equal(next, 1000);
     free(text);
     free(p);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- the console ---------------------------------------------------------------- */
@@ -1308,8 +1290,7 @@ static void stalled_terminal_never_holds_up_callers_or_files(void **state)
     assert_int_equal(after.console_dropped - before.console_dropped, (uint64_t)t.announced);
     assert_int_equal(t.shown + t.announced, total);
     assert_true(t.shown > 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* What a pipe or a terminal received after xlog_close: lines lines (a
@@ -1349,8 +1330,7 @@ static char *console_output(int fd, int reader, int level, xlog_color color, siz
     char *file = test_read_dir(dir, NULL);
     assert_int_equal(test_count_lines(file), 2); /* the files have every level */
     free(file);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
     return drain(reader, lines);
 }
 
@@ -1469,8 +1449,7 @@ static void close_gives_up_on_a_console_that_never_reads_or_is_gone(void **state
     xlog_stats(&after);
     assert_int_equal(after.console_dropped - before.console_dropped, 100);
     close(p[1]);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 
@@ -1511,10 +1490,7 @@ static void *read_pipe(void *p)
 static void forked_child_shows_only_its_own_console_lines(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     int p[2], q[2];
     assert_int_equal(pipe(p), 0);
     assert_int_equal(pipe(q), 0);
@@ -1555,8 +1531,7 @@ static void forked_child_shows_only_its_own_console_lines(void **state)
     assert_int_equal(test_count_of(parent_side.text, " parent after "), 10);
     free(child_side.text);
     free(parent_side.text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- configuration ---------------------------------------------------------------- */
@@ -1597,8 +1572,7 @@ static void bad_output_settings_are_refused(void **state)
     assert_int_equal(xlog_open(&cfg), -EINVAL);
     assert_int_equal(xlog_open(&good), 0); /* nothing was left half open */
     assert_int_equal(xlog_close(), 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A failed check leaves its test early: do not leave xlog open for the next. */

@@ -37,9 +37,7 @@ static long per_thread;
 
 static void open_or_die(const char *dir)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     if (xlog_open(&cfg) != 0)
         _exit(90);
 }
@@ -171,8 +169,7 @@ static void every_line_survives(int sig)
     if (sig)
         assert_true(crash_last);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void crash_sigsegv(void **s) { (void)s; every_line_survives(SIGSEGV); }
@@ -212,8 +209,7 @@ static void crash_chains_to_the_programs_handler(void **state)
     assert_non_null(strstr(text, " before the crash\n"));
     assert_non_null(strstr(text, "caught SIGSEGV (signal 11)"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A program whose own handler recovers from the fault (here by jumping
@@ -256,8 +252,7 @@ static void program_that_recovers_keeps_logging(void **state)
     assert_non_null(strstr(after, " after recovering 999\n"));
     assert_int_equal(test_count_lines(text), 1002);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A crash while other threads are still logging: each thread's lines are a
@@ -297,8 +292,7 @@ static void crash_while_threads_log(void **state)
     assert_int_equal(per[THREADS - 1], 20000); /* everything the crashing thread logged */
     assert_true(crash_last);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- fork ------------------------------------------------------------------- */
@@ -325,14 +319,9 @@ static void *log_until_told(void *arg)
 static void fork_while_threads_log_to_one_file_loses_no_line(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     char *dir = test_make_dir("fork");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     assert_int_equal(xlog_open(&cfg), 0);
     __atomic_store_n(&keep_logging, 1, __ATOMIC_RELAXED);
     pthread_t t[THREADS];
@@ -391,8 +380,7 @@ static void fork_while_threads_log_to_one_file_loses_no_line(void **state)
     for (int c = 0; c < children; c++)
         assert_int_equal(child_seen[c][0], child_lines);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- failing writes ----------------------------------------------------------- */
@@ -409,9 +397,7 @@ static void full_disk_loses_only_what_it_must_and_says_so(void **state)
     pid_t child = fork();
     if (child == 0) {
         signal(SIGXFSZ, SIG_IGN);
-        xlog_config cfg = xlog_defaults();
-        cfg.dir = dir;
-        cfg.use_environment = 0;
+        xlog_config cfg = test_config_in(dir);
         cfg.max_message = 256; /* a small buffer: a few of the longest lines */
         cfg.write_buffer = 4096;
         if (xlog_open(&cfg) != 0)
@@ -489,8 +475,7 @@ static void full_disk_loses_only_what_it_must_and_says_so(void **state)
     assert_int_equal(full_whole + (long)noticed_lines, while_full); /* written once or counted */
     assert_true(full_whole > 0 && noticed_bytes > 0);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void symlinks_refused_when_asked(void **state)
@@ -506,9 +491,7 @@ static void symlinks_refused_when_asked(void **state)
     strftime(name, sizeof name, "%Y-%m-%d.log", &tm);
     char *link_path = test_path(dir, name);
     assert_int_equal(symlink(target, link_path), 0);
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.follow_symlinks = 0;
     int rc = xlog_open(&cfg);
     if (rc == 0) /* the day changed between strftime and xlog_open */
@@ -522,8 +505,7 @@ static void symlinks_refused_when_asked(void **state)
     unlink(target);
     free(link_path);
     free(target);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A failed check leaves the test early: do not leave xlog open for the next. */
@@ -558,8 +540,7 @@ static void fork_from_a_thread_that_logged(void **state)
     assert_non_null(strstr(text, " child 1\n"));
     assert_non_null(strstr(text, " parent after fork\n"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Runs exit_writer with its arguments and returns its exit status. */
@@ -592,8 +573,7 @@ static void lines_logged_by_exit_handlers_and_destructors_are_written(void **sta
             fail_msg("%s: the line \"%s\" is missing", cases[i][0], cases[i][1]);
         assert_int_equal(test_count_lines(text), 2);
         free(text);
-        test_remove_dir(dir);
-        free(dir);
+        test_drop_dir(dir);
     }
 }
 
@@ -612,8 +592,7 @@ static void quick_exit_writes_every_line(void **state)
         assert_int_equal(strtol(p + 6, NULL, 10), next++);
     assert_int_equal(next, lines);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int close_if_open(void **state)
@@ -643,9 +622,7 @@ static void threads_ending_during_xlog_close_do_not_crash_it(void **state)
 {
     (void)state;
     char *dir = test_make_dir("ending");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     long rounds = test_scaled(200);
     xlog_counters before;
     xlog_stats(&before);
@@ -673,8 +650,7 @@ static void threads_ending_during_xlog_close_do_not_crash_it(void **state)
                  (unsigned long long)after.dropped_closing,
                  (unsigned long long)before.dropped_closing);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 int main(void)

@@ -49,9 +49,7 @@ static void log_from_handler(int sig)
 
 static void open_for(const char *dir, xlog_full_policy policy)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.ring_size = 65536;
     cfg.full_policy = policy;
     cfg.crash_handlers = 0;
@@ -230,8 +228,7 @@ static void in_watched_child(int (*body)(const char *, long, long, long), long a
         fail_msg("the child died of signal %d", WTERMSIG(status));
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), CHILD_OK);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int main_case(const char *dir, long policy, long period_us, long calls)

@@ -65,9 +65,7 @@ static xlog_custom_sink recording_sink(recorder *r)
 static char *open_with_sinks(const char *tag, const xlog_sink_config *const *sinks)
 {
     char *dir = test_make_dir(tag);
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.sinks = sinks;
     int rc = xlog_open(&cfg);
     if (rc != 0)
@@ -106,8 +104,7 @@ static void custom_sink_gets_events_and_lines_at_its_level(void **state)
     assert_non_null(strstr(text, r.lines[1]));
     assert_non_null(strstr(r.lines[1], "error 3\\nwith a newline\n"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int custom_sink_logs_from_inside;
@@ -144,8 +141,7 @@ static void a_sink_that_logs_is_dropped_and_counted(void **state)
     assert_int_equal(test_count_lines(text), 10);
     assert_null(strstr(text, "from inside a sink"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int refuse_open(void *context)
@@ -164,9 +160,7 @@ static void a_sink_that_cannot_open_fails_xlog_open(void **state)
     bad.write = record_write;
     const xlog_sink_config *sinks[] = {&good.sink, &bad.sink, NULL};
     char *dir = test_make_dir("badsink");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.sinks = sinks;
     assert_int_equal(xlog_open(&cfg), -EACCES);
     assert_non_null(strstr(xlog_last_error(), "cfg.sinks[1] (custom)"));
@@ -183,8 +177,7 @@ static void a_sink_that_cannot_open_fails_xlog_open(void **state)
     cfg.sinks = unknown_list;
     assert_int_equal(xlog_open(&cfg), -EINVAL);
     assert_non_null(strstr(xlog_last_error(), "kind 99 is not a kind of sink"));
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* The file's own level: the files can keep less than another sink. */
@@ -195,9 +188,7 @@ static void each_output_has_its_own_level(void **state)
     xlog_custom_sink sink = recording_sink(&r);
     const xlog_sink_config *sinks[] = {&sink.sink, NULL};
     char *dir = test_make_dir("levels");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.level = XLOG_DEBUG;
     cfg.file_level = XLOG_ERROR;
     cfg.sinks = sinks;
@@ -211,8 +202,7 @@ static void each_output_has_its_own_level(void **state)
     assert_int_equal(test_count_lines(text), 1);
     assert_non_null(strstr(text, "[ERROR]"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A sink that calls what would wait for the back end or stop it, from each
@@ -288,9 +278,7 @@ static void a_sink_that_flushes_or_closes_xlog_is_refused_and_counted(void **sta
     xlog_counters before, after;
     xlog_stats(&before);
     char *dir = test_make_dir("impatient");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.persistent = 0; /* not the shared /dev/shm default */
     cfg.sinks = sinks;
     assert_int_equal(xlog_open(&cfg), 0);
@@ -334,8 +322,7 @@ static void a_sink_that_flushes_or_closes_xlog_is_refused_and_counted(void **sta
         p = nl + 1;
     }
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* The names of this process's threads that start with "xlog", sorted and
@@ -398,9 +385,7 @@ static void the_threads_xlog_starts_are_named(void **state)
     xlog_syslog_config syslog = xlog_syslog_defaults();
     syslog.address = socket_path;
     const xlog_sink_config *sinks[] = {&syslog.sink, NULL};
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.persistent = 0; /* not the shared /dev/shm default */
     cfg.console = console[1];
     cfg.compress = XLOG_COMPRESS_GZIP;
@@ -416,8 +401,7 @@ static void the_threads_xlog_starts_are_named(void **state)
     close(console[0]);
     close(console[1]);
     free(socket_path);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 int main(void)

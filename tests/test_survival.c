@@ -184,10 +184,8 @@ static void child_safety_net(unsigned seconds)
 /* xlog's defaults, logging into the case's place, the environment ignored. */
 static xlog_config place_config(const place *p)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = p->logs;
+    xlog_config cfg = test_config_in(p->logs);
     cfg.persistent_dir = p->shm;
-    cfg.use_environment = 0;
     return cfg;
 }
 
@@ -1481,10 +1479,7 @@ static void *log_until_told(void *arg)
 static void fork_while_threads_log_recovers_children_ended_four_ways(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     snprintf(context, sizeof context, "fork x %d", CHILDREN);
     alarm(600);
     place p;
@@ -1624,9 +1619,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
     char *logs = test_make_dir("default");
     char key[PATH_MAX + 64];
     default_key_dir(logs, key, sizeof key);
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = logs;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(logs);
     assert_int_equal(xlog_open(&cfg), 0);
     xlog_info("a line");
     CHECK(exists(key), "%s is not there while xlog is open", key);
@@ -1659,8 +1652,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
     free(text);
     CHECK(!exists(key), "%s is left after recovery", key);
     munmap(page, sizeof *page);
-    test_remove_dir(logs);
-    free(logs);
+    test_drop_dir(logs);
 }
 
 /* ---- spare rings ------------------------------------------------------------------------ */
@@ -2904,10 +2896,7 @@ static void expect_children_written_and_nothing_left(place *p, long lines, const
 static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     long lines = dead_lines_per_process();
     place p;
     start_case(&p, "forkdead", "a forked child's lines, written by its parent");
@@ -2930,10 +2919,7 @@ static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
 static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     long lines = dead_lines_per_process();
     for (int run = 0; run < 3; run++) {
         place p;

@@ -660,9 +660,7 @@ static char *open_logging_to(xlog_syslog_config *sc, const char *tag)
     static const xlog_sink_config *sinks[2];
     sinks[0] = &sc->sink;
     sinks[1] = NULL;
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.level = XLOG_TRACE;
     cfg.sinks = sinks;
     int rc = xlog_open(&cfg);
@@ -699,8 +697,7 @@ static void sink_level_is_its_own(void **state)
     assert_int_equal(test_count_of(text, "xlogtest level "), 6);
     free(text);
     close(fd);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 
@@ -709,10 +706,7 @@ static void sink_level_is_its_own(void **state)
 static void fork_child_sends_only_its_own(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     char address[64];
     int fd = inet_collector(SOCK_DGRAM, address, sizeof address);
     int room = 4 << 20;
@@ -763,8 +757,7 @@ static void fork_child_sends_only_its_own(void **state)
     assert_int_equal(after, 1);
     free(seen);
     close(fd);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void open_refuses_a_bad_configuration(void **state)
@@ -798,8 +791,7 @@ static void open_refuses_a_bad_configuration(void **state)
         if (!strstr(xlog_last_error(), bad[i].error))
             fail_msg("%s: wanted \"%s\"", xlog_last_error(), bad[i].error);
         assert_non_null(strstr(xlog_last_error(), "cfg.sinks[0] (syslog)"));
-        test_remove_dir(dir);
-        free(dir);
+        test_drop_dir(dir);
     }
 }
 
@@ -831,8 +823,7 @@ static int stop_rsyslogd(void **state)
     rsyslogd_stop(&collector);
     if (!getenv("XLOG_KEEP_TEST_DIRS")) {
         char *work = test_path(collector_dir, "work");
-        test_remove_dir(work);
-        free(work);
+        test_drop_dir(work);
         test_remove_dir(collector_dir);
     }
     free(collector_dir);
@@ -1115,8 +1106,7 @@ static void steady(int transport)
     assert_int_equal(y.notice_count, 0);
     assert_int_equal(files_count(dir, &y), total);
     tally_free(&y);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Waits until the run's tally in the output satisfies done(). */
@@ -1215,8 +1205,7 @@ static void outage(int transport)
     assert_true(lost_uncounted >= 0);
     assert_int_equal(files_count(dir, &y), logged);
     tally_free(&y);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void rsyslog_tcp(void **state)
