@@ -31,10 +31,8 @@ static void *log_sequence(void *p)
 
 static void open_in(const char *dir, xlog_file_mode mode)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
+    xlog_config cfg = test_config_in(dir);
     cfg.file_mode = mode;
-    cfg.use_environment = 0;
     assert_int_equal(xlog_open(&cfg), 0);
 }
 
@@ -48,6 +46,18 @@ static void run_workers(worker_arg *w, int threads, long messages)
     }
     for (int i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
+}
+
+/* A fresh directory (returned) in which xlog, in file mode `mode`, gets
+ * `messages` lines from each of `threads` workers, and closes. */
+static char *workers_log_into(const char *tag, xlog_file_mode mode, worker_arg *w, int threads,
+                              long messages)
+{
+    char *dir = test_make_dir(tag);
+    open_in(dir, mode);
+    run_workers(w, threads, messages);
+    assert_int_equal(xlog_close(), 0);
+    return dir;
 }
 
 /* Checks every line of text: layout, level, sequence per thread, and (when
@@ -97,11 +107,8 @@ static void shared_file_has_every_line_in_order(void **state)
     (void)state;
     const int threads = 4;
     const long messages = test_scaled(1000000);
-    char *dir = test_make_dir("shared");
-    open_in(dir, XLOG_FILE_SHARED);
     worker_arg w[4];
-    run_workers(w, threads, messages);
-    assert_int_equal(xlog_close(), 0);
+    char *dir = workers_log_into("shared", XLOG_FILE_SHARED, w, threads, messages);
 
     size_t nfiles;
     char **files = test_list_files(dir, &nfiles);
@@ -122,11 +129,8 @@ static void per_thread_files_hold_only_their_thread(void **state)
     (void)state;
     const int threads = 3;
     const long messages = test_scaled(20000);
-    char *dir = test_make_dir("perthread");
-    open_in(dir, XLOG_FILE_PER_THREAD);
     worker_arg w[3];
-    run_workers(w, threads, messages);
-    assert_int_equal(xlog_close(), 0);
+    char *dir = workers_log_into("perthread", XLOG_FILE_PER_THREAD, w, threads, messages);
 
     size_t nfiles;
     char **files = test_list_files(dir, &nfiles);
@@ -218,13 +222,10 @@ static void ended_threads_lines_are_written_and_ring_freed(void **state)
 static void counters_match_the_files(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("counters");
     xlog_counters before, after;
     xlog_stats(&before);
-    open_in(dir, XLOG_FILE_SHARED);
     worker_arg w[2];
-    run_workers(w, 2, test_scaled(100000));
-    assert_int_equal(xlog_close(), 0);
+    char *dir = workers_log_into("counters", XLOG_FILE_SHARED, w, 2, test_scaled(100000));
     xlog_stats(&after);
     size_t len;
     char *text = test_read_dir(dir, &len);
