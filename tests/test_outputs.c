@@ -554,6 +554,47 @@ static void daily_rotation_at_local_midnight_with_retention(void **state)
 
 /* ---- files renamed or deleted by someone else -------------------------------- */
 
+/* A log whose live file someone else moves or deletes: its directory, the
+ * live file's path and the path it is moved to (if it is). */
+typedef struct moved_log {
+    char *dir, *live, *moved;
+} moved_log;
+
+/* xlog opened in a fresh directory, checking its file every
+ * check_interval_ms, and seq 0 .. lines-1 logged and written. */
+static moved_log log_before_the_move(const char *tag, unsigned check_interval_ms, long lines)
+{
+    moved_log m = {test_make_dir(tag), NULL, NULL};
+    xlog_config cfg = config_in(m.dir);
+    cfg.check_interval_ms = check_interval_ms;
+    open_with(&cfg);
+    log_sequence(0, lines);
+    assert_int_equal(xlog_flush(), 0);
+    m.live = test_path(m.dir, "2026-11-22.log");
+    m.moved = test_path(m.dir, "2026-11-22.log.moved");
+    return m;
+}
+
+/* The moved file holds seq 0 .. in_moved-1, the live one the in_live after. */
+static void expect_moved_then_live(const moved_log *m, long in_moved, long in_live)
+{
+    long next = 0;
+    char *a = test_read_file(m->moved, NULL), *b = test_read_file(m->live, NULL);
+    assert_non_null(b);
+    assert_int_equal(expect_sequence(a, "seq ", &next), in_moved);
+    assert_int_equal(expect_sequence(b, "seq ", &next), in_live);
+    free(a);
+    free(b);
+}
+
+static void moved_log_remove(moved_log *m)
+{
+    unlink(m->moved);
+    free(m->live);
+    free(m->moved);
+    test_drop_dir(m->dir);
+}
+
 static void on_sighup(int sig)
 {
     (void)sig;
@@ -563,31 +604,17 @@ static void on_sighup(int sig)
 static void reopen_from_a_signal_handler(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("reopen");
-    xlog_config cfg = config_in(dir);
-    cfg.check_interval_ms = 3600000; /* only the request can reopen here */
-    open_with(&cfg);
-    log_sequence(0, 100);
-    assert_int_equal(xlog_flush(), 0);
-    char *live = test_path(dir, "2026-11-22.log");
-    char *moved = test_path(dir, "2026-11-22.log.moved");
-    assert_int_equal(rename(live, moved), 0); /* as logrotate does */
+    /* Only the request can reopen here. */
+    moved_log m = log_before_the_move("reopen", 3600000, 100);
+    assert_int_equal(rename(m.live, m.moved), 0); /* as logrotate does */
     struct sigaction sa = {.sa_handler = on_sighup}, old;
     sigaction(SIGHUP, &sa, &old);
     raise(SIGHUP);
     sigaction(SIGHUP, &old, NULL);
     log_sequence(100, 200);
     assert_int_equal(xlog_close(), 0);
-    long next = 0;
-    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
-    assert_int_equal(expect_sequence(a, "seq ", &next), 100);
-    assert_int_equal(expect_sequence(b, "seq ", &next), 100);
-    free(a);
-    free(b);
-    unlink(moved);
-    free(live);
-    free(moved);
-    test_drop_dir(dir);
+    expect_moved_then_live(&m, 100, 100);
+    moved_log_remove(&m);
 }
 
 /* Logs, 100 lines at a time, until the live file exists again (xlog has
@@ -608,23 +635,16 @@ static long log_until_reopened(const char *live, long next)
 static void rename_by_another_process_is_noticed(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("renamed");
-    xlog_config cfg = config_in(dir);
-    cfg.check_interval_ms = 20;
-    open_with(&cfg);
-    log_sequence(0, 1000);
-    assert_int_equal(xlog_flush(), 0);
-    char *live = test_path(dir, "2026-11-22.log");
-    char *moved = test_path(dir, "2026-11-22.log.moved");
-    char *mv[] = {"mv", live, moved, NULL};
+    moved_log m = log_before_the_move("renamed", 20, 1000);
+    char *mv[] = {"mv", m.live, m.moved, NULL};
     spawn_and_wait(mv);
-    long noticed = log_until_reopened(live, 1000);
+    long noticed = log_until_reopened(m.live, 1000);
     log_sequence(noticed, noticed + 1000);
     assert_int_equal(xlog_close(), 0);
 
     /* The renamed file holds 0..k, the new one k+1..the end: nothing lost or
      * repeated, and everything logged once the new file was there is in it. */
-    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
+    char *a = test_read_file(m.moved, NULL), *b = test_read_file(m.live, NULL);
     long next = 0;
     expect_sequence(a, "seq ", &next);
     assert_true(next >= 1000 && next <= noticed);
@@ -632,10 +652,7 @@ static void rename_by_another_process_is_noticed(void **state)
     assert_int_equal(next, noticed + 1000);
     free(a);
     free(b);
-    unlink(moved);
-    free(live);
-    free(moved);
-    test_drop_dir(dir);
+    moved_log_remove(&m);
 }
 
 /* After the live file (or its directory) was deleted at sequence 1000 and
@@ -684,22 +701,15 @@ static void deleted_file_is_created_again(void **state)
     (void)state;
     xlog_counters before, after;
     xlog_stats(&before);
-    char *dir = test_make_dir("deleted");
-    xlog_config cfg = config_in(dir);
-    cfg.check_interval_ms = 20;
-    open_with(&cfg);
-    log_sequence(0, 1000);
-    assert_int_equal(xlog_flush(), 0);
-    char *live = test_path(dir, "2026-11-22.log");
-    assert_int_equal(unlink(live), 0);
-    long noticed = log_until_reopened(live, 1000);
+    moved_log m = log_before_the_move("deleted", 20, 1000);
+    assert_int_equal(unlink(m.live), 0);
+    long noticed = log_until_reopened(m.live, 1000);
     log_sequence(noticed, noticed + 1000);
     assert_int_equal(xlog_close(), 0);
     xlog_stats(&after);
-    expect_new_file_continues(live, noticed);
+    expect_new_file_continues(m.live, noticed);
     assert_int_equal(after.lost, before.lost);
-    free(live);
-    test_drop_dir(dir);
+    moved_log_remove(&m);
 }
 
 /* The live file renamed by someone else, with the periodic check far away:
@@ -708,29 +718,13 @@ static void deleted_file_is_created_again(void **state)
 static void writes_follow_the_name_without_waiting_for_the_check(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("follow");
-    xlog_config cfg = config_in(dir);
-    cfg.check_interval_ms = 3600000;
-    open_with(&cfg);
-    log_sequence(0, 100);
-    assert_int_equal(xlog_flush(), 0);
-    char *live = test_path(dir, "2026-11-22.log");
-    char *moved = test_path(dir, "2026-11-22.log.moved");
-    assert_int_equal(rename(live, moved), 0);
+    moved_log m = log_before_the_move("follow", 3600000, 100);
+    assert_int_equal(rename(m.live, m.moved), 0);
     log_sequence(100, 200);
     assert_int_equal(xlog_flush(), 0);
-    long next = 0;
-    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
-    assert_non_null(b);
-    assert_int_equal(expect_sequence(a, "seq ", &next), 100);
-    assert_int_equal(expect_sequence(b, "seq ", &next), 100);
+    expect_moved_then_live(&m, 100, 100);
     assert_int_equal(xlog_close(), 0);
-    free(a);
-    free(b);
-    unlink(moved);
-    free(live);
-    free(moved);
-    test_drop_dir(dir);
+    moved_log_remove(&m);
 }
 
 /* ---- writing fails ---------------------------------------------------------- */
