@@ -1029,10 +1029,7 @@ static void full_ring_blocks_and_loses_nothing(void **state)
     assert_int_equal(after.dropped, before.dropped);
     char *text = test_read_dir(dir, NULL);
     assert_int_equal(test_count_lines(text), (size_t)messages);
-    long next = 0;
-    for (const char *p = text; (p = strstr(p, " burst ")); p++)
-        assert_int_equal(strtol(p + 7, NULL, 10), next++);
-    assert_int_equal(next, messages);
+    assert_int_equal(test_numbered_in_order(text, " burst "), messages);
     free(text);
     test_drop_dir(dir);
 }

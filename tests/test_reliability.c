@@ -587,10 +587,7 @@ static void quick_exit_writes_every_line(void **state)
     assert_int_equal(run_exit_writer("quick-exit", dir, count), 0);
     char *text = test_read_dir(dir, NULL);
     assert_int_equal(test_count_lines(text), (size_t)lines);
-    long next = 0;
-    for (const char *p = text; (p = strstr(p, " line ")); p++)
-        assert_int_equal(strtol(p + 6, NULL, 10), next++);
-    assert_int_equal(next, lines);
+    assert_int_equal(test_numbered_in_order(text, " line "), lines);
     free(text);
     test_drop_dir(dir);
 }

@@ -132,6 +132,18 @@ static inline size_t test_count_of(const char *text, const char *needle)
     return n;
 }
 
+/* How many times marker occurs in text, each followed by the next number
+ * from 0 on (0, 1, 2, ...); -1 as soon as one is followed by another. */
+static inline long test_numbered_in_order(const char *text, const char *marker)
+{
+    long next = 0;
+    size_t skip = strlen(marker);
+    for (const char *q = text; (q = strstr(q, marker)); q++)
+        if (strtol(q + skip, NULL, 10) != next++)
+            return -1;
+    return next;
+}
+
 /* Names of the regular files in dir, sorted; count in *n. */
 static inline char **test_list_files(const char *dir, size_t *n)
 {
