@@ -191,9 +191,7 @@ static void every_argument_kind_round_trips(void **state)
 static void xlogout_keeps_the_old_entry_point_working(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("xlogout");
-    xlog_config cfg = test_config_in(dir);
-    assert_int_equal(xlog_open(&cfg), 0);
+    char *dir = open_fresh("xlogout", xlog_defaults());
     xlogout(XLOG_INFO, __FILE__, 1234, "caller_func", "fmt %d %s", 1, "one");
     xlogout(XLOG_DEBUG, __FILE__, 1, "f", "not written at INFO");
     xlogout(XLOG_ERROR, "/deep/path/to/other.c", 7, "g", "no args");
@@ -218,9 +216,7 @@ static void xlogout_keeps_the_old_entry_point_working(void **state)
 static void xlogout_file_and_function_cannot_forge_a_line(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("xlogout-forged");
-    xlog_config cfg = test_config_in(dir);
-    assert_int_equal(xlog_open(&cfg), 0);
+    char *dir = open_fresh("xlogout-forged", xlog_defaults());
     xlogout(XLOG_INFO, "a.c\n2026-01-01 00:00:00.000000000 [FATAL] forged.c:1 forged 1 FORGED", 3,
             "fn\r\n2026-01-01 00:00:00.000000000 [FATAL] x.c:1 f 1 AGAIN", "real %d", 1);
     assert_int_equal(xlog_close(), 0);
