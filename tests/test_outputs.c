@@ -2,8 +2,8 @@
  * test_outputs.c - where lines go besides one file that never changes: size
  * and daily rotation with retention and compression, files renamed or
  * deleted by someone else, xlog_reopen, several processes sharing a rotating
- * file, per-process files, a file that cannot grow, a linked log directory,
- * and a console that stops reading.
+ * file, per-process files, a file that cannot grow, a linked log directory
+ * or file, and a console that stops reading.
  *
  * Every test checks bytes and counts: each line intact and present exactly
  * once, in order.  Time enters only through an injected wall clock (the date
@@ -837,6 +837,99 @@ static void loss_notices_add_up_to_lost(void **state)
     test_drop_dir(dir);
 }
 
+/* A file that cannot grow: what it cannot take stays in the buffer for a
+ * later try, and is given up (counted, and announced once writing works
+ * again) only when the buffer is needed for newer lines.  A small buffer
+ * makes that happen here. */
+static void full_disk_loses_only_what_it_must_and_says_so(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("full");
+    const int while_full = 2000;
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        xlog_config cfg = test_config_in(dir);
+        cfg.max_message = 256; /* a small buffer: a few of the longest lines */
+        cfg.write_buffer = 4096;
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        for (int i = 0; i < 1000; i++)
+            xlog_info("before %d", i);
+        xlog_flush();
+        /* The file may grow by 100 more bytes: a line will be cut. */
+        struct stat st;
+        char *path = NULL;
+        size_t n;
+        char **files = test_list_files(dir, &n);
+        if (n != 1 || asprintf(&path, "%s/%s", dir, files[0]) < 0 || stat(path, &st) != 0)
+            _exit(92);
+        struct rlimit limit, small;
+        getrlimit(RLIMIT_FSIZE, &limit);
+        small = limit;
+        small.rlim_cur = (rlim_t)st.st_size + 100;
+        setrlimit(RLIMIT_FSIZE, &small);
+        for (int i = 0; i < while_full; i++)
+            xlog_info("while full %d", i);
+        xlog_flush();
+        setrlimit(RLIMIT_FSIZE, &limit);
+        for (int i = 0; i < 200; i++)
+            xlog_info("after %d", i);
+        xlog_counters c;
+        xlog_stats(&c);
+        xlog_close();
+        _exit(c.write_errors > 0 && c.lost > 0 ? 0 : 93);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+
+    char *text = test_read_dir(dir, NULL);
+    int before = 0, full_whole = 0, last_full = -1, cut = 0, after = 0;
+    unsigned long long noticed_lines = 0, noticed_bytes = 0;
+    int notice_at = -1, line_no = 0, first_after = -1;
+    for (const char *p = text; *p; line_no++) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l)) {
+            cut++; /* the line the file limit cut short, whose rest was given up */
+        } else if (strncmp(l.message, "before ", 7) == 0) {
+            assert_int_equal(atoi(l.message + 7), before);
+            before++;
+        } else if (strncmp(l.message, "while full ", 11) == 0) {
+            assert_true(atoi(l.message + 11) > last_full); /* in order, each once */
+            last_full = atoi(l.message + 11);
+            full_whole++;
+        } else if (strncmp(l.message, "after ", 6) == 0) {
+            if (first_after < 0)
+                first_after = line_no;
+            assert_int_equal(atoi(l.message + 6), after);
+            after++;
+        } else {
+            char msg[256], notice[256];
+            unsigned long long lines, bytes;
+            assert_int_equal(sscanf(test_message(&l, msg, sizeof msg), "%llu %*s (%llu", &lines,
+                                    &bytes),
+                             2);
+            test_lost_notice(notice, sizeof notice, lines, bytes, strerror(EFBIG));
+            assert_string_equal(msg, notice);
+            noticed_lines += lines;
+            noticed_bytes += bytes;
+            notice_at = line_no;
+        }
+        p = nl + 1;
+    }
+    assert_int_equal(before, 1000);
+    assert_int_equal(after, 200);
+    assert_true(cut <= 1);
+    assert_true(notice_at >= 0 && notice_at < first_after); /* reported before what follows */
+    assert_int_equal(full_whole + (long)noticed_lines, while_full); /* written once or counted */
+    assert_true(full_whole > 0 && noticed_bytes > 0);
+    free(text);
+    test_drop_dir(dir);
+}
+
 /* ---- symbolic links ----------------------------------------------------------- */
 
 /* follow_symlinks = 0 refuses a log directory that is itself a link (with
@@ -889,6 +982,29 @@ static void symlinked_directory_is_refused_without_follow_symlinks(void **state)
     free(link_slash);
     free(below_link);
     free(top);
+}
+
+/* follow_symlinks = 0 refuses today's file when it is a link (xlog_open
+ * fails with -ELOOP); with follow_symlinks = 1 the link is followed. */
+static void symlinks_refused_when_asked(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("symlink");
+    char *target = test_path(dir, "elsewhere");
+    /* Today's file name (the injected clock's day) as a link. */
+    char *link_path = test_path(dir, "2026-11-22.log");
+    assert_int_equal(symlink(target, link_path), 0);
+    xlog_config cfg = config_in(dir);
+    cfg.follow_symlinks = 0;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    cfg.follow_symlinks = 1;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_close();
+    unlink(link_path);
+    unlink(target);
+    free(link_path);
+    free(target);
+    test_drop_dir(dir);
 }
 
 /* ---- many processes, one file ---------------------------------------------- */
@@ -1592,7 +1708,9 @@ int main(void)
         cmocka_unit_test_teardown(deleted_directory_is_created_again, close_if_open),
         cmocka_unit_test_teardown(writes_follow_the_name_without_waiting_for_the_check, close_if_open),
         cmocka_unit_test_teardown(loss_notices_add_up_to_lost, close_if_open),
+        cmocka_unit_test_teardown(full_disk_loses_only_what_it_must_and_says_so, close_if_open),
         cmocka_unit_test_teardown(symlinked_directory_is_refused_without_follow_symlinks, close_if_open),
+        cmocka_unit_test_teardown(symlinks_refused_when_asked, close_if_open),
         cmocka_unit_test_teardown(many_processes_share_one_rotating_file, close_if_open),
         cmocka_unit_test_teardown(processes_rotating_faster_than_compression_keep_the_newest_lines, close_if_open),
         cmocka_unit_test_teardown(per_process_files_carry_the_pid, close_if_open),
