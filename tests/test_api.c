@@ -1,8 +1,12 @@
 /*
  * test_api.c - the public interface, call by call: levels and the per-thread
- * override, formats that are not literals, xlogout, bad input, the date in
- * file names, the environment, errors from xlog_open, and what a full ring
- * does under each policy.
+ * override, formats that are not literals and every argument kind, xlogout,
+ * %m, bad input, the date in file names, the environment, errors from
+ * xlog_open (codes, texts, the field named), a relative directory, a reopen
+ * with a new configuration, XLOG_CHECK, a persistent directory that cannot
+ * be used; and what is not written (a level out of range, a call while xlog
+ * is closed or before it was ever open, a full ring under each policy),
+ * counted and announced in notices of exact text.
  */
 #include "testutil.h"
 
