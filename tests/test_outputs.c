@@ -737,6 +737,28 @@ static void limit_file_size(rlim_t bytes)
     setrlimit(RLIMIT_FSIZE, &limit);
 }
 
+/* In a child that will limit its file's size: xlog opened in dir with a
+ * buffer of a few of the longest lines (so that what a full file cannot
+ * take is soon given up), and "before 0" .. "before 999" written into
+ * live.  Returns live's size; _exits 91 if xlog_open fails, 92 if live is
+ * not there. */
+static off_t open_small_and_write_before(const char *dir, const char *live)
+{
+    signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG */
+    xlog_config cfg = config_in(dir);
+    cfg.max_message = 256;
+    cfg.write_buffer = 4096;
+    if (xlog_open(&cfg) != 0)
+        _exit(91);
+    for (int i = 0; i < 1000; i++)
+        xlog_info("before %d", i);
+    xlog_flush();
+    struct stat st;
+    if (stat(live, &st) != 0)
+        _exit(92);
+    return st.st_size;
+}
+
 /* The file may not grow at all, then by 4 KiB (a loss notice goes out, then
  * part of the batch behind it, then writing fails again), then freely: the
  * notices in the file add up to xlog_stats().lost, and every line of the
@@ -755,25 +777,14 @@ static void loss_notices_add_up_to_lost(void **state)
     assert_int_equal(pipe(report), 0);
     pid_t child = fork();
     if (child == 0) {
-        signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG */
         xlog_counters before, after;
         xlog_stats(&before);
-        xlog_config cfg = config_in(dir);
-        cfg.max_message = 256; /* a small buffer: a few of the longest lines */
-        cfg.write_buffer = 4096;
-        if (xlog_open(&cfg) != 0)
-            _exit(91);
-        for (int i = 0; i < 1000; i++)
-            xlog_info("before %d", i);
-        xlog_flush();
-        struct stat st;
-        if (stat(live, &st) != 0)
-            _exit(92);
-        limit_file_size((rlim_t)st.st_size);
+        off_t size = open_small_and_write_before(dir, live);
+        limit_file_size((rlim_t)size);
         for (int i = 0; i < while_full / 2; i++)
             xlog_info("while full %d", i);
         xlog_flush();
-        limit_file_size((rlim_t)st.st_size + 4096);
+        limit_file_size((rlim_t)size + 4096);
         for (int i = while_full / 2; i < while_full; i++)
             xlog_info("while full %d", i);
         xlog_flush();
@@ -845,29 +856,16 @@ static void full_disk_loses_only_what_it_must_and_says_so(void **state)
 {
     (void)state;
     char *dir = test_make_dir("full");
+    char *live = test_path(dir, "2026-11-22.log");
     const int while_full = 2000;
     pid_t child = fork();
     if (child == 0) {
-        signal(SIGXFSZ, SIG_IGN);
-        xlog_config cfg = test_config_in(dir);
-        cfg.max_message = 256; /* a small buffer: a few of the longest lines */
-        cfg.write_buffer = 4096;
-        if (xlog_open(&cfg) != 0)
-            _exit(90);
-        for (int i = 0; i < 1000; i++)
-            xlog_info("before %d", i);
-        xlog_flush();
+        off_t size = open_small_and_write_before(dir, live);
         /* The file may grow by 100 more bytes: a line will be cut. */
-        struct stat st;
-        char *path = NULL;
-        size_t n;
-        char **files = test_list_files(dir, &n);
-        if (n != 1 || asprintf(&path, "%s/%s", dir, files[0]) < 0 || stat(path, &st) != 0)
-            _exit(92);
         struct rlimit limit, small;
         getrlimit(RLIMIT_FSIZE, &limit);
         small = limit;
-        small.rlim_cur = (rlim_t)st.st_size + 100;
+        small.rlim_cur = (rlim_t)size + 100;
         setrlimit(RLIMIT_FSIZE, &small);
         for (int i = 0; i < while_full; i++)
             xlog_info("while full %d", i);
@@ -927,6 +925,10 @@ static void full_disk_loses_only_what_it_must_and_says_so(void **state)
     assert_int_equal(full_whole + (long)noticed_lines, while_full); /* written once or counted */
     assert_true(full_whole > 0 && noticed_bytes > 0);
     free(text);
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-22.log"); /* one file, as it was when limited */
+    free(listing);
+    free(live);
     test_drop_dir(dir);
 }
 
