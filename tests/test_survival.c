@@ -608,6 +608,19 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
     return total;
 }
 
+/* Line i of a log, at *at: parsed (a failure if it has not the default
+ * layout), its message copied into message; *at moves to the next line. */
+static test_line take_line(const char **at, size_t i, char *message, size_t size)
+{
+    const char *nl = strchr(*at, '\n');
+    test_line l;
+    CHECK(nl && test_parse_line(*at, (size_t)(nl - *at), &l), "line %zu: %.*s", i,
+          nl ? (int)(nl - *at) : 300, *at);
+    test_message(&l, message, size);
+    *at = nl + 1;
+    return l;
+}
+
 static int print_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)flag;
@@ -946,6 +959,14 @@ static void process_dir(const place *p, pid_t pid, char *out, size_t size)
     test_free_list(names, n);
 }
 
+/* The directory of process pid under the persistent directory: a failure
+ * if it has none. */
+static void expect_process_dir(const place *p, pid_t pid, char *out, size_t size)
+{
+    process_dir(p, pid, out, size);
+    CHECK(out[0], "no directory of process %d", (int)pid);
+}
+
 /* Maps dir/name (a ring or a file buffer of the process), or NULL. */
 static void *map_survival_file(const char *dir, const char *name, size_t *size)
 {
@@ -996,8 +1017,7 @@ static pid_t child_logs_then_waits(const run_config *rc, const place *p, shared_
     }
     wait_logging(page, child);
     char dir[PATH_MAX];
-    process_dir(p, child, dir, sizeof dir);
-    CHECK(dir[0], "no directory of process %d", (int)child);
+    expect_process_dir(p, child, dir, sizeof dir);
     while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < THREADS ||
            !rings_all_buffered(dir))
         pause_us(1000);
@@ -1031,8 +1051,7 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
         char dir[PATH_MAX];
-        process_dir(&p, child, dir, sizeof dir);
-        CHECK(dir[0], "no directory of process %d", (int)child);
+        expect_process_dir(&p, child, dir, sizeof dir);
         size_t size;
         xlog_survival_file *h = map_survival_file(dir, "file.0", &size);
         CHECK(h && h->written == 0 && h->length > 0, "the buffer: %s",
@@ -1089,8 +1108,7 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
     }
     wait_logging(page, child);
     char dir[PATH_MAX];
-    process_dir(&p, child, dir, sizeof dir);
-    CHECK(dir[0], "no directory of process %d", (int)child);
+    expect_process_dir(&p, child, dir, sizeof dir);
     xlog_ring *rings[THREADS];
     size_t sizes[THREADS], found = 0;
     while (found < THREADS) {
@@ -1204,8 +1222,7 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
     char byte;
     CHECK(read(from_target[0], &byte, 1) == 1, "the exec'd program did not answer");
     char dir[PATH_MAX], *path;
-    process_dir(&p, child, dir, sizeof dir);
-    CHECK(dir[0], "no directory of process %d", (int)child);
+    expect_process_dir(&p, child, dir, sizeof dir);
     path = test_path(dir, "process");
     int lock = open(path, O_RDWR);
     free(path);
@@ -1724,8 +1741,7 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
     assert_int_equal(xlog_open(&cfg), 0);
     assert_int_equal(xlog_flush(), 0);
     char dir[PATH_MAX];
-    process_dir(&p, getpid(), dir, sizeof dir);
-    CHECK(dir[0], "no directory of this process");
+    expect_process_dir(&p, getpid(), dir, sizeof dir);
     enum { N = 8 };
     first_caller_state st[N];
     pthread_t threads[N];
@@ -1789,8 +1805,7 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
         }
         wait_logging(page, child);
         char dir[PATH_MAX];
-        process_dir(&p, child, dir, sizeof dir);
-        CHECK(dir[0], "no directory of process %d", (int)child);
+        expect_process_dir(&p, child, dir, sizeof dir);
         if (flushed) {
             char **names;
             size_t rings = ring_files(dir, &names);
@@ -1964,8 +1979,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
         char dir[PATH_MAX], kept[PATH_MAX + 16];
-        process_dir(&p, child, dir, sizeof dir);
-        CHECK(dir[0], "no directory of process %d", (int)child);
+        expect_process_dir(&p, child, dir, sizeof dir);
         kept_dir_of(dir, kept, sizeof kept);
         size_t size;
         char expected[PATH_MAX + 512];
@@ -2145,8 +2159,7 @@ static pid_t child_logs_a_victim(const place *p, shared_page *page)
     char dir[PATH_MAX];
     while (!__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE))
         pause_us(1000);
-    process_dir(p, child, dir, sizeof dir);
-    CHECK(dir[0], "no directory of process %d", (int)child);
+    expect_process_dir(p, child, dir, sizeof dir);
     while (!rings_all_buffered(dir))
         pause_us(1000);
     return child;
@@ -2288,11 +2301,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         const char *line = text;
         char message[PATH_MAX + 512], expected[PATH_MAX + 512];
         for (size_t i = 0; i < count; i++) {
-            const char *nl = strchr(line, '\n');
-            test_line l;
-            CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
-                  (int)(nl - line), line);
-            test_message(&l, message, sizeof message);
+            take_line(&line, i, message, sizeof message);
             if (i == GOOD_LINES + 1)
                 snprintf(expected, sizeof expected,
                          "recovery could not read 1 record and 0 bytes of thread %d of process "
@@ -2308,7 +2317,6 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
                 victim_log_opening(i, child, GOOD_LINES, expected, sizeof expected);
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
                   expected);
-            line = nl + 1;
         }
         CHECK(exists(kept) && !exists(dir), "the files are not kept in %s", kept);
         expect_nothing_more_recovered(&p, text);
@@ -2365,20 +2373,15 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
         const char *line = text;
         char message[512], expected[512];
         for (size_t i = 0; i < count; i++) {
-            const char *nl = strchr(line, '\n');
-            test_line l;
-            CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
-                  (int)(nl - line), line);
-            test_message(&l, message, sizeof message);
+            test_line l = take_line(&line, i, message, sizeof message);
             if (i <= GOOD_LINES)
                 victim_log_opening(i, child, GOOD_LINES + 1, expected, sizeof expected);
             else
                 snprintf(expected, sizeof expected, "victim 7");
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
                   expected);
-            CHECK(i == 0 || l.ns == 0, "line %zu dated %lld, not at the epoch: %.*s", i,
-                  (long long)l.ns, (int)(nl - line), line);
-            line = nl + 1;
+            CHECK(i == 0 || l.ns == 0, "line %zu dated %lld, not at the epoch: %s", i,
+                  (long long)l.ns, message);
         }
         free(text);
         remove_case(&p, page);
@@ -2434,23 +2437,15 @@ static void dynamic_sites_of_a_killed_process_are_recovered_as_written(void **st
     CHECK(count == 1 + EXPECTED, "%zu lines in the log, not %d", count, 1 + (int)EXPECTED);
     const char *line = text;
     char message[1024], notice[256];
-    snprintf(notice, sizeof notice,
-             "%d lines of process %d follow, recovered by process %d: it ended without "
-             "xlog_close",
-             (int)EXPECTED, (int)child, (int)getpid());
+    test_recovery_notice(notice, sizeof notice, EXPECTED, (int)child, (int)getpid());
     for (size_t i = 0; i < count; i++) {
-        const char *nl = strchr(line, '\n');
-        test_line l;
-        CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
-              (int)(nl - line), line);
-        test_message(&l, message, sizeof message);
+        test_line l = take_line(&line, i, message, sizeof message);
         const char *want = i == 0 ? notice : expected[i - 1];
         CHECK(strcmp(message, want) == 0, "line %zu: '%s', not '%s'", i, message, want);
         CHECK(strcmp(l.level, i == 0 ? "WARN" : "INFO") == 0, "line %zu at level %s", i, l.level);
         CHECK(strcmp(l.func, i == 0 ? "xlog" : __func__) == 0 &&
                   (i == 0 || strncmp(l.where, "test_survival.c:", 16) == 0),
               "line %zu from %s %s", i, l.where, l.func);
-        line = nl + 1;
     }
     free(text);
     CHECK(!exists(p.shm), "%s is still there (kept as damaged?)", p.shm);
