@@ -17,7 +17,6 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
