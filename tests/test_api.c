@@ -1,8 +1,12 @@
 /*
  * test_api.c - the public interface, call by call: levels and the per-thread
- * override, formats that are not literals, xlogout, bad input, the date in
- * file names, the environment, errors from xlog_open, and what a full ring
- * does under each policy.
+ * override, formats that are not literals and every argument kind, xlogout,
+ * %m, bad input, the date in file names, the environment, errors from
+ * xlog_open (codes, texts, the field named), a relative directory, a reopen
+ * with a new configuration, XLOG_CHECK, a persistent directory that cannot
+ * be used; and what is not written (a level out of range, a call while xlog
+ * is closed or before it was ever open, a full ring under each policy),
+ * counted and announced in notices of exact text.
  */
 #include "testutil.h"
 
@@ -58,8 +62,7 @@ static char *close_and_messages(char *dir)
 {
     assert_int_equal(xlog_close(), 0);
     char *out = messages_of(dir);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
     return out;
 }
 
@@ -192,11 +195,7 @@ static void every_argument_kind_round_trips(void **state)
 static void xlogout_keeps_the_old_entry_point_working(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("xlogout");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
-    assert_int_equal(xlog_open(&cfg), 0);
+    char *dir = open_fresh("xlogout", xlog_defaults());
     xlogout(XLOG_INFO, __FILE__, 1234, "caller_func", "fmt %d %s", 1, "one");
     xlogout(XLOG_DEBUG, __FILE__, 1, "f", "not written at INFO");
     xlogout(XLOG_ERROR, "/deep/path/to/other.c", 7, "g", "no args");
@@ -211,8 +210,7 @@ static void xlogout_keeps_the_old_entry_point_working(void **state)
     assert_non_null(strstr(text, " fmt 1 one\n"));
     assert_non_null(strstr(text, " no args\n"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* xlogout's file and function come from the caller, not the compiler: a
@@ -222,11 +220,7 @@ static void xlogout_keeps_the_old_entry_point_working(void **state)
 static void xlogout_file_and_function_cannot_forge_a_line(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("xlogout-forged");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
-    assert_int_equal(xlog_open(&cfg), 0);
+    char *dir = open_fresh("xlogout-forged", xlog_defaults());
     xlogout(XLOG_INFO, "a.c\n2026-01-01 00:00:00.000000000 [FATAL] forged.c:1 forged 1 FORGED", 3,
             "fn\r\n2026-01-01 00:00:00.000000000 [FATAL] x.c:1 f 1 AGAIN", "real %d", 1);
     assert_int_equal(xlog_close(), 0);
@@ -239,8 +233,7 @@ static void xlogout_file_and_function_cannot_forge_a_line(void **state)
     assert_non_null(strstr(text, "fn\\r\\n2026-01-01"));
     assert_non_null(strstr(text, " real 1\n"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A new thread's first call, which allocates its ring. */
@@ -360,8 +353,7 @@ static void file_name_follows_the_utc_date(void **state)
     free(p0);
     free(p1);
     test_free_list(files, n);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void environment_overrides(void **state)
@@ -383,8 +375,7 @@ static void environment_overrides(void **state)
     assert_non_null(strstr(xlog_strerror(-EINVAL), "XLOG_LEVEL"));
     unsetenv("XLOG_LEVEL");
     unsetenv("XLOG_DIR");
-    test_remove_dir(envdir);
-    free(envdir);
+    test_drop_dir(envdir);
 }
 
 static void open_reports_errors(void **state)
@@ -395,9 +386,7 @@ static void open_reports_errors(void **state)
     FILE *f = fopen(file, "w");
     fclose(f);
     char *under_file = test_path(file, "logs");
-    xlog_config cfg = xlog_defaults();
-    cfg.use_environment = 0;
-    cfg.dir = under_file;
+    xlog_config cfg = test_config_in(under_file);
     assert_int_equal(xlog_open(&cfg), -ENOTDIR);
     assert_non_null(xlog_strerror(-ENOTDIR));
     cfg.dir = dir;
@@ -417,17 +406,14 @@ static void open_reports_errors(void **state)
     unlink(file);
     free(under_file);
     free(file);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void open_errors_name_the_field(void **state)
 {
     (void)state;
     char *dir = test_make_dir("lasterror");
-    xlog_config cfg = xlog_defaults();
-    cfg.use_environment = 0;
-    cfg.dir = dir;
+    xlog_config cfg = test_config_in(dir);
     cfg.console = 99; /* not an open descriptor */
     assert_int_equal(xlog_open(&cfg), -EINVAL);
     assert_non_null(strstr(xlog_last_error(), "cfg.console: descriptor 99 is not open"));
@@ -450,8 +436,7 @@ static void open_errors_name_the_field(void **state)
     assert_int_equal(xlog_open(&cfg), -EALREADY);
     assert_string_equal(xlog_last_error(), "xlog is already open");
     assert_int_equal(xlog_close(), 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A relative cfg.dir means the directory it named when xlog_open ran, also
@@ -516,9 +501,7 @@ static void reopened_logger_gives_threads_rings_of_the_new_configuration(void **
     pthread_create(&t, NULL, log_one_line, NULL);
     pthread_join(t, NULL);
     assert_int_equal(xlog_close(), 0);
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.ring_size = 4 << 20;
     cfg.max_message = 1 << 20;
     assert_int_equal(xlog_open(&cfg), 0);
@@ -586,9 +569,7 @@ static void messages_logged_while_closed_are_counted_and_announced(void **state)
     xlog_stats(&after);
     assert_int_equal(after.dropped_closing - before.dropped_closing, 5);
     assert_int_equal(after.dropped - before.dropped, 5);
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     assert_int_equal(xlog_open(&cfg), 0);
     xlog_info("second run");
     char *text = close_and_messages(dir);
@@ -613,9 +594,7 @@ static int log_before_the_first_open(const char *dir)
     xlog_stats(&c);
     if (c.dropped_closing != 4 || c.dropped != 4)
         return 3;
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.persistent = 0;
     if (xlog_open(&cfg) != 0)
         return 4;
@@ -641,8 +620,7 @@ static void messages_logged_before_the_first_open_are_counted_and_announced(void
     assert_string_equal(messages, "4 messages were not written: logged while xlog was closed\n"
                                   "after open\n");
     free(messages);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* cfg.persistent with a directory that cannot be used (open to others):
@@ -686,9 +664,7 @@ static int fail_a_check(const char *dir)
     if (dir) {
         struct rlimit no_core = {0, 0};
         setrlimit(RLIMIT_CORE, &no_core); /* the abort is expected */
-        xlog_config cfg = xlog_defaults();
-        cfg.dir = dir;
-        cfg.use_environment = 0;
+        xlog_config cfg = test_config_in(dir);
         cfg.persistent = 0;
         if (xlog_open(&cfg) != 0)
             _exit(2);
@@ -745,8 +721,7 @@ static void a_failed_check_logs_the_condition_writes_everything_and_aborts(void 
         p = nl + 1;
     }
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* -EBADF meant "xlog is not open" and, from xlog_open, "a descriptor in the
@@ -759,9 +734,7 @@ static void each_error_code_has_one_meaning_and_text(void **state)
     assert_int_equal(xlog_flush(), -EBADF);
     assert_string_equal(xlog_strerror(-EBADF), "xlog is not open");
     char *dir = test_make_dir("codes");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.persistent = 0;
     cfg.console = 99; /* not an open descriptor */
     assert_int_equal(xlog_open(&cfg), -EINVAL);
@@ -772,8 +745,7 @@ static void each_error_code_has_one_meaning_and_text(void **state)
                         "is out of range or cannot be used (cfg.console not an open descriptor, a "
                         "custom sink without a write function); xlog_last_error() says which");
     assert_string_equal(xlog_strerror(-EALREADY), "xlog is already open");
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Notices of one message say so in the singular: "1 message was", not "1
@@ -891,8 +863,7 @@ static void drop_notices_are_coalesced_and_sum_to_the_drops(void **state)
     for (int i = 0; i < 2; i++)
         assert_true(notices[i] <= (long)seconds + 2);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A thread logs while another closes and reopens xlog again and again: what
@@ -915,9 +886,7 @@ static void logging_while_another_thread_reopens_gives_the_true_reason(void **st
     xlog_counters before, after;
     xlog_stats(&before);
     char *dir = open_fresh("reopens", xlog_defaults());
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     dropper d = {0, 0};
     pthread_t t;
     __atomic_store_n(&reopens_done, 0, __ATOMIC_RELEASE);
@@ -963,8 +932,7 @@ static void logging_while_another_thread_reopens_gives_the_true_reason(void **st
     print_message("%ld messages, %llu dropped while xlog was closed or closing\n", d.messages,
                   (unsigned long long)dropped);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- full rings ------------------------------------------------------------
@@ -1061,13 +1029,9 @@ static void full_ring_blocks_and_loses_nothing(void **state)
     assert_int_equal(after.dropped, before.dropped);
     char *text = test_read_dir(dir, NULL);
     assert_int_equal(test_count_lines(text), (size_t)messages);
-    long next = 0;
-    for (const char *p = text; (p = strstr(p, " burst ")); p++)
-        assert_int_equal(strtol(p + 7, NULL, 10), next++);
-    assert_int_equal(next, messages);
+    assert_int_equal(test_numbered_in_order(text, " burst "), messages);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void full_ring_drops_counts_and_says_so(void **state)
@@ -1115,8 +1079,7 @@ static void full_ring_drops_counts_and_says_so(void **state)
     assert_non_null(strstr(text, " after the burst\n"));
     assert_int_equal(after.messages - before.messages, test_count_lines(text));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 int main(int argc, char **argv)

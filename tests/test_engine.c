@@ -1,7 +1,10 @@
 /*
  * test_engine.c - the engine end to end: N threads x M messages give exactly
  * N x M intact lines, each thread's in order, the shared file in time order;
- * per-thread files; flush; threads that end before their lines are written.
+ * per-thread files; flush; threads that end before their lines are written;
+ * the counters against the files; a call that never finishes holding
+ * nothing up; the back end asleep when idle, woken by lines and bursts; and
+ * the threads xlog starts, each named for what it does.
  */
 #include "testutil.h"
 
@@ -33,10 +36,8 @@ static void *log_sequence(void *p)
 
 static void open_in(const char *dir, xlog_file_mode mode)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
+    xlog_config cfg = test_config_in(dir);
     cfg.file_mode = mode;
-    cfg.use_environment = 0;
     assert_int_equal(xlog_open(&cfg), 0);
 }
 
@@ -50,6 +51,18 @@ static void run_workers(worker_arg *w, int threads, long messages)
     }
     for (int i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
+}
+
+/* A fresh directory (returned) in which xlog, in file mode `mode`, gets
+ * `messages` lines from each of `threads` workers, and closes. */
+static char *workers_log_into(const char *tag, xlog_file_mode mode, worker_arg *w, int threads,
+                              long messages)
+{
+    char *dir = test_make_dir(tag);
+    open_in(dir, mode);
+    run_workers(w, threads, messages);
+    assert_int_equal(xlog_close(), 0);
+    return dir;
 }
 
 /* Checks every line of text: layout, level, sequence per thread, and (when
@@ -99,11 +112,8 @@ static void shared_file_has_every_line_in_order(void **state)
     (void)state;
     const int threads = 4;
     const long messages = test_scaled(1000000);
-    char *dir = test_make_dir("shared");
-    open_in(dir, XLOG_FILE_SHARED);
     worker_arg w[4];
-    run_workers(w, threads, messages);
-    assert_int_equal(xlog_close(), 0);
+    char *dir = workers_log_into("shared", XLOG_FILE_SHARED, w, threads, messages);
 
     size_t nfiles;
     char **files = test_list_files(dir, &nfiles);
@@ -116,8 +126,7 @@ static void shared_file_has_every_line_in_order(void **state)
     for (int i = 0; i < threads; i++)
         assert_int_equal(next_seq[i], messages);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void per_thread_files_hold_only_their_thread(void **state)
@@ -125,11 +134,8 @@ static void per_thread_files_hold_only_their_thread(void **state)
     (void)state;
     const int threads = 3;
     const long messages = test_scaled(20000);
-    char *dir = test_make_dir("perthread");
-    open_in(dir, XLOG_FILE_PER_THREAD);
     worker_arg w[3];
-    run_workers(w, threads, messages);
-    assert_int_equal(xlog_close(), 0);
+    char *dir = workers_log_into("perthread", XLOG_FILE_PER_THREAD, w, threads, messages);
 
     size_t nfiles;
     char **files = test_list_files(dir, &nfiles);
@@ -154,8 +160,7 @@ static void per_thread_files_hold_only_their_thread(void **state)
         free(path);
     }
     test_free_list(files, nfiles);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static size_t lines_now(const char *dir)
@@ -184,8 +189,7 @@ static void flush_writes_everything_logged_before_it(void **state)
     assert_int_equal(xlog_close(), 0);
     assert_int_equal(xlog_flush(), -EBADF);
     assert_int_equal(lines_now(dir), expected);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int rings_registered(void)
@@ -217,20 +221,16 @@ static void ended_threads_lines_are_written_and_ring_freed(void **state)
     assert_int_equal(nfiles, 16); /* 16 threads, 16 tids (tids are not reused so soon) */
     test_free_list(files, nfiles);
     assert_int_equal(xlog_close(), 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void counters_match_the_files(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("counters");
     xlog_counters before, after;
     xlog_stats(&before);
-    open_in(dir, XLOG_FILE_SHARED);
     worker_arg w[2];
-    run_workers(w, 2, test_scaled(100000));
-    assert_int_equal(xlog_close(), 0);
+    char *dir = workers_log_into("counters", XLOG_FILE_SHARED, w, 2, test_scaled(100000));
     xlog_stats(&after);
     size_t len;
     char *text = test_read_dir(dir, &len);
@@ -239,8 +239,7 @@ static void counters_match_the_files(void **state)
     assert_true(after.writes > before.writes);
     assert_int_equal(after.dropped, before.dropped);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void stuck_call(xlog_ring *mine, const char *dir);
@@ -264,8 +263,7 @@ static void stuck_call_holds_nothing_up(void **state)
         fail_msg("no ring for this thread");
     else
         stuck_call(mine, dir);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* The part of the test above with this thread's ring found. */
@@ -308,9 +306,7 @@ static int close_after_failure(void **state)
 
 static void open_quiet(const char *dir)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.persistent = 0; /* nothing in /dev/shm */
     assert_int_equal(xlog_open(&cfg), 0);
 }
@@ -390,8 +386,7 @@ static void an_idle_back_end_wakes_only_for_its_timers(void **state)
     assert_true(woken <= 20);
     assert_int_equal(xlog_close(), 0);
     assert_int_equal(lines_now(dir), 1);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* After the back end has slept long, a line wakes it: written without a
@@ -430,8 +425,7 @@ static void lines_logged_after_a_long_idle_are_written(void **state)
     }
     assert_int_equal(*p, '\0');
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 typedef struct burster {
@@ -510,8 +504,86 @@ static void bursts_after_pauses_from_several_threads_are_all_written(void **stat
     assert_int_equal(lines, total);
     free(seen);
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
+}
+
+/* The names of this process's threads that start with "xlog", sorted and
+ * joined by ',' (/proc/self/task/<tid>/comm, as top -H and ps -L show). */
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *xlog_thread_names(void)
+{
+    size_t n;
+    char **tasks = test_list_files("/proc/self/task", &n);
+    char **names = calloc(n + 1, sizeof *names);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *path = NULL;
+        if (asprintf(&path, "/proc/self/task/%s/comm", tasks[i]) < 0)
+            abort();
+        /* A /proc file tells no size: read it as a stream. */
+        FILE *f = fopen(path, "r");
+        free(path);
+        char *comm = calloc(32, 1);
+        if (f && fgets(comm, 32, f) && strncmp(comm, "xlog", 4) == 0)
+            names[count++] = comm;
+        else
+            free(comm);
+        if (f)
+            fclose(f);
+    }
+    test_free_list(tasks, n);
+    qsort(names, count, sizeof *names, compare_names);
+    char *joined = calloc(1, 1);
+    size_t length = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t more = strlen(names[i]);
+        joined = realloc(joined, length + more + 2);
+        memcpy(joined + length, names[i], more);
+        length += more;
+        joined[length - 1] = ','; /* in place of comm's '\n' */
+        joined[length] = '\0';
+        free(names[i]);
+    }
+    free(names);
+    return joined;
+}
+
+/* Every thread xlog starts carries a name saying what it is, from the moment
+ * xlog_open returns, and none is left after xlog_close. */
+static void the_threads_xlog_starts_are_named(void **state)
+{
+    (void)state;
+    char *before = xlog_thread_names();
+    assert_string_equal(before, "");
+    free(before);
+    char *dir = test_make_dir("names");
+    int console[2];
+    assert_int_equal(pipe(console), 0);
+    char *socket_path = test_path(dir, "no-collector.sock");
+    xlog_syslog_config syslog = xlog_syslog_defaults();
+    syslog.address = socket_path;
+    const xlog_sink_config *sinks[] = {&syslog.sink, NULL};
+    xlog_config cfg = test_config_in(dir);
+    cfg.persistent = 0; /* not the shared /dev/shm default */
+    cfg.console = console[1];
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), 0);
+    char *names = xlog_thread_names();
+    assert_string_equal(names, "xlog,xlog-console,xlog-gzip,xlog-syslog,");
+    free(names);
+    assert_int_equal(xlog_close(), 0);
+    names = xlog_thread_names();
+    assert_string_equal(names, "");
+    free(names);
+    close(console[0]);
+    close(console[1]);
+    free(socket_path);
+    test_drop_dir(dir);
 }
 
 int main(void)
@@ -529,6 +601,7 @@ int main(void)
                                   close_after_failure),
         cmocka_unit_test_teardown(bursts_after_pauses_from_several_threads_are_all_written,
                                   close_after_failure),
+        cmocka_unit_test_teardown(the_threads_xlog_starts_are_named, close_after_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,8 +40,7 @@ static char *close_and_read(char *dir)
 {
     assert_int_equal(xlog_close(), 0);
     char *text = test_read_dir(dir, NULL);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
     return text;
 }
 
@@ -338,10 +337,7 @@ static void *change_own_threshold(void *unused)
 static void fork_before_xlog_open_while_a_thread_changes_its_threshold(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     __atomic_store_n(&keep_changing, 1, __ATOMIC_RELEASE);
     pthread_t t;
     pthread_create(&t, NULL, change_own_threshold, NULL);
@@ -444,8 +440,7 @@ static void environment_filter_applies_at_open_and_is_refused_whole(void **state
     assert_non_null(strstr(xlog_last_error(), "XLOG_LEVEL=\"info,net=\": \"\" at column 10 is "
                                               "not a level"));
     unsetenv("XLOG_LEVEL");
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
     xlog_set_filter("info");
 }
 
@@ -467,8 +462,7 @@ static void blanks_around_items_and_equals_and_level_aliases_are_accepted(void *
         log_everywhere(level, level);
     assert_int_equal(xlog_close(), 0);
     char *text = test_read_dir(dir, NULL);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
     expect_levels(text, "net.tls", XLOG_TRACE);
     expect_levels(text, "net", XLOG_WARN);
     expect_levels(text, "network", XLOG_WARN);

@@ -2,8 +2,8 @@
  * test_outputs.c - where lines go besides one file that never changes: size
  * and daily rotation with retention and compression, files renamed or
  * deleted by someone else, xlog_reopen, several processes sharing a rotating
- * file, per-process files, a file that cannot grow, a linked log directory,
- * and a console that stops reading.
+ * file, per-process files, a file that cannot grow, a linked log directory
+ * or file, and a console that stops reading.
  *
  * Every test checks bytes and counts: each line intact and present exactly
  * once, in order.  Time enters only through an injected wall clock (the date
@@ -60,9 +60,7 @@ static void set_clock(int64_t utc_ns)
 
 static xlog_config config_in(const char *dir)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.max_message = 1024;
     cfg.write_buffer = 16384;
     cfg.wall_clock_ns = moved_clock;
@@ -285,8 +283,7 @@ static void size_rotation_keeps_exactly_rotate_keep_files(void **state)
         free(p);
     }
     assert_int_equal(next, messages);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void compressed_rotations_gunzip_to_the_original_bytes(void **state)
@@ -337,8 +334,7 @@ static void compressed_rotations_gunzip_to_the_original_bytes(void **state)
     free(text);
     free(p);
     test_free_list(files, n);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Checks that the live file and the rotated ones, oldest first, hold "seq
@@ -390,8 +386,7 @@ static void compression_never_touches_the_live_file(void **state)
     const char *order[] = {"2026-11-22.log.3.gz", "2026-11-22.log.2.gz",
                            "2026-11-22.log.1.gz", "2026-11-22.log"};
     expect_newest_run(dir, order, 4, messages - 1);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Descriptors of this process that lead into dir. */
@@ -439,8 +434,7 @@ static void forked_child_keeps_no_descriptor_of_rotated_files(void **state)
     if (in_parent > 1) /* else the jobs were done already: nothing to see */
         assert_int_equal(WEXITSTATUS(status), 0);
     assert_int_equal(xlog_close(), 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* With a write buffer four times rotate_size, a file still ends at the last
@@ -487,8 +481,7 @@ static void rotate_size_holds_under_a_larger_write_buffer(void **state)
     assert_int_equal(long_ones, 1);
     expect_newest_run(dir, (const char *const *)files, n, messages - 1);
     test_free_list(files, n);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- daily rotation ------------------------------------------------------------ */
@@ -556,11 +549,51 @@ static void daily_rotation_at_local_midnight_with_retention(void **state)
     free(old);
     unsetenv("TZ");
     tzset();
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- files renamed or deleted by someone else -------------------------------- */
+
+/* A log whose live file someone else moves or deletes: its directory, the
+ * live file's path and the path it is moved to (if it is). */
+typedef struct moved_log {
+    char *dir, *live, *moved;
+} moved_log;
+
+/* xlog opened in a fresh directory, checking its file every
+ * check_interval_ms, and seq 0 .. lines-1 logged and written. */
+static moved_log log_before_the_move(const char *tag, unsigned check_interval_ms, long lines)
+{
+    moved_log m = {test_make_dir(tag), NULL, NULL};
+    xlog_config cfg = config_in(m.dir);
+    cfg.check_interval_ms = check_interval_ms;
+    open_with(&cfg);
+    log_sequence(0, lines);
+    assert_int_equal(xlog_flush(), 0);
+    m.live = test_path(m.dir, "2026-11-22.log");
+    m.moved = test_path(m.dir, "2026-11-22.log.moved");
+    return m;
+}
+
+/* The moved file holds seq 0 .. in_moved-1, the live one the in_live after. */
+static void expect_moved_then_live(const moved_log *m, long in_moved, long in_live)
+{
+    long next = 0;
+    char *a = test_read_file(m->moved, NULL), *b = test_read_file(m->live, NULL);
+    assert_non_null(b);
+    assert_int_equal(expect_sequence(a, "seq ", &next), in_moved);
+    assert_int_equal(expect_sequence(b, "seq ", &next), in_live);
+    free(a);
+    free(b);
+}
+
+static void moved_log_remove(moved_log *m)
+{
+    unlink(m->moved);
+    free(m->live);
+    free(m->moved);
+    test_drop_dir(m->dir);
+}
 
 static void on_sighup(int sig)
 {
@@ -571,32 +604,17 @@ static void on_sighup(int sig)
 static void reopen_from_a_signal_handler(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("reopen");
-    xlog_config cfg = config_in(dir);
-    cfg.check_interval_ms = 3600000; /* only the request can reopen here */
-    open_with(&cfg);
-    log_sequence(0, 100);
-    assert_int_equal(xlog_flush(), 0);
-    char *live = test_path(dir, "2026-11-22.log");
-    char *moved = test_path(dir, "2026-11-22.log.moved");
-    assert_int_equal(rename(live, moved), 0); /* as logrotate does */
+    /* Only the request can reopen here. */
+    moved_log m = log_before_the_move("reopen", 3600000, 100);
+    assert_int_equal(rename(m.live, m.moved), 0); /* as logrotate does */
     struct sigaction sa = {.sa_handler = on_sighup}, old;
     sigaction(SIGHUP, &sa, &old);
     raise(SIGHUP);
     sigaction(SIGHUP, &old, NULL);
     log_sequence(100, 200);
     assert_int_equal(xlog_close(), 0);
-    long next = 0;
-    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
-    assert_int_equal(expect_sequence(a, "seq ", &next), 100);
-    assert_int_equal(expect_sequence(b, "seq ", &next), 100);
-    free(a);
-    free(b);
-    unlink(moved);
-    free(live);
-    free(moved);
-    test_remove_dir(dir);
-    free(dir);
+    expect_moved_then_live(&m, 100, 100);
+    moved_log_remove(&m);
 }
 
 /* Logs, 100 lines at a time, until the live file exists again (xlog has
@@ -617,23 +635,16 @@ static long log_until_reopened(const char *live, long next)
 static void rename_by_another_process_is_noticed(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("renamed");
-    xlog_config cfg = config_in(dir);
-    cfg.check_interval_ms = 20;
-    open_with(&cfg);
-    log_sequence(0, 1000);
-    assert_int_equal(xlog_flush(), 0);
-    char *live = test_path(dir, "2026-11-22.log");
-    char *moved = test_path(dir, "2026-11-22.log.moved");
-    char *mv[] = {"mv", live, moved, NULL};
+    moved_log m = log_before_the_move("renamed", 20, 1000);
+    char *mv[] = {"mv", m.live, m.moved, NULL};
     spawn_and_wait(mv);
-    long noticed = log_until_reopened(live, 1000);
+    long noticed = log_until_reopened(m.live, 1000);
     log_sequence(noticed, noticed + 1000);
     assert_int_equal(xlog_close(), 0);
 
     /* The renamed file holds 0..k, the new one k+1..the end: nothing lost or
      * repeated, and everything logged once the new file was there is in it. */
-    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
+    char *a = test_read_file(m.moved, NULL), *b = test_read_file(m.live, NULL);
     long next = 0;
     expect_sequence(a, "seq ", &next);
     assert_true(next >= 1000 && next <= noticed);
@@ -641,11 +652,7 @@ static void rename_by_another_process_is_noticed(void **state)
     assert_int_equal(next, noticed + 1000);
     free(a);
     free(b);
-    unlink(moved);
-    free(live);
-    free(moved);
-    test_remove_dir(dir);
-    free(dir);
+    moved_log_remove(&m);
 }
 
 /* After the live file (or its directory) was deleted at sequence 1000 and
@@ -686,8 +693,7 @@ static void deleted_directory_is_created_again(void **state)
     assert_true(S_ISDIR(st.st_mode));
     expect_new_file_continues(live, noticed);
     free(live);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void deleted_file_is_created_again(void **state)
@@ -695,23 +701,15 @@ static void deleted_file_is_created_again(void **state)
     (void)state;
     xlog_counters before, after;
     xlog_stats(&before);
-    char *dir = test_make_dir("deleted");
-    xlog_config cfg = config_in(dir);
-    cfg.check_interval_ms = 20;
-    open_with(&cfg);
-    log_sequence(0, 1000);
-    assert_int_equal(xlog_flush(), 0);
-    char *live = test_path(dir, "2026-11-22.log");
-    assert_int_equal(unlink(live), 0);
-    long noticed = log_until_reopened(live, 1000);
+    moved_log m = log_before_the_move("deleted", 20, 1000);
+    assert_int_equal(unlink(m.live), 0);
+    long noticed = log_until_reopened(m.live, 1000);
     log_sequence(noticed, noticed + 1000);
     assert_int_equal(xlog_close(), 0);
     xlog_stats(&after);
-    expect_new_file_continues(live, noticed);
+    expect_new_file_continues(m.live, noticed);
     assert_int_equal(after.lost, before.lost);
-    free(live);
-    test_remove_dir(dir);
-    free(dir);
+    moved_log_remove(&m);
 }
 
 /* The live file renamed by someone else, with the periodic check far away:
@@ -720,30 +718,13 @@ static void deleted_file_is_created_again(void **state)
 static void writes_follow_the_name_without_waiting_for_the_check(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("follow");
-    xlog_config cfg = config_in(dir);
-    cfg.check_interval_ms = 3600000;
-    open_with(&cfg);
-    log_sequence(0, 100);
-    assert_int_equal(xlog_flush(), 0);
-    char *live = test_path(dir, "2026-11-22.log");
-    char *moved = test_path(dir, "2026-11-22.log.moved");
-    assert_int_equal(rename(live, moved), 0);
+    moved_log m = log_before_the_move("follow", 3600000, 100);
+    assert_int_equal(rename(m.live, m.moved), 0);
     log_sequence(100, 200);
     assert_int_equal(xlog_flush(), 0);
-    long next = 0;
-    char *a = test_read_file(moved, NULL), *b = test_read_file(live, NULL);
-    assert_non_null(b);
-    assert_int_equal(expect_sequence(a, "seq ", &next), 100);
-    assert_int_equal(expect_sequence(b, "seq ", &next), 100);
+    expect_moved_then_live(&m, 100, 100);
     assert_int_equal(xlog_close(), 0);
-    free(a);
-    free(b);
-    unlink(moved);
-    free(live);
-    free(moved);
-    test_remove_dir(dir);
-    free(dir);
+    moved_log_remove(&m);
 }
 
 /* ---- writing fails ---------------------------------------------------------- */
@@ -754,6 +735,28 @@ static void limit_file_size(rlim_t bytes)
     getrlimit(RLIMIT_FSIZE, &limit);
     limit.rlim_cur = bytes;
     setrlimit(RLIMIT_FSIZE, &limit);
+}
+
+/* In a child that will limit its file's size: xlog opened in dir with a
+ * buffer of a few of the longest lines (so that what a full file cannot
+ * take is soon given up), and "before 0" .. "before 999" written into
+ * live.  Returns live's size; _exits 91 if xlog_open fails, 92 if live is
+ * not there. */
+static off_t open_small_and_write_before(const char *dir, const char *live)
+{
+    signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG */
+    xlog_config cfg = config_in(dir);
+    cfg.max_message = 256;
+    cfg.write_buffer = 4096;
+    if (xlog_open(&cfg) != 0)
+        _exit(91);
+    for (int i = 0; i < 1000; i++)
+        xlog_info("before %d", i);
+    xlog_flush();
+    struct stat st;
+    if (stat(live, &st) != 0)
+        _exit(92);
+    return st.st_size;
 }
 
 /* The file may not grow at all, then by 4 KiB (a loss notice goes out, then
@@ -774,25 +777,14 @@ static void loss_notices_add_up_to_lost(void **state)
     assert_int_equal(pipe(report), 0);
     pid_t child = fork();
     if (child == 0) {
-        signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG */
         xlog_counters before, after;
         xlog_stats(&before);
-        xlog_config cfg = config_in(dir);
-        cfg.max_message = 256; /* a small buffer: a few of the longest lines */
-        cfg.write_buffer = 4096;
-        if (xlog_open(&cfg) != 0)
-            _exit(91);
-        for (int i = 0; i < 1000; i++)
-            xlog_info("before %d", i);
-        xlog_flush();
-        struct stat st;
-        if (stat(live, &st) != 0)
-            _exit(92);
-        limit_file_size((rlim_t)st.st_size);
+        off_t size = open_small_and_write_before(dir, live);
+        limit_file_size((rlim_t)size);
         for (int i = 0; i < while_full / 2; i++)
             xlog_info("while full %d", i);
         xlog_flush();
-        limit_file_size((rlim_t)st.st_size + 4096);
+        limit_file_size((rlim_t)size + 4096);
         for (int i = while_full / 2; i < while_full; i++)
             xlog_info("while full %d", i);
         xlog_flush();
@@ -853,8 +845,91 @@ static void loss_notices_add_up_to_lost(void **state)
     assert_int_equal(full_whole + (long)noticed, while_full);
     free(text);
     free(live);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
+}
+
+/* A file that cannot grow: what it cannot take stays in the buffer for a
+ * later try, and is given up (counted, and announced once writing works
+ * again) only when the buffer is needed for newer lines.  A small buffer
+ * makes that happen here. */
+static void full_disk_loses_only_what_it_must_and_says_so(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("full");
+    char *live = test_path(dir, "2026-11-22.log");
+    const int while_full = 2000;
+    pid_t child = fork();
+    if (child == 0) {
+        off_t size = open_small_and_write_before(dir, live);
+        /* The file may grow by 100 more bytes: a line will be cut. */
+        struct rlimit limit, small;
+        getrlimit(RLIMIT_FSIZE, &limit);
+        small = limit;
+        small.rlim_cur = (rlim_t)size + 100;
+        setrlimit(RLIMIT_FSIZE, &small);
+        for (int i = 0; i < while_full; i++)
+            xlog_info("while full %d", i);
+        xlog_flush();
+        setrlimit(RLIMIT_FSIZE, &limit);
+        for (int i = 0; i < 200; i++)
+            xlog_info("after %d", i);
+        xlog_counters c;
+        xlog_stats(&c);
+        xlog_close();
+        _exit(c.write_errors > 0 && c.lost > 0 ? 0 : 93);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+
+    char *text = test_read_dir(dir, NULL);
+    int before = 0, full_whole = 0, last_full = -1, cut = 0, after = 0;
+    unsigned long long noticed_lines = 0, noticed_bytes = 0;
+    int notice_at = -1, line_no = 0, first_after = -1;
+    for (const char *p = text; *p; line_no++) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l)) {
+            cut++; /* the line the file limit cut short, whose rest was given up */
+        } else if (strncmp(l.message, "before ", 7) == 0) {
+            assert_int_equal(atoi(l.message + 7), before);
+            before++;
+        } else if (strncmp(l.message, "while full ", 11) == 0) {
+            assert_true(atoi(l.message + 11) > last_full); /* in order, each once */
+            last_full = atoi(l.message + 11);
+            full_whole++;
+        } else if (strncmp(l.message, "after ", 6) == 0) {
+            if (first_after < 0)
+                first_after = line_no;
+            assert_int_equal(atoi(l.message + 6), after);
+            after++;
+        } else {
+            char msg[256], notice[256];
+            unsigned long long lines, bytes;
+            assert_int_equal(sscanf(test_message(&l, msg, sizeof msg), "%llu %*s (%llu", &lines,
+                                    &bytes),
+                             2);
+            test_lost_notice(notice, sizeof notice, lines, bytes, strerror(EFBIG));
+            assert_string_equal(msg, notice);
+            noticed_lines += lines;
+            noticed_bytes += bytes;
+            notice_at = line_no;
+        }
+        p = nl + 1;
+    }
+    assert_int_equal(before, 1000);
+    assert_int_equal(after, 200);
+    assert_true(cut <= 1);
+    assert_true(notice_at >= 0 && notice_at < first_after); /* reported before what follows */
+    assert_int_equal(full_whole + (long)noticed_lines, while_full); /* written once or counted */
+    assert_true(full_whole > 0 && noticed_bytes > 0);
+    free(text);
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-22.log"); /* one file, as it was when limited */
+    free(listing);
+    free(live);
+    test_drop_dir(dir);
 }
 
 /* ---- symbolic links ----------------------------------------------------------- */
@@ -897,8 +972,7 @@ static void symlinked_directory_is_refused_without_follow_symlinks(void **state)
     xlog_info("through the link, as asked");
     assert_int_equal(xlog_close(), 0);
     char *below = test_path(real, "below");
-    test_remove_dir(below);
-    free(below);
+    test_drop_dir(below);
     listing = dir_listing(real);
     assert_string_equal(listing, "2026-11-22.log");
     free(listing);
@@ -910,6 +984,29 @@ static void symlinked_directory_is_refused_without_follow_symlinks(void **state)
     free(link_slash);
     free(below_link);
     free(top);
+}
+
+/* follow_symlinks = 0 refuses today's file when it is a link (xlog_open
+ * fails with -ELOOP); with follow_symlinks = 1 the link is followed. */
+static void symlinks_refused_when_asked(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("symlink");
+    char *target = test_path(dir, "elsewhere");
+    /* Today's file name (the injected clock's day) as a link. */
+    char *link_path = test_path(dir, "2026-11-22.log");
+    assert_int_equal(symlink(target, link_path), 0);
+    xlog_config cfg = config_in(dir);
+    cfg.follow_symlinks = 0;
+    assert_int_equal(xlog_open(&cfg), -ELOOP);
+    cfg.follow_symlinks = 1;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_close();
+    unlink(link_path);
+    unlink(target);
+    free(link_path);
+    free(target);
+    test_drop_dir(dir);
 }
 
 /* ---- many processes, one file ---------------------------------------------- */
@@ -1035,8 +1132,7 @@ static void many_processes_share_one_rotating_file(void **state)
     test_free_list(files, n);
     assert_true(n >= 4); /* the file did rotate, several times */
     assert_int_equal(expect_writer_runs(dir, &w, 1), (size_t)(PROCESSES * THREADS * w.messages));
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Four processes rotate a shared file every 64 KiB, many times within the
@@ -1060,8 +1156,7 @@ static void processes_rotating_faster_than_compression_keep_the_newest_lines(voi
     assert_true(live >= 1);
     test_free_list(files, n);
     assert_true(expect_writer_runs(dir, &w, 0) > 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void per_process_files_carry_the_pid(void **state)
@@ -1095,8 +1190,7 @@ static void per_process_files_carry_the_pid(void **state)
     assert_int_equal(next, 1000);
     free(text);
     free(p);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- the console ---------------------------------------------------------------- */
@@ -1308,8 +1402,7 @@ static void stalled_terminal_never_holds_up_callers_or_files(void **state)
     assert_int_equal(after.console_dropped - before.console_dropped, (uint64_t)t.announced);
     assert_int_equal(t.shown + t.announced, total);
     assert_true(t.shown > 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* What a pipe or a terminal received after xlog_close: lines lines (a
@@ -1349,8 +1442,7 @@ static char *console_output(int fd, int reader, int level, xlog_color color, siz
     char *file = test_read_dir(dir, NULL);
     assert_int_equal(test_count_lines(file), 2); /* the files have every level */
     free(file);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
     return drain(reader, lines);
 }
 
@@ -1469,8 +1561,7 @@ static void close_gives_up_on_a_console_that_never_reads_or_is_gone(void **state
     xlog_stats(&after);
     assert_int_equal(after.console_dropped - before.console_dropped, 100);
     close(p[1]);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 
@@ -1504,14 +1595,6 @@ static void *read_pipe(void *p)
     return NULL;
 }
 
-static long count_of(const char *text, const char *what)
-{
-    long n = 0;
-    for (const char *s = text; (s = strstr(s, what)); s++)
-        n++;
-    return n;
-}
-
 /* fork() while the console holds lines the parent's pipe has no room for:
  * the child's console (its descriptor now another pipe) has a writer of its
  * own and shows only the child's lines, never the parent's queued ones; the
@@ -1519,10 +1602,7 @@ static long count_of(const char *text, const char *what)
 static void forked_child_shows_only_its_own_console_lines(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     int p[2], q[2];
     assert_int_equal(pipe(p), 0);
     assert_int_equal(pipe(q), 0);
@@ -1557,14 +1637,13 @@ static void forked_child_shows_only_its_own_console_lines(void **state)
     close(p[0]);
     close(q[0]);
     assert_int_equal(test_count_lines(child_side.text), 10);
-    assert_int_equal(count_of(child_side.text, " child "), 10);
+    assert_int_equal(test_count_of(child_side.text, " child "), 10);
     assert_int_equal(test_count_lines(parent_side.text), 2010);
-    assert_int_equal(count_of(parent_side.text, " parent before "), 2000);
-    assert_int_equal(count_of(parent_side.text, " parent after "), 10);
+    assert_int_equal(test_count_of(parent_side.text, " parent before "), 2000);
+    assert_int_equal(test_count_of(parent_side.text, " parent after "), 10);
     free(child_side.text);
     free(parent_side.text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* ---- configuration ---------------------------------------------------------------- */
@@ -1605,8 +1684,7 @@ static void bad_output_settings_are_refused(void **state)
     assert_int_equal(xlog_open(&cfg), -EINVAL);
     assert_int_equal(xlog_open(&good), 0); /* nothing was left half open */
     assert_int_equal(xlog_close(), 0);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A failed check leaves its test early: do not leave xlog open for the next. */
@@ -1632,7 +1710,9 @@ int main(void)
         cmocka_unit_test_teardown(deleted_directory_is_created_again, close_if_open),
         cmocka_unit_test_teardown(writes_follow_the_name_without_waiting_for_the_check, close_if_open),
         cmocka_unit_test_teardown(loss_notices_add_up_to_lost, close_if_open),
+        cmocka_unit_test_teardown(full_disk_loses_only_what_it_must_and_says_so, close_if_open),
         cmocka_unit_test_teardown(symlinked_directory_is_refused_without_follow_symlinks, close_if_open),
+        cmocka_unit_test_teardown(symlinks_refused_when_asked, close_if_open),
         cmocka_unit_test_teardown(many_processes_share_one_rotating_file, close_if_open),
         cmocka_unit_test_teardown(processes_rotating_faster_than_compression_keep_the_newest_lines, close_if_open),
         cmocka_unit_test_teardown(per_process_files_carry_the_pid, close_if_open),

@@ -49,9 +49,7 @@ static void log_from_handler(int sig)
 
 static void open_for(const char *dir, xlog_full_policy policy)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.ring_size = 65536;
     cfg.full_policy = policy;
     cfg.crash_handlers = 0;
@@ -124,30 +122,50 @@ static int count_lines(const char *dir, long *main_lines, long *handler_lines)
     return status;
 }
 
+/* SIGALRM runs log_from_handler. */
+static void log_on_every_alarm(void)
+{
+    struct sigaction action = {.sa_handler = log_from_handler};
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGALRM, &action, NULL);
+}
+
+/* The end of a case in the child, once the alarms stop: xlog closed, every
+ * call made (`calls` by the main code, handler_calls by the handler) is a
+ * line of the file or counted as dropped.  CHILD_OK if so; the main code's
+ * lines in *main_lines, the counters in *c. */
+static int close_and_account_for_every_call(const char *dir, long calls, long *main_lines,
+                                            xlog_counters *c)
+{
+    signal(SIGALRM, SIG_IGN);
+    xlog_close();
+    xlog_stats(c);
+    long handler_lines;
+    int status = count_lines(dir, main_lines, &handler_lines);
+    if (status != CHILD_OK)
+        return status;
+    if ((uint64_t)(*main_lines + handler_lines) + c->dropped != (uint64_t)(calls + handler_calls))
+        return CHILD_MISCOUNT;
+    return CHILD_OK;
+}
+
 /* The child's side of a case: the main code logs calls messages while a
  * timer interrupts it every period_us and its handler logs too. */
 static int interrupted_main(const char *dir, xlog_full_policy policy, long period_us, long calls)
 {
     open_for(dir, policy);
-    struct sigaction action = {.sa_handler = log_from_handler};
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGALRM, &action, NULL);
+    log_on_every_alarm();
     struct itimerval every = {{0, period_us}, {0, period_us}};
     setitimer(ITIMER_REAL, &every, NULL);
     for (long i = 0; i < calls; i++)
         xlog_info("main %ld", i);
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
-    signal(SIGALRM, SIG_IGN);
-    xlog_close();
     xlog_counters c;
-    xlog_stats(&c);
-    long main_lines, handler_lines;
-    int status = count_lines(dir, &main_lines, &handler_lines);
+    long main_lines;
+    int status = close_and_account_for_every_call(dir, calls, &main_lines, &c);
     if (status != CHILD_OK)
         return status;
-    if ((uint64_t)(main_lines + handler_lines) + c.dropped != (uint64_t)(calls + handler_calls))
-        return CHILD_MISCOUNT;
     /* Waiting for room never loses a message; only the nested ones go. */
     if (policy == XLOG_FULL_BLOCK &&
         (main_lines != calls || c.dropped != c.dropped_nested))
@@ -181,25 +199,18 @@ static void *first_call_interrupted(void *arg)
 static int interrupted_first_calls(const char *dir, long period_us, long threads)
 {
     open_for(dir, XLOG_FULL_BLOCK);
-    struct sigaction action = {.sa_handler = log_from_handler};
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGALRM, &action, NULL);
+    log_on_every_alarm();
     for (long i = 0; i < threads; i++) {
         first_call fc = {period_us, i};
         pthread_t t;
         pthread_create(&t, NULL, first_call_interrupted, &fc);
         pthread_join(t, NULL);
     }
-    signal(SIGALRM, SIG_IGN);
-    xlog_close();
     xlog_counters c;
-    xlog_stats(&c);
-    long main_lines, handler_lines;
-    int status = count_lines(dir, &main_lines, &handler_lines);
+    long main_lines;
+    int status = close_and_account_for_every_call(dir, threads, &main_lines, &c);
     if (status != CHILD_OK)
         return status;
-    if ((uint64_t)(main_lines + handler_lines) + c.dropped != (uint64_t)(threads + handler_calls))
-        return CHILD_MISCOUNT;
     return main_lines == threads ? CHILD_OK : CHILD_MISCOUNT;
 }
 #endif
@@ -230,8 +241,7 @@ static void in_watched_child(int (*body)(const char *, long, long, long), long a
         fail_msg("the child died of signal %d", WTERMSIG(status));
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), CHILD_OK);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int main_case(const char *dir, long policy, long period_us, long calls)

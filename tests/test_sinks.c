@@ -1,7 +1,8 @@
 /*
  * test_sinks.c - sinks of the program's own (xlog_custom_sink) and the
- * rules every sink follows: its level, its layout, the order of its calls,
- * and what happens when it misbehaves (logs from inside, fails to open).
+ * rules every sink follows: its level (and the file's own), its layout, the
+ * order of its calls, and what happens when it misbehaves (logs, flushes or
+ * closes xlog from inside, fails to open).
  */
 #include "testutil.h"
 
@@ -65,9 +66,7 @@ static xlog_custom_sink recording_sink(recorder *r)
 static char *open_with_sinks(const char *tag, const xlog_sink_config *const *sinks)
 {
     char *dir = test_make_dir(tag);
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.sinks = sinks;
     int rc = xlog_open(&cfg);
     if (rc != 0)
@@ -106,8 +105,7 @@ static void custom_sink_gets_events_and_lines_at_its_level(void **state)
     assert_non_null(strstr(text, r.lines[1]));
     assert_non_null(strstr(r.lines[1], "error 3\\nwith a newline\n"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int custom_sink_logs_from_inside;
@@ -144,8 +142,7 @@ static void a_sink_that_logs_is_dropped_and_counted(void **state)
     assert_int_equal(test_count_lines(text), 10);
     assert_null(strstr(text, "from inside a sink"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static int refuse_open(void *context)
@@ -164,9 +161,7 @@ static void a_sink_that_cannot_open_fails_xlog_open(void **state)
     bad.write = record_write;
     const xlog_sink_config *sinks[] = {&good.sink, &bad.sink, NULL};
     char *dir = test_make_dir("badsink");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.sinks = sinks;
     assert_int_equal(xlog_open(&cfg), -EACCES);
     assert_non_null(strstr(xlog_last_error(), "cfg.sinks[1] (custom)"));
@@ -183,8 +178,7 @@ static void a_sink_that_cannot_open_fails_xlog_open(void **state)
     cfg.sinks = unknown_list;
     assert_int_equal(xlog_open(&cfg), -EINVAL);
     assert_non_null(strstr(xlog_last_error(), "kind 99 is not a kind of sink"));
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* The file's own level: the files can keep less than another sink. */
@@ -195,9 +189,7 @@ static void each_output_has_its_own_level(void **state)
     xlog_custom_sink sink = recording_sink(&r);
     const xlog_sink_config *sinks[] = {&sink.sink, NULL};
     char *dir = test_make_dir("levels");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.level = XLOG_DEBUG;
     cfg.file_level = XLOG_ERROR;
     cfg.sinks = sinks;
@@ -211,8 +203,7 @@ static void each_output_has_its_own_level(void **state)
     assert_int_equal(test_count_lines(text), 1);
     assert_non_null(strstr(text, "[ERROR]"));
     free(text);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* A sink that calls what would wait for the back end or stop it, from each
@@ -288,9 +279,7 @@ static void a_sink_that_flushes_or_closes_xlog_is_refused_and_counted(void **sta
     xlog_counters before, after;
     xlog_stats(&before);
     char *dir = test_make_dir("impatient");
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.persistent = 0; /* not the shared /dev/shm default */
     cfg.sinks = sinks;
     assert_int_equal(xlog_open(&cfg), 0);
@@ -334,90 +323,7 @@ static void a_sink_that_flushes_or_closes_xlog_is_refused_and_counted(void **sta
         p = nl + 1;
     }
     free(text);
-    test_remove_dir(dir);
-    free(dir);
-}
-
-/* The names of this process's threads that start with "xlog", sorted and
- * joined by ',' (/proc/self/task/<tid>/comm, as top -H and ps -L show). */
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *xlog_thread_names(void)
-{
-    size_t n;
-    char **tasks = test_list_files("/proc/self/task", &n);
-    char **names = calloc(n + 1, sizeof *names);
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        char *path = NULL;
-        if (asprintf(&path, "/proc/self/task/%s/comm", tasks[i]) < 0)
-            abort();
-        /* A /proc file tells no size: read it as a stream. */
-        FILE *f = fopen(path, "r");
-        free(path);
-        char *comm = calloc(32, 1);
-        if (f && fgets(comm, 32, f) && strncmp(comm, "xlog", 4) == 0)
-            names[count++] = comm;
-        else
-            free(comm);
-        if (f)
-            fclose(f);
-    }
-    test_free_list(tasks, n);
-    qsort(names, count, sizeof *names, compare_names);
-    char *joined = calloc(1, 1);
-    size_t length = 0;
-    for (size_t i = 0; i < count; i++) {
-        size_t more = strlen(names[i]);
-        joined = realloc(joined, length + more + 2);
-        memcpy(joined + length, names[i], more);
-        length += more;
-        joined[length - 1] = ','; /* in place of comm's '\n' */
-        joined[length] = '\0';
-        free(names[i]);
-    }
-    free(names);
-    return joined;
-}
-
-/* Every thread xlog starts carries a name saying what it is, from the moment
- * xlog_open returns, and none is left after xlog_close. */
-static void the_threads_xlog_starts_are_named(void **state)
-{
-    (void)state;
-    char *before = xlog_thread_names();
-    assert_string_equal(before, "");
-    free(before);
-    char *dir = test_make_dir("names");
-    int console[2];
-    assert_int_equal(pipe(console), 0);
-    char *socket_path = test_path(dir, "no-collector.sock");
-    xlog_syslog_config syslog = xlog_syslog_defaults();
-    syslog.address = socket_path;
-    const xlog_sink_config *sinks[] = {&syslog.sink, NULL};
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
-    cfg.persistent = 0; /* not the shared /dev/shm default */
-    cfg.console = console[1];
-    cfg.compress = XLOG_COMPRESS_GZIP;
-    cfg.sinks = sinks;
-    assert_int_equal(xlog_open(&cfg), 0);
-    char *names = xlog_thread_names();
-    assert_string_equal(names, "xlog,xlog-console,xlog-gzip,xlog-syslog,");
-    free(names);
-    assert_int_equal(xlog_close(), 0);
-    names = xlog_thread_names();
-    assert_string_equal(names, "");
-    free(names);
-    close(console[0]);
-    close(console[1]);
-    free(socket_path);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 int main(void)
@@ -427,7 +333,6 @@ int main(void)
         cmocka_unit_test(a_sink_that_logs_is_dropped_and_counted),
         cmocka_unit_test(a_sink_that_cannot_open_fails_xlog_open),
         cmocka_unit_test(each_output_has_its_own_level),
-        cmocka_unit_test(the_threads_xlog_starts_are_named),
         cmocka_unit_test(a_sink_that_flushes_or_closes_xlog_is_refused_and_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -128,6 +128,17 @@ static int exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
+/* A case's start: what it is, for its failures' messages, and its place. */
+__attribute__((format(printf, 3, 4))) static void start_case(place *p, const char *tag,
+                                                             const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(context, sizeof context, format, ap);
+    va_end(ap);
+    test_place_make(p, tag);
+}
+
 /* ---- what the children log ---------------------------------------------------- */
 
 /* Shared between a child and the test: what the child's threads did. */
@@ -163,12 +174,36 @@ static const char *mode_name(xlog_file_mode mode)
                                                              : "shared";
 }
 
+/* In a child: killed if the test dies first, and an alarm against a hang
+ * (not a timing check). */
+static void child_safety_net(unsigned seconds)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    alarm(seconds);
+}
+
+/* xlog's defaults, logging into the case's place, the environment ignored. */
+static xlog_config place_config(const place *p)
+{
+    xlog_config cfg = test_config_in(p->logs);
+    cfg.persistent_dir = p->shm;
+    return cfg;
+}
+
+/* The back end writes nothing on its own (a flush interval of ten minutes,
+ * a ring and a buffer of 1 MiB that hold every line): what a killed child
+ * logged stays in its leftovers for recovery.  With lines, each of the
+ * child's threads logs that many and waits for the end. */
+static run_config leftovers_config(long lines)
+{
+    return (run_config){.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
+                        .write_buffer = 1u << 20, .max_message = 1024,
+                        .flush_interval_ms = 600000, .lines = lines, .hold = lines > 0};
+}
+
 static xlog_config config_for(const run_config *rc, const place *p)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = p->logs;
-    cfg.persistent_dir = p->shm;
-    cfg.use_environment = 0;
+    xlog_config cfg = place_config(p);
     cfg.file_mode = rc->mode;
     cfg.ring_size = rc->ring_size;
     cfg.write_buffer = rc->write_buffer;
@@ -253,8 +288,7 @@ static void *child_logger(void *arg)
  * threads.  Returns once they are started. */
 static void child_start(const run_config *rc, const place *p, shared_page *page)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    alarm(120); /* a hang, not a timing check */
+    child_safety_net(120);
     xlog_config cfg = config_for(rc, p);
     if (xlog_open(&cfg) != 0)
         _exit(90);
@@ -348,6 +382,15 @@ static int wait_exit(pid_t pid)
     CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
     CHECK(WIFEXITED(status), "ended by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     return WEXITSTATUS(status);
+}
+
+/* Waits for a child that must have ended by SIGKILL. */
+static void wait_killed(pid_t pid)
+{
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+          "the child ended otherwise (status %#x)", status);
 }
 
 static recovery recover_in_this_process(const place *p)
@@ -566,6 +609,19 @@ static long check_logs(const place *p, const expectation *e, size_t longest)
     return total;
 }
 
+/* Line i of a log, at *at: parsed (a failure if it has not the default
+ * layout), its message copied into message; *at moves to the next line. */
+static test_line take_line(const char **at, size_t i, char *message, size_t size)
+{
+    const char *nl = strchr(*at, '\n');
+    test_line l;
+    CHECK(nl && test_parse_line(*at, (size_t)(nl - *at), &l), "line %zu: %.*s", i,
+          nl ? (int)(nl - *at) : 300, *at);
+    test_message(&l, message, size);
+    *at = nl + 1;
+    return l;
+}
+
 static int print_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)flag;
@@ -589,6 +645,51 @@ static void check_nothing_left(const place *p)
     long again = xlog_recover(p->logs, p->shm);
     CHECK(again == 0, "a second recovery found %ld lines", again);
     expect_gone(p->shm, "");
+}
+
+/* The end of a case: its page (if any) and its place go. */
+static void remove_case(place *p, shared_page *page)
+{
+    if (page)
+        munmap(page, sizeof *page);
+    test_place_remove(p);
+}
+
+/* The end of a case whose recovery took everything: nothing is left (see
+ * check_nothing_left), then the case goes. */
+static void expect_nothing_left_then_remove(place *p, shared_page *page)
+{
+    check_nothing_left(p);
+    remove_case(p, page);
+}
+
+/* Checks the files of a case whose child's threads logged as rc says,
+ * after recovery rec of the child's leftovers (see check_logs); returns the
+ * number of data lines. */
+static long check_child_logs(const place *p, const run_config *rc, pid_t child,
+                             const shared_page *page, recovery rec, int after_exec)
+{
+    expectation e = {child, page, rc->mode, rec, after_exec, NULL};
+    return check_logs(p, &e, rc->max_message - 64);
+}
+
+/* This process recovers the child's leftovers: every line of its threads
+ * (rc->lines each, all returned) is in the files. */
+static void expect_every_line_recovered_here(const place *p, const run_config *rc, pid_t child,
+                                             const shared_page *page, int after_exec)
+{
+    recovery rec = recover_in_this_process(p);
+    CHECK(check_child_logs(p, rc, child, page, rec, after_exec) == THREADS * rc->lines,
+          "lines");
+}
+
+/* The usual end of a killed child's case: recovered here, every line of its
+ * threads in the files, nothing left; then the case goes. */
+static void expect_every_line_recovered_then_remove(place *p, const run_config *rc, pid_t child,
+                                                    shared_page *page)
+{
+    expect_every_line_recovered_here(p, rc, child, page, 0);
+    expect_nothing_left_then_remove(p, page);
 }
 
 /* ---- kill -9, _exit, exec ----------------------------------------------------------- */
@@ -633,10 +734,7 @@ static void end_at_random(ending how, int iteration)
             wait_logging(page, child);
         pause_us(delay);
         kill(child, SIGKILL);
-        int status;
-        CHECK(waitpid(child, &status, 0) == child, "waitpid");
-        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child ended otherwise: %d",
-              status);
+        wait_killed(child);
         rec = recover_somehow(&p, &rc, iteration);
     } else if (how == END_EXIT) {
         CHECK(wait_exit(child) == 7, "the child's exit status");
@@ -647,11 +745,8 @@ static void end_at_random(ending how, int iteration)
               status);
         rec = exec_recovers ? (recovery){-1, child} : recover_somehow(&p, &rc, iteration);
     }
-    expectation e = {child, page, rc.mode, rec, how == END_EXEC && exec_recovers, NULL};
-    check_logs(&p, &e, rc.max_message - 64);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    check_child_logs(&p, &rc, child, page, rec, how == END_EXEC && exec_recovers);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 static void repeat(ending how)
@@ -830,13 +925,10 @@ static void kill_while_the_disk_is_full_once(int iteration, int *tmpfs_ok)
     recover_without_room(&p, by_limit);
     if (!by_limit)
         unlink(filler);
-    recovery rec = recover_somehow(&p, &rc, iteration);
-    expectation e = {child, page, rc.mode, rec, 0, NULL};
-    check_logs(&p, &e, rc.max_message - 64);
+    check_child_logs(&p, &rc, child, page, recover_somehow(&p, &rc, iteration), 0);
     check_nothing_left(&p);
     unmount_disk(NULL);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    remove_case(&p, page);
 }
 
 static void kill_while_the_disk_is_full(void **state)
@@ -866,6 +958,14 @@ static void process_dir(const place *p, pid_t pid, char *out, size_t size)
             if (snprintf(out, size, "%s/%s", key, names[i]) >= (int)size)
                 out[0] = '\0';
     test_free_list(names, n);
+}
+
+/* The directory of process pid under the persistent directory: a failure
+ * if it has none. */
+static void expect_process_dir(const place *p, pid_t pid, char *out, size_t size)
+{
+    process_dir(p, pid, out, size);
+    CHECK(out[0], "no directory of process %d", (int)pid);
 }
 
 /* Maps dir/name (a ring or a file buffer of the process), or NULL. */
@@ -918,8 +1018,7 @@ static pid_t child_logs_then_waits(const run_config *rc, const place *p, shared_
     }
     wait_logging(page, child);
     char dir[PATH_MAX];
-    process_dir(p, child, dir, sizeof dir);
-    CHECK(dir[0], "no directory of process %d", (int)child);
+    expect_process_dir(p, child, dir, sizeof dir);
     while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < THREADS ||
            !rings_all_buffered(dir))
         pause_us(1000);
@@ -946,18 +1045,14 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
     static const char *const cuts[] = {"none", "inside a line", "at a line's end", "all",
                                        "inside the last line"};
     for (int cut = 0; cut < 5; cut++) {
-        snprintf(context, sizeof context, "a write cut %s", cuts[cut]);
-        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                         .write_buffer = 1u << 20, .max_message = 1024,
-                         .flush_interval_ms = 600000, .lines = 100, .hold = 1};
+        run_config rc = leftovers_config(100);
         place p;
-        test_place_make(&p, "cut");
+        start_case(&p, "cut", "a write cut %s", cuts[cut]);
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
         char dir[PATH_MAX];
-        process_dir(&p, child, dir, sizeof dir);
-        CHECK(dir[0], "no directory of process %d", (int)child);
+        expect_process_dir(&p, child, dir, sizeof dir);
         size_t size;
         xlog_survival_file *h = map_survival_file(dir, "file.0", &size);
         CHECK(h && h->written == 0 && h->length > 0, "the buffer: %s",
@@ -984,12 +1079,7 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
         close(fd);
         munmap(h, size);
 
-        recovery rec = recover_in_this_process(&p);
-        expectation e = {child, page, rc.mode, rec, 0, NULL};
-        CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
-        check_nothing_left(&p);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        expect_every_line_recovered_then_remove(&p, &rc, child, page);
     }
 }
 
@@ -1019,8 +1109,7 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
     }
     wait_logging(page, child);
     char dir[PATH_MAX];
-    process_dir(&p, child, dir, sizeof dir);
-    CHECK(dir[0], "no directory of process %d", (int)child);
+    expect_process_dir(&p, child, dir, sizeof dir);
     xlog_ring *rings[THREADS];
     size_t sizes[THREADS], found = 0;
     while (found < THREADS) {
@@ -1048,18 +1137,12 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
                 laps = tail / capacity;
         }
     }
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    kill_and_reap(child);
     for (size_t i = 0; i < found; i++)
         munmap(rings[i], sizes[i]);
     CHECK(laps >= 10, "only %llu laps: the test shows nothing", (unsigned long long)laps);
     CHECK(behind == 0, "buffered behind the tail in %ld of %ld samples", behind, samples);
-    recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 0, NULL};
-    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_every_line_recovered_then_remove(&p, &rc, child, page);
 }
 
 /* ---- the edges of recovery ------------------------------------------------------ */
@@ -1073,9 +1156,8 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
 static void a_process_killed_while_making_its_directory_leaves_nothing(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "killed while making its directory");
     place p;
-    test_place_make(&p, "making");
+    start_case(&p, "making", "killed while making its directory");
     assert_int_equal(xlog_survival_private_dir(p.shm), 0);
     check_nothing_left(&p);
     char key[PATH_MAX + 64], dead[PATH_MAX + 160], alive[PATH_MAX + 160];
@@ -1107,8 +1189,7 @@ static void a_process_killed_while_making_its_directory_leaves_nothing(void **st
     CHECK(!exists(dead), "the directory of a dead process is left");
     CHECK(exists(alive), "the directory of a living process was removed");
     rmdir(alive);
-    check_nothing_left(&p);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 /* exec while a recovery of the process's old image is under way (its lock
@@ -1118,12 +1199,9 @@ static void a_process_killed_while_making_its_directory_leaves_nothing(void **st
 static void exec_while_the_old_image_is_being_recovered(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "exec during a recovery of the old image");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 1000,
-                     .hold = 1};
+    run_config rc = leftovers_config(1000);
     place p;
-    test_place_make(&p, "execwait");
+    start_case(&p, "execwait", "exec during a recovery of the old image");
     shared_page *page = page_new();
     int to_target[2], from_target[2];
     assert_int_equal(pipe(to_target), 0);
@@ -1145,8 +1223,7 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
     char byte;
     CHECK(read(from_target[0], &byte, 1) == 1, "the exec'd program did not answer");
     char dir[PATH_MAX], *path;
-    process_dir(&p, child, dir, sizeof dir);
-    CHECK(dir[0], "no directory of process %d", (int)child);
+    expect_process_dir(&p, child, dir, sizeof dir);
     path = test_path(dir, "process");
     int lock = open(path, O_RDWR);
     free(path);
@@ -1156,15 +1233,11 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
     close(lock);
     close(to_target[1]);
     close(from_target[0]);
-    recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 1, NULL};
-    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
+    expect_every_line_recovered_here(&p, &rc, child, page, 1);
     char *text = test_read_dir(p.logs, NULL);
     CHECK(strstr(text, " after exec\n"), "the new image's line is missing");
     free(text);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 /* Recovery writes where the files of the persistent directory say: it must
@@ -1172,12 +1245,9 @@ static void exec_while_the_old_image_is_being_recovered(void **state)
 static void recovery_trusts_only_a_private_directory(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "a persistent directory that is not private");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 25,
-                     .hold = 1};
+    run_config rc = leftovers_config(25);
     place p;
-    test_place_make(&p, "private");
+    start_case(&p, "private", "a persistent directory that is not private");
     shared_page *page = page_new();
     pid_t child = child_logs_then_waits(&rc, &p, page);
     kill_and_reap(child);
@@ -1194,12 +1264,7 @@ static void recovery_trusts_only_a_private_directory(void **state)
     size_t bytes;
     free(test_read_dir(p.logs, &bytes));
     CHECK(bytes == 0, "%zu bytes written from an untrusted directory", bytes);
-    recovery rec = recover_in_this_process(&p);
-    expectation e = {child, page, rc.mode, rec, 0, NULL};
-    CHECK(check_logs(&p, &e, rc.max_message - 64) == THREADS * rc.lines, "lines");
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_every_line_recovered_then_remove(&p, &rc, child, page);
 }
 
 /* With file_level above the level logged (the lines below it are for
@@ -1208,18 +1273,13 @@ static void recovery_trusts_only_a_private_directory(void **state)
 static void recovery_writes_only_what_the_file_would_have(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "file_level");
     place p;
-    test_place_make(&p, "level");
+    start_case(&p, "level", "file_level");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(60);
-        xlog_config cfg = xlog_defaults();
-        cfg.dir = p.logs;
-        cfg.persistent_dir = p.shm;
-        cfg.use_environment = 0;
+        child_safety_net(60);
+        xlog_config cfg = place_config(&p);
         cfg.file_level = XLOG_WARN;
         cfg.flush_interval_ms = 600000;
         if (xlog_open(&cfg) != 0)
@@ -1240,9 +1300,7 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     CHECK(!strstr(text, " info "), "a line below file_level was written");
     CHECK(test_count_lines(text) == 101, "%zu lines", test_count_lines(text));
     free(text);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 /* Processes that open the same log directory at the same moment recover
@@ -1252,10 +1310,9 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
 static void processes_opening_one_directory_together_all_survive(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "processes opening one directory together");
     enum { PROCESSES = 16, LINES = 20 };
     place p;
-    test_place_make(&p, "together");
+    start_case(&p, "together", "processes opening one directory together");
     shared_page *page = page_new();
     int gate[2];
     assert_int_equal(pipe(gate), 0);
@@ -1263,16 +1320,12 @@ static void processes_opening_one_directory_together_all_survive(void **state)
     for (int i = 0; i < PROCESSES; i++) {
         pids[i] = fork();
         if (pids[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
+            child_safety_net(60);
             char byte;
             close(gate[1]);
             if (read(gate[0], &byte, 1) != 0)
                 _exit(93);
-            xlog_config cfg = xlog_defaults();
-            cfg.dir = p.logs;
-            cfg.persistent_dir = p.shm;
-            cfg.use_environment = 0;
+            xlog_config cfg = place_config(&p);
             cfg.file_mode = XLOG_FILE_PER_PROCESS;
             cfg.flush_interval_ms = 600000;
             if (xlog_open(&cfg) != 0)
@@ -1306,9 +1359,7 @@ static void processes_opening_one_directory_together_all_survive(void **state)
             CHECK(test_count_of(text, line) == 1, "%s is not there exactly once", line);
         }
     free(text);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 #define TEN_TIMES(s) s s s s s s s s s s
@@ -1319,18 +1370,13 @@ static void processes_opening_one_directory_together_all_survive(void **state)
 static void a_format_longer_than_max_message_is_recovered(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "a format longer than max_message");
     place p;
-    test_place_make(&p, "longformat");
+    start_case(&p, "longformat", "a format longer than max_message");
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(60);
-        xlog_config cfg = xlog_defaults();
-        cfg.dir = p.logs;
-        cfg.persistent_dir = p.shm;
-        cfg.use_environment = 0;
+        child_safety_net(60);
+        xlog_config cfg = place_config(&p);
         cfg.max_message = 256;
         cfg.flush_interval_ms = 600000;
         if (xlog_open(&cfg) != 0)
@@ -1347,9 +1393,7 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
     char *line = strstr(text, " 7 abcdefghij");
     CHECK(line && strstr(line, "[truncated]\n"), "the line: %.400s", text);
     free(text);
-    check_nothing_left(&p);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, page);
 }
 
 /* A format of a million bytes: the thread that prepares its site (the
@@ -1385,18 +1429,13 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
      * 3 of them did (a loaded machine under ASan had none in 10). */
     int hits = 0;
     for (int i = 0; i < 200 && (i < 10 || hits < 3); i++) {
-        snprintf(context, sizeof context, "a site still being prepared, #%d", i);
         place p;
-        test_place_make(&p, "site");
+        start_case(&p, "site", "a site still being prepared, #%d", i);
         shared_page *page = page_new();
         pid_t child = fork();
         if (child == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
-            xlog_config cfg = xlog_defaults();
-            cfg.dir = p.logs;
-            cfg.persistent_dir = p.shm;
-            cfg.use_environment = 0;
+            child_safety_net(60);
+            xlog_config cfg = place_config(&p);
             cfg.max_message = 1024;
             if (xlog_open(&cfg) != 0)
                 _exit(90);
@@ -1424,9 +1463,7 @@ static void a_site_still_being_prepared_is_in_the_dictionary(void **state)
         snprintf(line, sizeof line, " %d 1 abcdefghij", (int)child);
         CHECK(strstr(text, line), "the second caller's line is missing: %.600s", text);
         free(text);
-        check_nothing_left(&p);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        expect_nothing_left_then_remove(&p, page);
     }
     CHECK(hits > 0, "in 200 rounds the first caller was never still preparing: the test shows "
                     "nothing");
@@ -1457,13 +1494,10 @@ static void *log_until_told(void *arg)
  * xlog_close of the parent or of a later child).  Every parent line is
  * in the parent's file once and in order, every child's 100 in its own
  * file, and nothing is left under the persistent directory. */
-static void fork_while_threads_log(void **state)
+static void fork_while_threads_log_recovers_children_ended_four_ways(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     snprintf(context, sizeof context, "fork x %d", CHILDREN);
     alarm(600);
     place p;
@@ -1603,9 +1637,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
     char *logs = test_make_dir("default");
     char key[PATH_MAX + 64];
     default_key_dir(logs, key, sizeof key);
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = logs;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(logs);
     assert_int_equal(xlog_open(&cfg), 0);
     xlog_info("a line");
     CHECK(exists(key), "%s is not there while xlog is open", key);
@@ -1615,8 +1647,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
     shared_page *page = page_new();
     pid_t child = fork();
     if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(60);
+        child_safety_net(60);
         if (xlog_open(&cfg) != 0)
             _exit(90);
         for (int i = 0; i < 1000; i++)
@@ -1626,8 +1657,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
             pause();
     }
     wait_logging(page, child);
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    kill_and_reap(child);
     CHECK(exists(key), "a killed process left nothing to recover in %s", key);
     long lines = xlog_recover(logs, NULL);
     CHECK(lines >= 0 && lines <= 1000, "recovered %ld", lines);
@@ -1640,8 +1670,7 @@ static void default_persistent_dir_keeps_nothing_of_ours(void **state)
     free(text);
     CHECK(!exists(key), "%s is left after recovery", key);
     munmap(page, sizeof *page);
-    test_remove_dir(logs);
-    free(logs);
+    test_drop_dir(logs);
 }
 
 /* ---- spare rings ------------------------------------------------------------------------ */
@@ -1706,17 +1735,14 @@ static void *log_once_and_stay(void *arg)
 static void a_new_threads_first_call_takes_a_ready_ring(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "spare rings");
     place p;
-    test_place_make(&p, "spares");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000};
+    start_case(&p, "spares", "spare rings");
+    run_config rc = leftovers_config(0);
     xlog_config cfg = config_for(&rc, &p);
     assert_int_equal(xlog_open(&cfg), 0);
     assert_int_equal(xlog_flush(), 0);
     char dir[PATH_MAX];
-    process_dir(&p, getpid(), dir, sizeof dir);
-    CHECK(dir[0], "no directory of this process");
+    expect_process_dir(&p, getpid(), dir, sizeof dir);
     enum { N = 8 };
     first_caller_state st[N];
     pthread_t threads[N];
@@ -1747,8 +1773,7 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
     char *text = test_read_dir(p.logs, NULL);
     CHECK(text && test_count_lines(text) == N, "%zu lines", text ? test_count_lines(text) : 0);
     free(text);
-    check_nothing_left(&p);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 /* A process killed right after its xlog_open, before any thread logged,
@@ -1760,19 +1785,16 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
 static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
 {
     (void)state;
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000};
+    run_config rc = leftovers_config(0);
     for (int iteration = 0; iteration < 20; iteration++) {
         int flushed = iteration == 0;
-        snprintf(context, sizeof context, "kill -9 right after xlog_open, iteration %d%s",
-                 iteration, flushed ? ", after a pass" : "");
         place p;
-        test_place_make(&p, "openkill");
+        start_case(&p, "openkill", "kill -9 right after xlog_open, iteration %d%s", iteration,
+                   flushed ? ", after a pass" : "");
         shared_page *page = page_new();
         pid_t child = fork();
         if (child == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
+            child_safety_net(60);
             xlog_config cfg = config_for(&rc, &p);
             if (xlog_open(&cfg) != 0)
                 _exit(90);
@@ -1784,8 +1806,7 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
         }
         wait_logging(page, child);
         char dir[PATH_MAX];
-        process_dir(&p, child, dir, sizeof dir);
-        CHECK(dir[0], "no directory of process %d", (int)child);
+        expect_process_dir(&p, child, dir, sizeof dir);
         if (flushed) {
             char **names;
             size_t rings = ring_files(dir, &names);
@@ -1797,9 +1818,7 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
         kill_and_reap(child);
         recovery got = recover_in_this_process(&p);
         CHECK(got.lines == 0, "recovered %ld lines", got.lines);
-        check_nothing_left(&p);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        expect_nothing_left_then_remove(&p, page);
     }
 }
 
@@ -1812,12 +1831,9 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
 static void xlog_recover_program_after_a_kill(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "xlog-recover");
     place p;
-    test_place_make(&p, "program");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 250,
-                     .hold = 1};
+    start_case(&p, "program", "xlog-recover");
+    run_config rc = leftovers_config(250);
     shared_page *page = page_new();
     kill_and_reap(child_logs_then_waits(&rc, &p, page));
     char out[1024];
@@ -1842,8 +1858,7 @@ static void xlog_recover_program_after_a_kill(void **state)
     snprintf(expected, sizeof expected, "xlog-recover: xlog_recover: %s is not a directory\n",
              key);
     CHECK(strcmp(out, expected) == 0, "it said: %s", out);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    remove_case(&p, page);
 }
 #endif
 
@@ -1877,16 +1892,12 @@ static void *log_a_hundred(void *unused)
 static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "a ring from an open without persistence");
     place p;
-    test_place_make(&p, "anonreuse");
+    start_case(&p, "anonreuse", "a ring from an open without persistence");
     pid_t child = fork();
     if (child == 0) {
         alarm(60);
-        xlog_config cfg = xlog_defaults();
-        cfg.dir = p.logs;
-        cfg.persistent_dir = p.shm;
-        cfg.use_environment = 0;
+        xlog_config cfg = place_config(&p);
         cfg.persistent = 0;
         pthread_barrier_init(&reopened, NULL, 2);
         pthread_barrier_init(&logged_again, NULL, 2);
@@ -1908,17 +1919,13 @@ static void a_ring_from_an_open_without_persistence_never_serves_one_with_it(voi
         kill(getpid(), SIGKILL);
         _exit(92);
     }
-    int status;
-    CHECK(waitpid(child, &status, 0) == child, "waitpid");
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child ended otherwise (%#x)",
-          status);
+    wait_killed(child);
     CHECK(xlog_recover(p.logs, p.shm) >= 0, "%s", xlog_last_error());
     char *text = test_read_dir(p.logs, NULL);
     size_t found = test_count_of(text, "U line ");
     CHECK(found == 100, "%zu of U's 100 lines recovered", found);
     free(text);
-    check_nothing_left(&p);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 /* The message of the last line of text (from its "[LEVEL]" on), into out. */
@@ -1966,18 +1973,14 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
                                         "process header size beyond its file",
                                         "a ring overwritten with random bytes"};
     for (int edit = 0; edit < 4; edit++) {
-        snprintf(context, sizeof context, "damaged leftover: %s", edits[edit]);
-        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                         .write_buffer = 1u << 20, .max_message = 1024,
-                         .flush_interval_ms = 600000, .lines = 100, .hold = 1};
+        run_config rc = leftovers_config(100);
         place p;
-        test_place_make(&p, "damage");
+        start_case(&p, "damage", "damaged leftover: %s", edits[edit]);
         shared_page *page = page_new();
         pid_t child = child_logs_then_waits(&rc, &p, page);
         kill_and_reap(child);
         char dir[PATH_MAX], kept[PATH_MAX + 16];
-        process_dir(&p, child, dir, sizeof dir);
-        CHECK(dir[0], "no directory of process %d", (int)child);
+        expect_process_dir(&p, child, dir, sizeof dir);
         kept_dir_of(dir, kept, sizeof kept);
         size_t size;
         char expected[PATH_MAX + 512];
@@ -2061,8 +2064,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
               kept);
         expect_nothing_more_recovered(&p, text);
         free(text);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        remove_case(&p, page);
     }
 }
 
@@ -2072,9 +2074,8 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
 static void xlog_recover_of_a_missing_directory_fails_and_says_so(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "xlog-recover of a missing directory");
     place p;
-    test_place_make(&p, "missing");
+    start_case(&p, "missing", "xlog-recover of a missing directory");
     char missing[PATH_MAX + 16], out[1024], expected[PATH_MAX + 128];
     snprintf(missing, sizeof missing, "%s/nonexistent", p.base);
     pid_t pid;
@@ -2100,9 +2101,9 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
                                            XLOG_FILE_PER_PROCESS};
     for (int m = 0; m < 3; m++) {
         snprintf(context, sizeof context, "linked log directory, %s", mode_name(modes[m]));
-        run_config rc = {.mode = modes[m], .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                         .max_message = 1024, .flush_interval_ms = 600000, .lines = 100,
-                         .hold = 1, .no_follow = 1};
+        run_config rc = leftovers_config(100);
+        rc.mode = modes[m];
+        rc.no_follow = 1;
         place p;
         test_place_make(&p, "link");
         shared_page *page = page_new();
@@ -2130,8 +2131,7 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
         CHECK(dir[0], "the leftovers of process %d are gone", (int)child);
         free(after);
         free(before);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        remove_case(&p, page);
     }
 }
 
@@ -2145,11 +2145,8 @@ static pid_t child_logs_a_victim(const place *p, shared_page *page)
 {
     pid_t child = fork();
     if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(120);
-        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                         .write_buffer = 1u << 20, .max_message = 1024,
-                         .flush_interval_ms = 600000};
+        child_safety_net(120);
+        run_config rc = leftovers_config(0);
         xlog_config cfg = config_for(&rc, p);
         if (xlog_open(&cfg) != 0)
             _exit(90);
@@ -2163,8 +2160,7 @@ static pid_t child_logs_a_victim(const place *p, shared_page *page)
     char dir[PATH_MAX];
     while (!__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE))
         pause_us(1000);
-    process_dir(p, child, dir, sizeof dir);
-    CHECK(dir[0], "no directory of process %d", (int)child);
+    expect_process_dir(p, child, dir, sizeof dir);
     while (!rings_all_buffered(dir))
         pause_us(1000);
     return child;
@@ -2260,9 +2256,8 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         "huge format length", "changed argument kinds"};
     enum { EDITS = sizeof edits / sizeof edits[0] };
     for (int edit = 0; edit < EDITS; edit++) {
-        snprintf(context, sizeof context, "damaged: %s", edits[edit]);
         place p;
-        test_place_make(&p, "victim");
+        start_case(&p, "victim", "damaged: %s", edits[edit]);
         shared_page *page = page_new();
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
@@ -2295,9 +2290,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
             recovery rec_by = recover_in_this_process(&p);
             CHECK(rec_by.lines == GOOD_LINES, "%ld lines recovered", rec_by.lines);
         } else {
-            run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                             .write_buffer = 1u << 20, .max_message = 1024,
-                             .flush_interval_ms = 600000};
+            run_config rc = leftovers_config(0);
             xlog_config cfg = config_for(&rc, &p);
             CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
             xlog_close();
@@ -2309,11 +2302,7 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         const char *line = text;
         char message[PATH_MAX + 512], expected[PATH_MAX + 512];
         for (size_t i = 0; i < count; i++) {
-            const char *nl = strchr(line, '\n');
-            test_line l;
-            CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
-                  (int)(nl - line), line);
-            test_message(&l, message, sizeof message);
+            take_line(&line, i, message, sizeof message);
             if (i == GOOD_LINES + 1)
                 snprintf(expected, sizeof expected,
                          "recovery could not read 1 record and 0 bytes of thread %d of process "
@@ -2329,13 +2318,11 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
                 victim_log_opening(i, child, GOOD_LINES, expected, sizeof expected);
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
                   expected);
-            line = nl + 1;
         }
         CHECK(exists(kept) && !exists(dir), "the files are not kept in %s", kept);
         expect_nothing_more_recovered(&p, text);
         free(text);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        remove_case(&p, page);
     }
 }
 
@@ -2360,9 +2347,8 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
     };
     enum { CLOCKS = sizeof clocks / sizeof clocks[0] };
     for (int c = 0; c < CLOCKS; c++) {
-        snprintf(context, sizeof context, "hostile clock: %s", clocks[c].name);
         place p;
-        test_place_make(&p, "clock");
+        start_case(&p, "clock", "hostile clock: %s", clocks[c].name);
         shared_page *page = page_new();
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
@@ -2388,24 +2374,18 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
         const char *line = text;
         char message[512], expected[512];
         for (size_t i = 0; i < count; i++) {
-            const char *nl = strchr(line, '\n');
-            test_line l;
-            CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
-                  (int)(nl - line), line);
-            test_message(&l, message, sizeof message);
+            test_line l = take_line(&line, i, message, sizeof message);
             if (i <= GOOD_LINES)
                 victim_log_opening(i, child, GOOD_LINES + 1, expected, sizeof expected);
             else
                 snprintf(expected, sizeof expected, "victim 7");
             CHECK(strcmp(message, expected) == 0, "line %zu: '%s', not '%s'", i, message,
                   expected);
-            CHECK(i == 0 || l.ns == 0, "line %zu dated %lld, not at the epoch: %.*s", i,
-                  (long long)l.ns, (int)(nl - line), line);
-            line = nl + 1;
+            CHECK(i == 0 || l.ns == 0, "line %zu dated %lld, not at the epoch: %s", i,
+                  (long long)l.ns, message);
         }
         free(text);
-        munmap(page, sizeof *page);
-        test_place_remove(&p);
+        remove_case(&p, page);
     }
 }
 
@@ -2434,9 +2414,7 @@ static void dynamic_sites_of_a_killed_process_are_recovered_as_written(void **st
     test_place_make(&p, "dynamic");
     pid_t child = fork();
     if (child == 0) {
-        run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20,
-                         .write_buffer = 1u << 20, .max_message = 1024,
-                         .flush_interval_ms = 600000};
+        run_config rc = leftovers_config(0);
         xlog_config cfg = config_for(&rc, &p);
         if (xlog_open(&cfg) != 0)
             _exit(90);
@@ -2452,10 +2430,7 @@ static void dynamic_sites_of_a_killed_process_are_recovered_as_written(void **st
         kill(getpid(), SIGKILL);
         _exit(91);
     }
-    int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFSIGNALED(status) &&
-              WTERMSIG(status) == SIGKILL,
-          "the child did not die by SIGKILL (status %#x)", status);
+    wait_killed(child);
     recovery by = recover_in_this_process(&p);
     CHECK(by.lines == EXPECTED, "%ld lines recovered, not %d", by.lines, (int)EXPECTED);
     char *text = test_read_dir(p.logs, NULL);
@@ -2463,28 +2438,19 @@ static void dynamic_sites_of_a_killed_process_are_recovered_as_written(void **st
     CHECK(count == 1 + EXPECTED, "%zu lines in the log, not %d", count, 1 + (int)EXPECTED);
     const char *line = text;
     char message[1024], notice[256];
-    snprintf(notice, sizeof notice,
-             "%d lines of process %d follow, recovered by process %d: it ended without "
-             "xlog_close",
-             (int)EXPECTED, (int)child, (int)getpid());
+    test_recovery_notice(notice, sizeof notice, EXPECTED, (int)child, (int)getpid());
     for (size_t i = 0; i < count; i++) {
-        const char *nl = strchr(line, '\n');
-        test_line l;
-        CHECK(test_parse_line(line, (size_t)(nl - line), &l), "line %zu: %.*s", i,
-              (int)(nl - line), line);
-        test_message(&l, message, sizeof message);
+        test_line l = take_line(&line, i, message, sizeof message);
         const char *want = i == 0 ? notice : expected[i - 1];
         CHECK(strcmp(message, want) == 0, "line %zu: '%s', not '%s'", i, message, want);
         CHECK(strcmp(l.level, i == 0 ? "WARN" : "INFO") == 0, "line %zu at level %s", i, l.level);
         CHECK(strcmp(l.func, i == 0 ? "xlog" : __func__) == 0 &&
                   (i == 0 || strncmp(l.where, "test_survival.c:", 16) == 0),
               "line %zu from %s %s", i, l.where, l.func);
-        line = nl + 1;
     }
     free(text);
     CHECK(!exists(p.shm), "%s is still there (kept as damaged?)", p.shm);
-    check_nothing_left(&p);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 /* A directory recovery kept as damaged.<name> still holds its "process"
@@ -2530,8 +2496,7 @@ static pid_t spin_on_a_core(void)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        alarm(300);
+        child_safety_net(300);
         for (volatile unsigned long n = 0;; n++) {
         }
     }
@@ -2652,18 +2617,13 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
     pid_t spinner = spin_on_a_core();
     for (long run = 0; run < runs; run++) {
         int main_logs_first = (int)(run % 2);
-        snprintf(context, sizeof context, "kill -9 after threads end, busy machine, run %ld of %ld%s",
-                 run + 1, runs, main_logs_first ? ", main logged first" : "");
         place p;
-        test_place_make(&p, "threadsend");
+        start_case(&p, "threadsend", "kill -9 after threads end, busy machine, run %ld of %ld%s",
+                   run + 1, runs, main_logs_first ? ", main logged first" : "");
         pid_t child = fork();
         if (child == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
-            xlog_config cfg = xlog_defaults();
-            cfg.dir = p.logs;
-            cfg.persistent_dir = p.shm;
-            cfg.use_environment = 0;
+            child_safety_net(60);
+            xlog_config cfg = place_config(&p);
             if (xlog_open(&cfg) != 0)
                 _exit(90);
             if (main_logs_first)
@@ -2681,18 +2641,14 @@ static void a_kill_right_after_threads_end_on_a_busy_machine_loses_nothing(void 
             kill(getpid(), SIGKILL);
             _exit(92);
         }
-        int status;
-        CHECK(waitpid(child, &status, 0) == child, "waitpid");
-        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-              "the child ended otherwise (%#x)", status);
+        wait_killed(child);
         recover_in_this_process(&p);
         char why[512];
         if (!every_line_once(&p, child, main_logs_first, why, sizeof why)) {
             if (!failed++)
                 snprintf(first_failure, sizeof first_failure, "run %ld: %s", run + 1, why);
         }
-        check_nothing_left(&p);
-        test_place_remove(&p);
+        expect_nothing_left_then_remove(&p, NULL);
     }
     kill_and_reap(spinner);
     snprintf(context, sizeof context, "kill -9 after threads end, busy machine");
@@ -2861,10 +2817,7 @@ static living_page *living_page_new(void)
  * about. */
 static xlog_config living_config(const place *p)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = p->logs;
-    cfg.persistent_dir = p->shm;
-    cfg.use_environment = 0;
+    xlog_config cfg = place_config(p);
     cfg.flush_interval_ms = 600000;
     return cfg;
 }
@@ -2884,8 +2837,7 @@ enum { CHILDREN_THAT_DIE = 4 };
  * as zombies until then, page->children_gone set when all have ended). */
 static void parent_of_children_that_die(const place *p, long lines, living_page *page)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    alarm(120);
+    child_safety_net(120);
     xlog_config cfg = living_config(p);
     if (xlog_open(&cfg) != 0)
         _exit(90);
@@ -2940,14 +2892,10 @@ static void expect_children_written_and_nothing_left(place *p, long lines, const
 static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
-    snprintf(context, sizeof context, "a forked child's lines, written by its parent");
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     long lines = dead_lines_per_process();
     place p;
-    test_place_make(&p, "forkdead");
+    start_case(&p, "forkdead", "a forked child's lines, written by its parent");
     living_page *page = living_page_new();
     pid_t parent = fork();
     if (parent == 0)
@@ -2967,16 +2915,11 @@ static void a_forked_childs_lines_are_written_by_its_living_parent(void **state)
 static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     long lines = dead_lines_per_process();
     for (int run = 0; run < 3; run++) {
-        snprintf(context, sizeof context, "xlog_close right after the children ended, run %d",
-                 run);
         place p;
-        test_place_make(&p, "closedead");
+        start_case(&p, "closedead", "xlog_close right after the children ended, run %d", run);
         pid_t parent = fork();
         if (parent == 0)
             parent_of_children_that_die(&p, lines, NULL);
@@ -2991,13 +2934,11 @@ static void xlog_close_leaves_no_leftovers_of_dead_children(void **state)
 static void a_refused_persistent_dir_says_exactly_why(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "a refused persistent_dir");
     place p;
-    test_place_make(&p, "refused");
+    start_case(&p, "refused", "a refused persistent_dir");
     assert_int_equal(mkdir(p.shm, 0700), 0);
     assert_int_equal(chmod(p.shm, 0755), 0);
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000};
+    run_config rc = leftovers_config(0);
     xlog_config cfg = config_for(&rc, &p);
     CHECK(xlog_open(&cfg) == 0, "xlog_open: %s", xlog_last_error());
     xlog_close();
@@ -3033,11 +2974,9 @@ static int by_text(const void *a, const void *b)
 static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "xlog-recover --list");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
+    run_config rc = leftovers_config(5);
     place p;
-    test_place_make(&p, "list");
+    start_case(&p, "list", "xlog-recover --list");
     shared_page *dead_page = page_new(), *live_page = page_new();
     /* The living one first: an xlog_open recovers the dead of its directory. */
     pid_t live = child_logs_then_waits(&rc, &p, live_page);
@@ -3083,11 +3022,9 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
 static void xlog_recover_list_quotes_names_for_the_shell(void **state)
 {
     (void)state;
-    snprintf(context, sizeof context, "xlog-recover --list, a quote in a name");
-    run_config rc = {.mode = XLOG_FILE_SHARED, .ring_size = 1u << 20, .write_buffer = 1u << 20,
-                     .max_message = 1024, .flush_interval_ms = 600000, .lines = 5, .hold = 1};
+    run_config rc = leftovers_config(5);
     place p;
-    test_place_make(&p, "quote");
+    start_case(&p, "quote", "xlog-recover --list, a quote in a name");
     snprintf(p.logs, sizeof p.logs, "%s/it's", p.base);
     CHECK(mkdir(p.logs, 0750) == 0, "mkdir %s", p.logs);
     shared_page *page = page_new();
@@ -3105,8 +3042,7 @@ static void xlog_recover_list_quotes_names_for_the_shell(void **state)
           "asprintf");
     CHECK(strcmp(out, expected) == 0, "'%s', not '%s'", out, expected);
     free(expected);
-    munmap(page, sizeof *page);
-    test_place_remove(&p);
+    remove_case(&p, page);
 }
 #endif
 
@@ -3126,16 +3062,14 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
         rounds = 3;
     if (rounds > DEAD_MAX - 1)
         rounds = DEAD_MAX - 1;
-    snprintf(context, sizeof context, "living processes noticing one dead");
     place p;
-    test_place_make(&p, "manyliving");
+    start_case(&p, "manyliving", "living processes noticing one dead");
     living_page *page = living_page_new();
     pid_t living[LIVING];
     for (int i = 0; i < LIVING; i++) {
         living[i] = fork();
         if (living[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(120);
+            child_safety_net(120);
             xlog_config cfg = living_config(&p);
             if (xlog_open(&cfg) != 0)
                 _exit(90);
@@ -3150,8 +3084,7 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
                  round, rounds, round == rounds ? ", then all close together" : "");
         pid_t dead = fork();
         if (dead == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
+            child_safety_net(60);
             xlog_config cfg = living_config(&p);
             if (xlog_open(&cfg) != 0)
                 _exit(90);
@@ -3166,9 +3099,8 @@ static void living_processes_that_notice_one_dead_write_its_lines_once(void **st
         }
         expect_dead_lines_once(&p, round + 1, lines, "the dead so far");
     }
-    check_nothing_left(&p);
     munmap(page, sizeof *page);
-    test_place_remove(&p);
+    expect_nothing_left_then_remove(&p, NULL);
 }
 
 int main(void)
@@ -3187,7 +3119,7 @@ int main(void)
         cmocka_unit_test(processes_opening_one_directory_together_all_survive),
         cmocka_unit_test(a_format_longer_than_max_message_is_recovered),
         cmocka_unit_test(a_site_still_being_prepared_is_in_the_dictionary),
-        cmocka_unit_test(fork_while_threads_log),
+        cmocka_unit_test(fork_while_threads_log_recovers_children_ended_four_ways),
         cmocka_unit_test(default_persistent_dir_keeps_nothing_of_ours),
         cmocka_unit_test(a_new_threads_first_call_takes_a_ready_ring),
         cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),

@@ -256,15 +256,33 @@ static char *collect_frame(void *from, char *buf, size_t size)
     return stream_frame(from, buf, size);
 }
 
+/* A directory of the test's own, and the path of a socket in it. */
+typedef struct socket_place {
+    char *dir, *path;
+} socket_place;
+
+static socket_place socket_place_make(const char *tag, const char *name)
+{
+    socket_place sp = {test_make_dir(tag), NULL};
+    sp.path = test_path(sp.dir, name);
+    return sp;
+}
+
+static void socket_place_remove(socket_place *sp)
+{
+    free(sp->path);
+    test_remove_dir(sp->dir);
+    free(sp->dir);
+}
+
 static void framing_unix_rfc3164_is_local_time_without_hostname(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("syslog-frame");
-    char *path = test_path(dir, "log.sock");
-    int fd = unix_collector(path);
+    socket_place sp = socket_place_make("syslog-frame", "log.sock");
+    int fd = unix_collector(sp.path);
     /* Local time is five and a half hours ahead: 14:45 UTC is 20:15. */
     setenv("TZ", "XLT-5:30", 1);
-    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_AUTO, path);
+    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_AUTO, sp.path);
     static const char *const headers[6] = {
         "<15>Nov 22 20:15:25 app[4242]: ", "<15>Nov 22 20:15:25 app[4242]: ",
         "<14>Nov 22 20:15:25 app[4242]: ", "<12>Nov 22 20:15:25 app[4242]: ",
@@ -286,9 +304,7 @@ static void framing_unix_rfc3164_is_local_time_without_hostname(void **state)
     sink_stop(&s);
     unsetenv("TZ");
     close(fd);
-    free(path);
-    test_remove_dir(dir);
-    free(dir);
+    socket_place_remove(&sp);
 }
 
 static void framing_rfc5424_over_unix_and_udp(void **state)
@@ -301,10 +317,9 @@ static void framing_rfc5424_over_unix_and_udp(void **state)
         "<12>1 2026-11-22T14:45:25.123456Z web1 app 4242 - - ",
         "<11>1 2026-11-22T14:45:25.123456Z web1 app 4242 - - ",
         "<10>1 2026-11-22T14:45:25.123456Z web1 app 4242 - - "};
-    char *dir = test_make_dir("syslog-frame");
-    char *path = test_path(dir, "log.sock");
-    int fd = unix_collector(path);
-    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_RFC5424, path);
+    socket_place sp = socket_place_make("syslog-frame", "log.sock");
+    int fd = unix_collector(sp.path);
+    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_RFC5424, sp.path);
     check_levels(&sc, headers, collect_datagram, &fd);
     close(fd);
 
@@ -313,9 +328,7 @@ static void framing_rfc5424_over_unix_and_udp(void **state)
     sc = config(XLOG_SYSLOG_UDP, XLOG_SYSLOG_AUTO, address);
     check_levels(&sc, headers, collect_datagram, &fd);
     close(fd);
-    free(path);
-    test_remove_dir(dir);
-    free(dir);
+    socket_place_remove(&sp);
 }
 
 static void framing_rfc3164_over_udp_has_hostname(void **state)
@@ -495,6 +508,29 @@ static void read_messages(reader *r, int count)
     }
 }
 
+/* Writes n messages "xlogtest n=<i> " and 100 zeros: more than a socket
+ * queue holds at once, each numbered for read_messages. */
+static void write_numbered(xlog_sink *s, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "xlogtest n=%d %0100d", i, 0);
+        sink_write(s, XLOG_INFO, 1, msg);
+    }
+}
+
+/* The collector on fd reads the `kept` numbered messages in order; one
+ * more message brings the notice of those dropped, and the notices
+ * received count all `dropped`. */
+static void expect_kept_then_dropped_announced(xlog_sink *s, int fd, int kept, uint64_t dropped)
+{
+    reader r = {.fd = fd, .last_n = -1};
+    read_messages(&r, kept);
+    sink_write(s, XLOG_INFO, 1, "xlogtest last");
+    read_messages(&r, -1);
+    assert_int_equal(r.notices, (long long)dropped);
+}
+
 /* A collector that stops reading: what does not fit in the queue is dropped
  * and counted; once it reads again, everything kept arrives in order, and
  * the notices (the one the next message brings, and any that found room
@@ -503,26 +539,17 @@ static void read_messages(reader *r, int count)
 static void drops_are_counted_and_announced(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("syslog-drops");
-    char *path = test_path(dir, "log.sock");
-    int fd = unix_collector(path);
-    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_RFC5424, path);
+    socket_place sp = socket_place_make("syslog-drops", "log.sock");
+    int fd = unix_collector(sp.path);
+    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_RFC5424, sp.path);
     xlog_sink s;
     sink_start(&s, &sc);
     uint64_t before = syslog_dropped();
     const int n = 3000;
-    for (int i = 0; i < n; i++) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "xlogtest n=%d %0100d", i, 0);
-        sink_write(&s, XLOG_INFO, 1, msg);
-    }
+    write_numbered(&s, n);
     uint64_t dropped = syslog_dropped() - before;
     assert_true(dropped > 0 && dropped < (uint64_t)n);
-    reader r = {.fd = fd, .last_n = -1};
-    read_messages(&r, n - (int)dropped);
-    sink_write(&s, XLOG_INFO, 1, "xlogtest last");
-    read_messages(&r, -1);
-    assert_int_equal(r.notices, (long long)dropped);
+    expect_kept_then_dropped_announced(&s, fd, n - (int)dropped, dropped);
     char buf[4096];
     /* Announced once. */
     sink_write(&s, XLOG_INFO, 1, "xlogtest after");
@@ -530,9 +557,7 @@ static void drops_are_counted_and_announced(void **state)
     sink_stop(&s);
     assert_int_equal(syslog_dropped() - before, dropped);
     close(fd);
-    free(path);
-    test_remove_dir(dir);
-    free(dir);
+    socket_place_remove(&sp);
 }
 
 /* xlog_close gives a collector that never reads a second, then counts what
@@ -540,10 +565,9 @@ static void drops_are_counted_and_announced(void **state)
 static void stop_gives_up_on_a_collector_that_never_reads(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("syslog-stop");
-    char *path = test_path(dir, "log.sock");
-    int fd = unix_collector(path);
-    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_RFC5424, path);
+    socket_place sp = socket_place_make("syslog-stop", "log.sock");
+    int fd = unix_collector(sp.path);
+    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_RFC5424, sp.path);
     xlog_sink s;
     sink_start(&s, &sc);
     uint64_t before = syslog_dropped();
@@ -559,18 +583,15 @@ static void stop_gives_up_on_a_collector_that_never_reads(void **state)
     assert_true(received > 0 && dropped > 0);
     assert_int_equal(received + (int)dropped, n);
     close(fd);
-    free(path);
-    test_remove_dir(dir);
-    free(dir);
+    socket_place_remove(&sp);
 }
 
 /* No /dev/log (no syslog daemon): nothing waits, every message is counted. */
 static void missing_socket_counts_every_message(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("syslog-missing");
-    char *path = test_path(dir, "no-such.sock");
-    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_AUTO, path);
+    socket_place sp = socket_place_make("syslog-missing", "no-such.sock");
+    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_AUTO, sp.path);
     xlog_sink s;
     sink_start(&s, &sc);
     uint64_t before = syslog_dropped();
@@ -579,9 +600,7 @@ static void missing_socket_counts_every_message(void **state)
         sink_write(&s, XLOG_ERROR, 1, "xlogtest nobody listens");
     sink_stop(&s);
     assert_int_equal(syslog_dropped() - before, (uint64_t)n);
-    free(path);
-    test_remove_dir(dir);
-    free(dir);
+    socket_place_remove(&sp);
 }
 
 /* A socket that appears later (the daemon starts after the program): the
@@ -589,31 +608,20 @@ static void missing_socket_counts_every_message(void **state)
 static void socket_appearing_later_gets_kept_messages_and_notice(void **state)
 {
     (void)state;
-    char *dir = test_make_dir("syslog-later");
-    char *path = test_path(dir, "log.sock");
-    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_RFC5424, path);
+    socket_place sp = socket_place_make("syslog-later", "log.sock");
+    xlog_syslog_config sc = config(XLOG_SYSLOG_UNIX, XLOG_SYSLOG_RFC5424, sp.path);
     xlog_sink s;
     sink_start(&s, &sc);
     uint64_t before = syslog_dropped();
     const int n = 3000;
-    for (int i = 0; i < n; i++) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "xlogtest n=%d %0100d", i, 0);
-        sink_write(&s, XLOG_INFO, 1, msg);
-    }
+    write_numbered(&s, n);
     uint64_t dropped = syslog_dropped() - before;
     assert_true(dropped > 0);
-    int fd = unix_collector(path);
-    reader r = {.fd = fd, .last_n = -1};
-    read_messages(&r, n - (int)dropped);
-    sink_write(&s, XLOG_INFO, 1, "xlogtest last");
-    read_messages(&r, -1);
-    assert_int_equal(r.notices, (long long)dropped);
+    int fd = unix_collector(sp.path);
+    expect_kept_then_dropped_announced(&s, fd, n - (int)dropped, dropped);
     sink_stop(&s);
     close(fd);
-    free(path);
-    test_remove_dir(dir);
-    free(dir);
+    socket_place_remove(&sp);
 }
 
 /* The collector closes the connection (a restart): the sink notices before
@@ -656,9 +664,7 @@ static char *open_logging_to(xlog_syslog_config *sc, const char *tag)
     static const xlog_sink_config *sinks[2];
     sinks[0] = &sc->sink;
     sinks[1] = NULL;
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
+    xlog_config cfg = test_config_in(dir);
     cfg.level = XLOG_TRACE;
     cfg.sinks = sinks;
     int rc = xlog_open(&cfg);
@@ -692,14 +698,10 @@ static void sink_level_is_its_own(void **state)
     assert_true(recv(fd, buf, sizeof buf, MSG_DONTWAIT) < 0);
     size_t len;
     char *text = test_read_dir(dir, &len);
-    int in_files = 0;
-    for (const char *p = text; (p = strstr(p, "xlogtest level ")); p++)
-        in_files++;
-    assert_int_equal(in_files, 6);
+    assert_int_equal(test_count_of(text, "xlogtest level "), 6);
     free(text);
     close(fd);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 
@@ -708,10 +710,7 @@ static void sink_level_is_its_own(void **state)
 static void fork_child_sends_only_its_own(void **state)
 {
     (void)state;
-    if (SANITIZER_FORK_LIMIT) {
-        print_message("skipped: the sanitizer runtime cannot fork a multi-threaded process\n");
-        skip();
-    }
+    SKIP_IF_SANITIZER_CANNOT_FORK();
     char address[64];
     int fd = inet_collector(SOCK_DGRAM, address, sizeof address);
     int room = 4 << 20;
@@ -762,8 +761,7 @@ static void fork_child_sends_only_its_own(void **state)
     assert_int_equal(after, 1);
     free(seen);
     close(fd);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void open_refuses_a_bad_configuration(void **state)
@@ -797,8 +795,7 @@ static void open_refuses_a_bad_configuration(void **state)
         if (!strstr(xlog_last_error(), bad[i].error))
             fail_msg("%s: wanted \"%s\"", xlog_last_error(), bad[i].error);
         assert_non_null(strstr(xlog_last_error(), "cfg.sinks[0] (syslog)"));
-        test_remove_dir(dir);
-        free(dir);
+        test_drop_dir(dir);
     }
 }
 
@@ -830,8 +827,7 @@ static int stop_rsyslogd(void **state)
     rsyslogd_stop(&collector);
     if (!getenv("XLOG_KEEP_TEST_DIRS")) {
         char *work = test_path(collector_dir, "work");
-        test_remove_dir(work);
-        free(work);
+        test_drop_dir(work);
         test_remove_dir(collector_dir);
     }
     free(collector_dir);
@@ -1114,8 +1110,7 @@ static void steady(int transport)
     assert_int_equal(y.notice_count, 0);
     assert_int_equal(files_count(dir, &y), total);
     tally_free(&y);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 /* Waits until the run's tally in the output satisfies done(). */
@@ -1214,8 +1209,7 @@ static void outage(int transport)
     assert_true(lost_uncounted >= 0);
     assert_int_equal(files_count(dir, &y), logged);
     tally_free(&y);
-    test_remove_dir(dir);
-    free(dir);
+    test_drop_dir(dir);
 }
 
 static void rsyslog_tcp(void **state)

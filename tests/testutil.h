@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xlog.h>
+
 /* The sanitizers' runtimes are not fork-safe in a multi-threaded process
  * (TSan refuses to start threads in such a child, ASan's allocator can be
  * left locked by a parent thread): tests that fork while threads run skip
@@ -30,6 +32,17 @@
 #else
 #define SANITIZER_FORK_LIMIT 0
 #endif
+
+/* Skips a test that forks while threads run when SANITIZER_FORK_LIMIT says
+ * so (cmocka's skip: the test file includes cmocka.h). */
+#define SKIP_IF_SANITIZER_CANNOT_FORK()                                                    \
+    do {                                                                                   \
+        if (SANITIZER_FORK_LIMIT) {                                                        \
+            print_message("skipped: the sanitizer runtime cannot fork a multi-threaded "   \
+                          "process\n");                                                    \
+            skip();                                                                        \
+        }                                                                                  \
+    } while (0)
 
 /* Test sizes are multiplied by XLOG_TEST_SCALE (default 1); the sanitizer
  * runs use a smaller scale because they are 5-20 times slower. */
@@ -56,7 +69,6 @@ static inline char *test_make_dir(const char *tag)
 /* Removes a test's directory, and what processes that logged there and
  * did not close xlog (a child that crashed or was killed on purpose) left
  * in shared memory, so that a run leaves nothing behind. */
-long xlog_recover(const char *dir, const char *persistent_dir);
 static inline void test_remove_dir(const char *dir)
 {
     xlog_recover(dir, NULL);
@@ -75,6 +87,23 @@ static inline void test_remove_dir(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+/* Removes a test's directory (test_remove_dir) and frees its name. */
+static inline void test_drop_dir(char *dir)
+{
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* xlog's defaults, logging into dir, the environment ignored (the XLOG_*
+ * variables of whoever runs the tests must not change them). */
+static inline xlog_config test_config_in(const char *dir)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    return cfg;
 }
 
 /* Removes dir and everything below it (a test's own tree: logs, a
@@ -101,6 +130,18 @@ static inline size_t test_count_of(const char *text, const char *needle)
     for (const char *q = text; (q = strstr(q, needle)); q++)
         n++;
     return n;
+}
+
+/* How many times marker occurs in text, each followed by the next number
+ * from 0 on (0, 1, 2, ...); -1 as soon as one is followed by another. */
+static inline long test_numbered_in_order(const char *text, const char *marker)
+{
+    long next = 0;
+    size_t skip = strlen(marker);
+    for (const char *q = text; (q = strstr(q, marker)); q++)
+        if (strtol(q + skip, NULL, 10) != next++)
+            return -1;
+    return next;
 }
 
 /* Names of the regular files in dir, sorted; count in *n. */
