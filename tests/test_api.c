@@ -10,6 +10,7 @@
  */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -1082,6 +1083,119 @@ static void full_ring_drops_counts_and_says_so(void **state)
     test_drop_dir(dir);
 }
 
+/* Threads start, log one line and end (each maps a ring, in the persistent
+ * directory when no spare is ready) while xlog closes and opens again and
+ * again: a thread's first call must not use the directory a close is taking
+ * away or the name an open is writing (ThreadSanitizer saw both), every
+ * line is written once or counted as logged while closed, and no process
+ * directory is left behind. */
+static int starters_done;
+static long starters_logged;
+
+static void *start_log_end(void *unused)
+{
+    (void)unused;
+    xlog_info("starter %ld", __atomic_fetch_add(&starters_logged, 1, __ATOMIC_RELAXED));
+    return NULL;
+}
+
+static void *start_threads_until_done(void *unused)
+{
+    (void)unused;
+    while (!__atomic_load_n(&starters_done, __ATOMIC_ACQUIRE)) {
+        pthread_t t[8];
+        for (int i = 0; i < 8; i++)
+            assert_int_equal(pthread_create(&t[i], NULL, start_log_end, NULL), 0);
+        for (int i = 0; i < 8; i++)
+            pthread_join(t[i], NULL);
+    }
+    return NULL;
+}
+
+static void threads_starting_while_xlog_reopens_lose_nothing_and_leave_nothing(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    char *dir = test_make_dir("starters");
+    char *shm = test_path(dir, "shm");
+    xlog_config cfg = test_config_in(dir);
+    cfg.persistent_dir = shm;
+    assert_int_equal(xlog_open(&cfg), 0);
+    __atomic_store_n(&starters_done, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&starters_logged, 0, __ATOMIC_RELAXED);
+    pthread_t spawners[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&spawners[i], NULL, start_threads_until_done, NULL);
+    for (int i = 0; i < 200; i++) { /* not scaled: each is short, and races need many */
+        assert_int_equal(xlog_close(), 0);
+        assert_int_equal(xlog_open(&cfg), 0);
+    }
+    __atomic_store_n(&starters_done, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 2; i++)
+        pthread_join(spawners[i], NULL);
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(xlog_open(&cfg), 0); /* announces what the last close left */
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    long logged = __atomic_load_n(&starters_logged, __ATOMIC_RELAXED);
+    uint64_t dropped = after.dropped - before.dropped;
+    assert_int_equal(after.dropped_full - before.dropped_full, 0);
+    char *text = test_read_dir(dir, NULL);
+    char *seen = calloc((size_t)logged + 1, 1);
+    uint64_t announced = 0, written = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        char expected[160];
+        if (memmem(l.message, l.message_len, " not written: ", 14)) {
+            unsigned long long n = strtoull(l.message, NULL, 10);
+            closed_drop_notice(expected, sizeof expected, n);
+            assert_message_is(&l, expected);
+            announced += n;
+        } else {
+            long n = strtol(l.message + 8, NULL, 10);
+            assert_true(n >= 0 && n < logged && !seen[n]);
+            seen[n] = 1;
+            snprintf(expected, sizeof expected, "starter %ld", n);
+            assert_message_is(&l, expected);
+            written++;
+        }
+        p = nl + 1;
+    }
+    if (announced != dropped || written + dropped != (uint64_t)logged)
+        fail_msg("%ld logged, %llu written, %llu dropped, %llu announced", logged,
+                 (unsigned long long)written, (unsigned long long)dropped,
+                 (unsigned long long)announced);
+    /* Every process directory went with its close: the key's directory
+     * holds nothing, or is gone with the persistent directory. */
+    char key[PATH_MAX];
+    size_t entries = 0;
+    DIR *d = opendir(shm);
+    assert_true(d || errno == ENOENT);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(key, sizeof key, "%s/%s", shm, e->d_name);
+        DIR *k = opendir(key);
+        assert_non_null(k);
+        for (struct dirent *f; (f = readdir(k));)
+            if (f->d_name[0] != '.') {
+                print_error("left behind: %s/%s\n", key, f->d_name);
+                entries++;
+            }
+        closedir(k);
+    }
+    if (d)
+        closedir(d);
+    assert_int_equal(entries, 0);
+    free(seen);
+    free(text);
+    free(shm);
+    test_drop_dir(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "before-open") == 0)
@@ -1110,6 +1224,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_failed_check_logs_the_condition_writes_everything_and_aborts),
         cmocka_unit_test(drop_notices_are_coalesced_and_sum_to_the_drops),
         cmocka_unit_test(logging_while_another_thread_reopens_gives_the_true_reason),
+        cmocka_unit_test(threads_starting_while_xlog_reopens_lose_nothing_and_leave_nothing),
         cmocka_unit_test(full_ring_blocks_and_loses_nothing),
         cmocka_unit_test(full_ring_drops_counts_and_says_so),
     };

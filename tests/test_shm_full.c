@@ -34,7 +34,7 @@
 #define MAX_WRITERS 64
 #define PAYLOAD 40
 /* Ring files the back end keeps ready for new threads beside those of the
- * threads (SPARES, lib/common/rings.c, "Spares"), each with its first laps
+ * threads (SPARES, lib/rings/rings.c, "Spares"), each with its first laps
  * reserved. */
 #define SPARE_RINGS 4
 
@@ -339,7 +339,7 @@ static void a_file_buffer_without_room_goes_to_ordinary_memory(void **state)
 /* Sixty-four threads each log a few short lines into 1 MiB rings, in a
  * tmpfs with room for only a few rings were they reserved whole: each ring
  * takes the pages of its first laps alone (its header page, and twice the
- * first lap and the page after it, see lib/common/rings.c, "Room"), all of
+ * first lap and the page after it, see lib/rings/rings.c, "Room"), all of
  * them are in files (with the back end's spares), and the tmpfs holds far
  * less than 64 rings. */
 static void a_rings_memory_follows_what_its_thread_logged(void **state)

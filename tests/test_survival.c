@@ -1592,7 +1592,7 @@ static void fork_while_threads_log_recovers_children_ended_four_ways(void **stat
                       "%s: a notice [%s] '%s', not [WARN] '%s'", files[f], l.level, msg, notice);
                 /* By the parent, or by a later child: any living process
                  * of the directory writes the lines of one that is gone
-                 * (lib/survival/dead.c). */
+                 * (lib/recovery/dead.c). */
                 int by_ours = by == getpid();
                 for (int k = c + 1; k < CHILDREN && !by_ours; k++)
                     by_ours = children[k] == by;
@@ -1725,7 +1725,7 @@ static void *log_once_and_stay(void *arg)
     return NULL;
 }
 
-/* The back end keeps rings ready in the pool (lib/common/rings.c,
+/* The back end keeps rings ready in the pool (lib/rings/rings.c,
  * "Spares"): after xlog_open and one of its passes (an xlog_flush), ring
  * files are there before any thread logs, and each of eight threads,
  * started one at a time and all alive, logs its first line into a ring
@@ -1777,7 +1777,7 @@ static void a_new_threads_first_call_takes_a_ready_ring(void **state)
 }
 
 /* A process killed right after its xlog_open, before any thread logged,
- * leaves spare rings (lib/common/rings.c, "Spares"), some perhaps half
+ * leaves spare rings (lib/rings/rings.c, "Spares"), some perhaps half
  * made: ring files without a record.  Recovery recovers no line from them
  * and removes them with the directory.  The kill comes at a random moment
  * from the return of xlog_open on, and once after a back end pass (every

@@ -235,7 +235,7 @@ static inline const char *test_plural(unsigned long long n, const char *one, con
 }
 
 /* The message of recovery's notice before the lines of process `of` it
- * wrote, as process `by` (lib/survival/recover.c); its length. */
+ * wrote, as process `by` (lib/recovery/recover.c); its length. */
 static inline int test_recovery_notice(char *buf, size_t size, long lines, int of, int by)
 {
     return snprintf(buf, size,
