@@ -1367,6 +1367,8 @@ static void processes_opening_one_directory_together_all_survive(void **state)
 /* A call site whose format is longer than max_message (legal: the
  * message is cut, with a mark): recovery must render its lines as the back
  * end does, not drop them. */
+#define LONG_FORMAT_TEXT TEN_TIMES(TEN_TIMES(TEN_TIMES("abcdefghij")))
+
 static void a_format_longer_than_max_message_is_recovered(void **state)
 {
     (void)state;
@@ -1381,7 +1383,7 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
         cfg.flush_interval_ms = 600000;
         if (xlog_open(&cfg) != 0)
             _exit(90);
-        xlog_info("%d " TEN_TIMES(TEN_TIMES(TEN_TIMES("abcdefghij"))), 7);
+        xlog_info("%d " LONG_FORMAT_TEXT, 7);
         __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
         for (;;)
             pause();
@@ -1389,9 +1391,21 @@ static void a_format_longer_than_max_message_is_recovered(void **state)
     wait_logging(page, child);
     kill_and_reap(child);
     CHECK(xlog_recover(p.logs, p.shm) == 1, "%s", xlog_last_error());
+    /* The notice, then the message cut so that it and the mark fill
+     * max_message (ASCII: no character to keep whole), at INFO from here. */
     char *text = test_read_dir(p.logs, NULL);
-    char *line = strstr(text, " 7 abcdefghij");
-    CHECK(line && strstr(line, "[truncated]\n"), "the line: %.400s", text);
+    const char *at = text;
+    char message[512], expected[512];
+    test_line l = take_line(&at, 0, message, sizeof message);
+    test_recovery_notice(expected, sizeof expected, 1, (int)child, (int)getpid());
+    CHECK(strcmp(l.level, "WARN") == 0 && strcmp(message, expected) == 0,
+          "line 1: [%s] '%s', not [WARN] '%s'", l.level, message, expected);
+    l = take_line(&at, 1, message, sizeof message);
+    snprintf(expected, sizeof expected, "%.*s%s", (int)(256 - (sizeof XLOG_TRUNCATED_MARK - 1)),
+             "7 " LONG_FORMAT_TEXT, XLOG_TRUNCATED_MARK);
+    CHECK(strcmp(l.level, "INFO") == 0 && strcmp(message, expected) == 0,
+          "line 2: [%s] '%s', not [INFO] '%s'", l.level, message, expected);
+    CHECK(*at == '\0', "more lines: %.300s", at);
     free(text);
     expect_nothing_left_then_remove(&p, page);
 }
