@@ -414,11 +414,31 @@ static void fork_from_a_thread_that_logged(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
     xlog_info("parent after fork");
     assert_int_equal(xlog_close(), 0);
+    /* Each line once, whole, from the thread that logged it (the two
+     * processes share the file, so their lines may come in either order). */
+    static const char *const messages[] = {"parent before fork", "child 1", "parent after fork"};
+    int seen[3] = {0, 0, 0};
     char *text = test_read_dir(dir, NULL);
     assert_int_equal(test_count_lines(text), 3);
-    assert_non_null(strstr(text, " parent before fork\n"));
-    assert_non_null(strstr(text, " child 1\n"));
-    assert_non_null(strstr(text, " parent after fork\n"));
+    for (const char *at = text; *at;) {
+        const char *nl = strchr(at, '\n');
+        test_line l;
+        assert_true(nl && test_parse_line(at, (size_t)(nl - at), &l));
+        int which = -1;
+        for (int i = 0; i < 3; i++)
+            if (l.message_len == strlen(messages[i]) &&
+                memcmp(l.message, messages[i], l.message_len) == 0)
+                which = i;
+        if (which < 0)
+            fail_msg("an unexpected line: %.*s", (int)(nl - at), at);
+        seen[which]++;
+        assert_string_equal(l.level, "INFO");
+        assert_string_equal(l.func, "fork_from_a_thread_that_logged");
+        assert_int_equal(l.tid, which == 1 ? (long)child : (long)gettid());
+        at = nl + 1;
+    }
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(seen[i], 1);
     free(text);
     test_drop_dir(dir);
 }
@@ -441,17 +461,27 @@ static void lines_logged_by_exit_handlers_and_destructors_are_written(void **sta
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"atexit-before-open", " from an atexit handler registered before xlog_open\n"},
-        {"destructor", " from a destructor\n"},
+        {"atexit-before-open", "from an atexit handler registered before xlog_open"},
+        {"destructor", "from a destructor"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *dir = test_make_dir("exit");
         assert_int_equal(run_exit_writer(cases[i][0], dir, NULL), 0);
         char *text = test_read_dir(dir, NULL);
-        assert_non_null(strstr(text, " from main\n"));
-        if (!strstr(text, cases[i][1]))
-            fail_msg("%s: the line \"%s\" is missing", cases[i][0], cases[i][1]);
         assert_int_equal(test_count_lines(text), 2);
+        /* main's line, then the one logged after main returned, whole */
+        const char *want[2] = {"from main", cases[i][1]};
+        const char *at = text;
+        for (int n = 0; n < 2; n++) {
+            const char *nl = strchr(at, '\n');
+            test_line l;
+            assert_true(nl && test_parse_line(at, (size_t)(nl - at), &l));
+            assert_string_equal(l.level, "INFO");
+            if (l.message_len != strlen(want[n]) || memcmp(l.message, want[n], l.message_len))
+                fail_msg("%s: line %d is '%.*s', not '%s'", cases[i][0], n + 1,
+                         (int)l.message_len, l.message, want[n]);
+            at = nl + 1;
+        }
         free(text);
         test_drop_dir(dir);
     }
