@@ -80,3 +80,67 @@ size_t xlog_message_render(char *out, size_t max_message, const xlog_record *rec
         length = add_suppressed(out, max_message, rec, length);
     return length;
 }
+
+/* name as an event carries it: in place when it needs no cut and is
+ * NUL-terminated, else cut and copied to *room (moved past it). */
+static const char *event_name(const char *name, size_t length, int terminated, char **room,
+                              size_t *event_length)
+{
+    *event_length = xlog_name_length(name, length);
+    if (terminated && *event_length == length)
+        return name;
+    char *copy = *room;
+    memcpy(copy, name, *event_length);
+    copy[*event_length] = '\0';
+    *room += *event_length + 1;
+    return copy;
+}
+
+size_t xlog_event_names_make(xlog_event_names *out, const char *file, size_t file_length,
+                             const char *function, size_t function_length, const char *module,
+                             size_t module_length, int line, int terminated, char *room)
+{
+    char *at = room;
+    out->file = event_name(file, file_length, terminated, &at, &out->file_length);
+    out->function = event_name(function, function_length, terminated, &at, &out->function_length);
+    out->module = event_name(module, module_length, terminated, &at, &out->module_length);
+    out->line = line;
+    out->where = at;
+    out->where_length = xlog_where_text(at, out->file, out->file_length, line, out->function,
+                                        out->function_length);
+    return (size_t)(at - room) + out->where_length;
+}
+
+int xlog_record_event(xlog_line_event *ev, const xlog_record *rec, const xlog_record_view *view,
+                      const xlog_event_names *names, const char *format, int64_t time_ns,
+                      xlog_event_scratch *s)
+{
+    xlog_event_names own;
+    if (!names) {
+        xlog_event_names_make(&own, view->file, view->file_length, view->function,
+                              view->function_length, "", 0, view->line, 0, s->names);
+        names = &own;
+    }
+    if (!format) {
+        memcpy(s->format, view->format, view->format_length);
+        s->format[view->format_length] = '\0';
+        format = s->format;
+    }
+    ev->pub.time_ns = time_ns;
+    ev->pub.level = rec->level;
+    ev->pub.file = names->file;
+    ev->pub.line = names->line;
+    ev->pub.function = names->function;
+    ev->pub.module = names->module;
+    ev->pub.format = format;
+    ev->file_length = names->file_length;
+    ev->function_length = names->function_length;
+    ev->module_length = names->module_length;
+    ev->where = names->where;
+    ev->where_length = names->where_length;
+    int truncated;
+    ev->pub.message_length =
+        xlog_message_render(s->message, s->max_message, rec, view, s->args, &truncated);
+    ev->pub.message = s->message;
+    return truncated;
+}

@@ -1,15 +1,18 @@
 /*
- * message.h - reading a record back: its parts (format, names, arguments)
- * and its message, rendered as printf would, cut and marked as xlog.h
- * says.  The back end uses it for every record, and recovery
- * (lib/recovery/recover.c) for the records a dead process left, so that a
- * recovered line is the line the process would have written.
+ * message.h - reading a record back: its parts (format, names, arguments),
+ * its message, rendered as printf would, cut and marked as xlog.h says, and
+ * the one step that makes a record an event (xlog_record_event).  The back
+ * end uses it for every record, and recovery (lib/recovery/recover.c) for
+ * the records a dead process left, so that a recovered line is byte for
+ * byte the line the process would have written.
  */
 #ifndef XLOG_MESSAGE_H
 #define XLOG_MESSAGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "event/event.h"
 #include "record/record.h"
 #include "format/format.h"
 
@@ -42,5 +45,60 @@ void xlog_record_view_of(const xlog_record *rec, const char *site_format,
  * cut. */
 size_t xlog_message_render(char *out, size_t max_message, const xlog_record *rec,
                            const xlog_record_view *view, xlog_arg *args, int *truncated);
+
+/* What names an event: its file, function and module as the event carries
+ * them (NUL-terminated, cut by xlog_name_length), its line, and its
+ * "file:line function " (xlog_where_text of those). */
+typedef struct xlog_event_names {
+    const char *file;
+    size_t file_length;
+    const char *function;
+    size_t function_length;
+    const char *module;
+    size_t module_length;
+    int line;
+    const char *where;
+    size_t where_length;
+} xlog_event_names;
+
+/* Room for xlog_event_names_make: the three names, cut and NUL-terminated,
+ * and the where text. */
+#define XLOG_EVENT_NAMES_ROOM (3 * (XLOG_MAX_NAME + 1) + XLOG_WHERE_TEXT_MAX)
+
+/* Makes *out from file, function and module (of the given lengths, any
+ * bytes) and line, in room (XLOG_EVENT_NAMES_ROOM bytes): the where text,
+ * and the names cut.  With terminated (each name is NUL-terminated at its
+ * length: a call site's copy, kept as long as its events), a name that
+ * needs no cut is used in place; any other is copied into room, cut.
+ * Returns how many bytes of room it used, so that a name made once (the
+ * back end's per call site) can be made again, the same, in room of that
+ * size. */
+size_t xlog_event_names_make(xlog_event_names *out, const char *file, size_t file_length,
+                             const char *function, size_t function_length, const char *module,
+                             size_t module_length, int line, int terminated, char *room);
+
+/* What xlog_record_event works in, for the messages of one process. */
+typedef struct xlog_event_scratch {
+    size_t max_message;               /* the process's xlog_config.max_message */
+    char *message;                    /* xlog_message_render's out */
+    char *format;                     /* one more byte than the longest format */
+    xlog_arg args[64];
+    /* A dynamic record's names, made by xlog_record_event; or, for a
+     * caller that makes a site's names for one record only, those. */
+    char names[XLOG_EVENT_NAMES_ROOM];
+} xlog_event_scratch;
+
+/* The one step from a record to its event, the same for the living back
+ * end and for recovery: rec (its parts in view) at time_ns (UTC), named by
+ * names (the call site's, made by xlog_event_names_make) or, when names is
+ * NULL, by the names in the record (a dynamic record without a site:
+ * xlogout), with format (NUL-terminated: a site's own) or, when format is
+ * NULL, view's format copied into s.  Fills ev but for the thread (pid,
+ * tid, tid_text) and the ring (ring_slot, record_end), which are the
+ * reader's; the message is rendered into s.  Returns whether the message
+ * was cut (xlog_message_render). */
+int xlog_record_event(xlog_line_event *ev, const xlog_record *rec, const xlog_record_view *view,
+                      const xlog_event_names *names, const char *format, int64_t time_ns,
+                      xlog_event_scratch *s);
 
 #endif
