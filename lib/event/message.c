@@ -110,37 +110,3 @@ size_t xlog_event_names_make(xlog_event_names *out, const char *file, size_t fil
                                         out->function_length);
     return (size_t)(at - room) + out->where_length;
 }
-
-int xlog_record_event(xlog_line_event *ev, const xlog_record *rec, const xlog_record_view *view,
-                      const xlog_event_names *names, const char *format, int64_t time_ns,
-                      xlog_event_scratch *s)
-{
-    xlog_event_names own;
-    if (!names) {
-        xlog_event_names_make(&own, view->file, view->file_length, view->function,
-                              view->function_length, "", 0, view->line, 0, s->names);
-        names = &own;
-    }
-    if (!format) {
-        memcpy(s->format, view->format, view->format_length);
-        s->format[view->format_length] = '\0';
-        format = s->format;
-    }
-    ev->pub.time_ns = time_ns;
-    ev->pub.level = rec->level;
-    ev->pub.file = names->file;
-    ev->pub.line = names->line;
-    ev->pub.function = names->function;
-    ev->pub.module = names->module;
-    ev->pub.format = format;
-    ev->file_length = names->file_length;
-    ev->function_length = names->function_length;
-    ev->module_length = names->module_length;
-    ev->where = names->where;
-    ev->where_length = names->where_length;
-    int truncated;
-    ev->pub.message_length =
-        xlog_message_render(s->message, s->max_message, rec, view, s->args, &truncated);
-    ev->pub.message = s->message;
-    return truncated;
-}
