@@ -194,7 +194,7 @@ static site_entry *site_lookup(const xlog_site_copy *site)
      * seen first through a dynamic record may not have its format yet. */
     site_entry entry = {site, FORMAT_LEN_UNKNOWN, {0}, NULL};
     /* Made in the scratch room to learn its size, then again in its own. */
-    entry.text = malloc(site_names(site, &entry.names, be.scratch.names));
+    entry.text = malloc(site_names(site, &entry.names, be.scratch.room));
     if (!entry.text)
         return NULL;
     site_names(site, &entry.names, entry.text);
@@ -336,10 +336,9 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     xlog_record_view_of(rec, prepared ? site->format : NULL, format_len,
                         prepared ? site->kinds : NULL, &view);
     const xlog_event_names *names = entry ? &entry->names : NULL;
-    xlog_event_names uncached;
     if (site && !entry) { /* after a crash, or without memory: no cache */
-        site_names(site, &uncached, be.scratch.names);
-        names = &uncached;
+        site_names(site, &be.scratch.names, be.scratch.room);
+        names = &be.scratch.names;
     }
     xlog_line_event ev;
     event_of_ring(&ev, r);

@@ -701,20 +701,19 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     xlog_record_view view;
     if (!record_parts(dp, rec, &site, &view))
         return 0;
-    xlog_event_names names;
     if (site) {
         const char *text = (const char *)(site + 1);
-        xlog_event_names_make(&names, text, site->file_length, text + site->file_length,
+        xlog_event_names_make(&s->event.names, text, site->file_length, text + site->file_length,
                               site->function_length,
                               text + site->file_length + site->function_length,
-                              site->module_length, site->line, 0, s->event.names);
+                              site->module_length, site->line, 0, s->event.room);
     }
     memset(ev, 0, sizeof *ev);
     ev->pub.pid = dp->proc->pid;
     ev->pub.tid = r->tid;
     ev->tid_text = s->tid;
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
-    xlog_record_event(ev, rec, &view, site ? &names : NULL, NULL,
+    xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
                       recovered_time(&dp->clock, rec->tsc), &s->event);
     return xlog_layout_write(dp->layout, ev, s->line);
 }
