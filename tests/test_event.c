@@ -11,16 +11,17 @@
  * dynamic record of a site (a format in a variable), and an xlogout record
  * (its names in the record).  Its back end writes them (xlog_flush).  Then
  * a custom sink holds the back end (it never returns from one message), the
- * child logs the same three records again, which stay unread in its ring,
- * and is killed with kill -9; xlog_recover writes them.  The file must then
- * hold exactly: the three live lines, recovery's notice, the held line
- * (from the file's buffer), the three recovered lines; each recovered line
- * the same bytes as its live one but for the time, and the site records'
- * lines what the names cut between characters make.  The custom sink also
- * sees the live events' names: cut the same way, NUL-terminated.  (The
- * xlogout record's names reach the back end already cut, at 1024 bytes
- * exactly, by the call (lib/frontend/frontend.c, as xlog.h says at
- * xlog_event): its line is compared with the live one only.)
+ * child makes the same three calls again, whose records stay unread in its
+ * ring, and is killed with kill -9; xlog_recover writes them.  The file
+ * must then hold exactly: the three live lines, recovery's notice, the
+ * held line (from the file's buffer), the three recovered lines; each
+ * recovered line the same bytes as its live one but for the time, and the
+ * site records' lines what the names cut between characters make.  The
+ * custom sink also sees the live events' names: cut the same way,
+ * NUL-terminated.  (The xlogout record's names reach the back end already
+ * cut, at 1024 bytes exactly, by the call (lib/frontend/frontend.c, as
+ * xlog.h says at xlog_event): its line is compared with the live one
+ * only.)
  */
 #include "testutil.h"
 
@@ -86,7 +87,6 @@ static int make_names(void **state)
 #define XLOGOUT_LINE 4244
 #define SITE_MESSAGE "site record na\xc3\xafve 1 \xc3\xbc"
 #define DYNAMIC_MESSAGE "dynamic record 2 \xc3\xbf"
-#define XLOGOUT_MESSAGE "xlogout record 3"
 #define HOLD_MESSAGE "hold the back end"
 enum { RECORDS = 3 };
 
@@ -115,16 +115,16 @@ typedef struct shared_page {
     int held;   /* the back end is held */
     int logged; /* the second records are in the ring */
     int seen;   /* live events the custom sink saw (at most RECORDS) */
+    int hold_line; /* the line of the call the custom sink does not return from */
     /* Each live event's file, function and module, as the sink saw them. */
     char names[RECORDS][3][NAME_BUFFER];
 } shared_page;
 
 static shared_page *page;
-static const int hold_line = __LINE__ + 5; /* the line of xlog_info(HOLD_MESSAGE) */
 
 static void hold_the_back_end(void)
 {
-    /* The custom sink does not return from this message. */
+    page->hold_line = __LINE__ + 1;
     xlog_info(HOLD_MESSAGE);
 }
 
@@ -227,8 +227,9 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* A line of the layout without its time (the two processes write at
- * different times), from names that need no escaping. */
+/* A line of the layout without its time (a live line and its recovered
+ * one are of two calls, made at different times), from names that need
+ * no escaping. */
 static void expected_line(buffer *b, layout kind, const char *level, int severity,
                           const char *file, int line, const char *function,
                           const char *module, int pid, int tid, const char *message)
@@ -366,8 +367,8 @@ static void recovery_writes_the_line_the_back_end_wrote(layout kind)
     CHECK(without_time(&dead, kind, line[RECORDS], length[RECORDS]) &&
               strcmp(dead.text, want.text) == 0,
           "the notice:\n%.*s\nnot\n%s", (int)length[RECORDS], line[RECORDS], want.text);
-    expected_line(&want, kind, "INFO", 9, __FILE__, hold_line, "hold_the_back_end", "", pid, tid,
-                  HOLD_MESSAGE);
+    expected_line(&want, kind, "INFO", 9, __FILE__, page->hold_line, "hold_the_back_end", "", pid,
+                  tid, HOLD_MESSAGE);
     CHECK(without_time(&dead, kind, line[RECORDS + 1], length[RECORDS + 1]) &&
               strcmp(dead.text, want.text) == 0,
           "the held line:\n%.*s\nnot\n%s", (int)length[RECORDS + 1], line[RECORDS + 1],
