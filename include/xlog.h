@@ -350,7 +350,10 @@ xlog_syslog_config xlog_syslog_defaults(void);
  * examples/custom_sink.c shows one. */
 
 /* One message, as a sink receives it.  The pointers are valid during the
- * call only. */
+ * call only.  file, function and module are NUL-terminated; a name longer
+ * than 1024 bytes is cut to its first 1024 bytes or fewer, ending between
+ * two UTF-8 characters, as every line shows it, and as recovery writes it
+ * for a process that was killed (xlogout's file and function too). */
 typedef struct xlog_event {
     int64_t time_ns;      /* UTC, nanoseconds since 1970-01-01 */
     int level;            /* XLOG_TRACE ... XLOG_FATAL */

@@ -86,15 +86,14 @@
 
 /* What the back end remembers of a call site, keyed by its copy
  * (xlog_site_copy: never freed, so an address never names two sites): its
- * "file:line function " text (escaped), the lengths of its names and of its
- * format. */
+ * names as its events carry them, with its "file:line function " text
+ * (escaped), made once (what they need beyond the site's copy, in text),
+ * and the length of its format. */
 typedef struct site_entry {
     const void *site;
     size_t format_len;
-    size_t file_len;
-    size_t func_len;
-    char *where;   /* "main.c:42 main " */
-    size_t where_len;
+    xlog_event_names names;
+    char *text;
 } site_entry;
 
 #define FORMAT_LEN_UNKNOWN SIZE_MAX
@@ -121,12 +120,9 @@ static struct backend {
     size_t site_slots;
     size_t site_count;
 
-    xlog_arg args[64];       /* the record being written, decoded */
-    char *message;           /* its message, rendered: max_message + NUL */
-    /* A dynamic record's format, file and function, NUL-terminated. */
-    char *format;
-    char names[2][XLOG_MAX_NAME + 1];
-    char where[XLOG_WHERE_TEXT_MAX]; /* a dynamic record's "file:line function " */
+    /* The record being written: its arguments, message, a dynamic
+     * record's format and names, a site's names when the cache has none. */
+    xlog_event_scratch scratch;
 
     pthread_mutex_t lock;
     pthread_cond_t answered; /* from the back end: a flush is done */
@@ -151,13 +147,6 @@ static struct backend {
 
 /* ---- call sites ---------------------------------------------------------- */
 
-/* A name as events carry it: at most XLOG_MAX_NAME bytes, cut between two
- * UTF-8 characters. */
-static size_t name_length(const char *name, size_t len)
-{
-    return len <= XLOG_MAX_NAME ? len : xlog_utf8_cut(name, len, XLOG_MAX_NAME);
-}
-
 static int sites_grow(void)
 {
     size_t slots = be.site_slots ? be.site_slots * 2 : 1024;
@@ -178,6 +167,14 @@ static int sites_grow(void)
     return 0;
 }
 
+/* The names of site's events, made in room; the bytes of room used. */
+static size_t site_names(const xlog_site_copy *site, xlog_event_names *names, char *room)
+{
+    return xlog_event_names_make(names, site->file, strlen(site->file), site->func,
+                                 strlen(site->func), site->module, strlen(site->module),
+                                 site->line, 1, room);
+}
+
 static site_entry *site_lookup(const xlog_site_copy *site)
 {
     if (be.site_slots) {
@@ -195,16 +192,12 @@ static site_entry *site_lookup(const xlog_site_copy *site)
         return NULL;
     /* The format's length is learnt from the first fast-path record: a site
      * seen first through a dynamic record may not have its format yet. */
-    site_entry entry = {site, FORMAT_LEN_UNKNOWN, 0, 0, NULL, 0};
-    entry.file_len = name_length(site->file, strlen(site->file));
-    entry.func_len = name_length(site->func, strlen(site->func));
-    char where[XLOG_WHERE_TEXT_MAX];
-    entry.where_len =
-        xlog_where_text(where, site->file, entry.file_len, site->line, site->func, entry.func_len);
-    entry.where = malloc(entry.where_len);
-    if (!entry.where)
+    site_entry entry = {site, FORMAT_LEN_UNKNOWN, {0}, NULL};
+    /* Made in the scratch room to learn its size, then again in its own. */
+    entry.text = malloc(site_names(site, &entry.names, be.scratch.room));
+    if (!entry.text)
         return NULL;
-    memcpy(entry.where, where, entry.where_len);
+    site_names(site, &entry.names, entry.text);
     size_t j = ((uintptr_t)site >> 4) & (be.site_slots - 1);
     while (be.sites[j].site)
         j = (j + 1) & (be.site_slots - 1);
@@ -216,7 +209,7 @@ static site_entry *site_lookup(const xlog_site_copy *site)
 static void sites_free(void)
 {
     for (size_t i = 0; i < be.site_slots; i++)
-        free(be.sites[i].where);
+        free(be.sites[i].text);
     free(be.sites);
     be.sites = NULL;
     be.site_slots = be.site_count = 0;
@@ -267,16 +260,6 @@ static void replay_backtrace(xlog_ring *r)
 {
     if (r->backtrace)
         xlog_backtrace_replay(r->backtrace, xlog_sinks_write);
-}
-
-/* Copies a dynamic record's name into buffer, NUL-terminated, cut as events
- * cut names; returns its length. */
-static size_t copy_name(char *buffer, const char *name, size_t len)
-{
-    len = name_length(name, len);
-    memcpy(buffer, name, len);
-    buffer[len] = '\0';
-    return len;
 }
 
 /* One line saying how many of the thread's messages were not written since
@@ -352,57 +335,18 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     xlog_record_view view;
     xlog_record_view_of(rec, prepared ? site->format : NULL, format_len,
                         prepared ? site->kinds : NULL, &view);
+    const xlog_event_names *names = entry ? &entry->names : NULL;
+    if (site && !entry) { /* after a crash, or without memory: no cache */
+        site_names(site, &be.scratch.names, be.scratch.room);
+        names = &be.scratch.names;
+    }
     xlog_line_event ev;
     event_of_ring(&ev, r);
     ev.ring_slot = r->slot;
     ev.record_end = r->read_pos + rec->size;
-    ev.pub.time_ns = line_time(rec->tsc);
-    ev.pub.level = rec->level;
-    ev.pub.module = "";
-    ev.module_length = 0;
-    if (prepared) {
-        ev.pub.format = site->format;
-    } else {
-        memcpy(be.format, view.format, view.format_length);
-        be.format[view.format_length] = '\0';
-        ev.pub.format = be.format;
-    }
-    if (site) {
-        ev.pub.file = site->file;
-        ev.pub.function = site->func;
-        ev.pub.line = site->line;
-        if (site->module[0]) {
-            ev.pub.module = site->module;
-            ev.module_length = name_length(site->module, strlen(site->module));
-        }
-        if (entry) {
-            ev.file_length = entry->file_len;
-            ev.function_length = entry->func_len;
-            ev.where = entry->where;
-            ev.where_length = entry->where_len;
-        } else { /* after a crash, or without memory: no cache */
-            ev.file_length = name_length(site->file, strlen(site->file));
-            ev.function_length = name_length(site->func, strlen(site->func));
-            ev.where = be.where;
-            ev.where_length = xlog_where_text(be.where, site->file, ev.file_length, site->line,
-                                              site->func, ev.function_length);
-        }
-    } else {
-        ev.file_length = copy_name(be.names[0], view.file, view.file_length);
-        ev.function_length = copy_name(be.names[1], view.function, view.function_length);
-        ev.pub.file = be.names[0];
-        ev.pub.function = be.names[1];
-        ev.pub.line = view.line;
-        ev.where = be.where;
-        ev.where_length = xlog_where_text(be.where, ev.pub.file, ev.file_length, ev.pub.line,
-                                          ev.pub.function, ev.function_length);
-    }
-    int truncated;
-    ev.pub.message_length =
-        xlog_message_render(be.message, be.cfg.max_message, rec, &view, be.args, &truncated);
-    if (truncated)
+    if (xlog_record_event(&ev, rec, &view, names, prepared ? site->format : NULL,
+                          line_time(rec->tsc), &be.scratch))
         xlog_add(&xlog_counts.truncated, 1);
-    ev.pub.message = be.message;
     if (rec->flags & XLOG_REC_KEEP) {
         keep_for_backtrace(r, &ev);
         return;
@@ -812,10 +756,13 @@ int xlog_backend_start(const xlog_config *cfg)
 {
     be.cfg = *cfg;
     be.dir = strdup(cfg->dir);
-    be.message = malloc(cfg->max_message + 1);
-    be.format = malloc(cfg->max_message + 1);
+    /* A dynamic record's format is at most max_message bytes (frontend.c,
+     * message_budget). */
+    be.scratch.max_message = cfg->max_message;
+    be.scratch.message = malloc(cfg->max_message + 1);
+    be.scratch.format = malloc(cfg->max_message + 1);
     int rc = -ENOMEM;
-    if (!be.dir || !be.message || !be.format)
+    if (!be.dir || !be.scratch.message || !be.scratch.format)
         goto fail;
     be.cfg.dir = be.dir;
     be.pid = (int)getpid();
@@ -874,9 +821,9 @@ fail_sinks:
     xlog_sinks_stop();
 fail:
     free(be.dir);
-    free(be.message);
-    free(be.format);
-    be.dir = be.message = be.format = NULL;
+    free(be.scratch.message);
+    free(be.scratch.format);
+    be.dir = be.scratch.message = be.scratch.format = NULL;
     return rc;
 }
 
@@ -926,9 +873,9 @@ static void forget_run(void)
     be.rings = NULL;
     be.ring_count = be.ring_capacity = 0;
     free(be.dir);
-    free(be.message);
-    free(be.format);
-    be.dir = be.message = be.format = NULL;
+    free(be.scratch.message);
+    free(be.scratch.format);
+    be.dir = be.scratch.message = be.scratch.format = NULL;
 }
 
 /* The child of fork() has no back end thread.  What the parent's had in its
@@ -946,7 +893,7 @@ void xlog_backend_after_fork(void)
     free(be.rings); /* changed only under the registry lock, which the fork held */
     be.rings = NULL;
     be.ring_count = be.ring_capacity = 0;
-    be.dir = be.message = be.format = NULL;
+    be.dir = be.scratch.message = be.scratch.format = NULL;
     init_conditions();
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;

@@ -63,7 +63,8 @@ void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
 {
     size_t format_length = strlen(event->pub.format);
     size_t size = MARK_LENGTH + event->pub.message_length + event->file_length +
-                  event->function_length + format_length + event->where_length + 5;
+                  event->function_length + event->module_length + format_length +
+                  event->where_length + 6;
     char *text = malloc(size);
     if (!text)
         return; /* without memory, the backtrace has a gap */
@@ -85,10 +86,12 @@ void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
     k->event.pub.message_length = MARK_LENGTH + event->pub.message_length;
     k->event.pub.file = put(&at, event->pub.file, event->file_length);
     k->event.pub.function = put(&at, event->pub.function, event->function_length);
+    k->event.pub.module = put(&at, event->pub.module, event->module_length);
     k->event.pub.format = put(&at, event->pub.format, format_length);
     k->event.where = put(&at, event->where, event->where_length);
-    /* The module is a string of a site's copy (xlog_site_copy, never freed), and
-     * the tid text belongs to the ring, which outlives its backtrace. */
+    /* A module may be a cut copy in the back end's scratch, made again for
+     * the next record: copied like the names.  The tid text belongs to the
+     * ring, which outlives its backtrace. */
 }
 
 void xlog_backtrace_replay(xlog_backtrace *b, void (*emit)(const xlog_line_event *event))

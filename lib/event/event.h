@@ -22,6 +22,15 @@
  * cut), so that every line has a known bound. */
 #define XLOG_MAX_NAME 1024
 
+/* The length of name[0..length) as an event carries it: at most
+ * XLOG_MAX_NAME bytes, cut between two UTF-8 characters (a character cut
+ * in two would show as \xNN escapes).  The only place names are cut, so
+ * that the living back end and recovery cut them alike. */
+static inline size_t xlog_name_length(const char *name, size_t length)
+{
+    return length <= XLOG_MAX_NAME ? length : xlog_utf8_cut(name, length, XLOG_MAX_NAME);
+}
+
 #define XLOG_TRUNCATED_MARK_LENGTH (sizeof XLOG_TRUNCATED_MARK - 1)
 
 /* The longest text of an int: "-2147483648". */

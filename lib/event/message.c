@@ -52,3 +52,33 @@ size_t xlog_message_render(char *out, size_t max_message, const xlog_record *rec
         length = add_suppressed(out, max_message, rec, length);
     return length;
 }
+
+/* name as an event carries it: in place when it needs no cut and is
+ * NUL-terminated, else cut and copied to *room (moved past it). */
+static const char *event_name(const char *name, size_t length, int terminated, char **room,
+                              size_t *event_length)
+{
+    *event_length = xlog_name_length(name, length);
+    if (terminated && *event_length == length)
+        return name;
+    char *copy = *room;
+    memcpy(copy, name, *event_length);
+    copy[*event_length] = '\0';
+    *room += *event_length + 1;
+    return copy;
+}
+
+size_t xlog_event_names_make(xlog_event_names *out, const char *file, size_t file_length,
+                             const char *function, size_t function_length, const char *module,
+                             size_t module_length, int line, int terminated, char *room)
+{
+    char *at = room;
+    out->file = event_name(file, file_length, terminated, &at, &out->file_length);
+    out->function = event_name(function, function_length, terminated, &at, &out->function_length);
+    out->module = event_name(module, module_length, terminated, &at, &out->module_length);
+    out->line = line;
+    out->where = at;
+    out->where_length = xlog_where_text(at, out->file, out->file_length, line, out->function,
+                                        out->function_length);
+    return (size_t)(at - room) + out->where_length;
+}

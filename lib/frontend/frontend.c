@@ -56,6 +56,7 @@
 #include "base/doorbell.h"
 #include "base/guard.h"
 #include "base/settings.h"
+#include "format/escape.h"
 #include "format/format.h"
 #include "frontend/filter.h"
 #include "frontend/frontend.h"
@@ -343,9 +344,18 @@ static void write_suppressed(xlog_record *rec, xlog_impl_site *site, unsigned fl
         xlog_record_set_suppressed(rec, __atomic_exchange_n(&site->suppressed, 0, __ATOMIC_RELAXED));
 }
 
-static uint32_t bounded_len(const char *s, size_t limit)
+/* The length of a name a dynamic record carries (xlogout's file and
+ * function): at most XLOG_RECORD_MAX_NAME bytes, cut between two UTF-8
+ * characters as an event cuts its names (event/event.h), so that a line
+ * never shows half a character. */
+static uint32_t name_length(const char *s)
 {
-    return s ? (uint32_t)strnlen(s, limit) : 0;
+    if (!s)
+        return 0;
+    /* 3 bytes past the limit: a character that crosses it is whole there,
+     * so that it is seen as one (and not as bytes of a broken one). */
+    size_t n = strnlen(s, XLOG_RECORD_MAX_NAME + 3);
+    return (uint32_t)xlog_utf8_cut(s, n, XLOG_RECORD_MAX_NAME);
 }
 
 /* Logs a message whose format is parsed now and copied into the record.
@@ -370,8 +380,8 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, const xlog_site_copy
     int nargs = xlog_record_kinds(fmt, fmt_len, kinds, precision, XLOG_RECORD_MAX_ARGS, &strings);
     if (nargs > XLOG_RECORD_MAX_ARGS)
         nargs = XLOG_RECORD_MAX_ARGS; /* the conversions beyond show literally */
-    uint32_t file_len = named ? 0 : bounded_len(file, XLOG_RECORD_MAX_NAME);
-    uint32_t func_len = named ? 0 : bounded_len(func, XLOG_RECORD_MAX_NAME);
+    uint32_t file_len = named ? 0 : name_length(file);
+    uint32_t func_len = named ? 0 : name_length(func);
     uint32_t lens[XLOG_RECORD_MAX_ARGS];
     va_list measure;
     va_copy(measure, ap);

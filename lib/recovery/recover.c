@@ -643,19 +643,13 @@ static pending_record *collect(dead_process *dp, size_t *count)
     return all;
 }
 
-/* Room for rendering one record: its names and format as an event carries
- * them, its message, its line. */
+/* Room for rendering one record: its event (names, format, message, made
+ * as the back end makes them: message.h), its thread's "tid ", its line. */
 typedef struct scratch {
-    char file[XLOG_MAX_NAME + 1];
-    char function[XLOG_MAX_NAME + 1];
-    char module[XLOG_MAX_NAME + 1];
-    char where[XLOG_WHERE_TEXT_MAX];
+    xlog_event_scratch event;
     char tid[XLOG_TID_TEXT_MAX];
-    char *format;  /* longest_format + 1 */
-    char *message; /* max_message + 64 */
     char *line;    /* the layout's longest line */
     char *notice;  /* the same */
-    xlog_arg args[64];
 } scratch;
 
 /* The time of a dead process's record.  Its clock calibration and the
@@ -672,15 +666,6 @@ static int64_t recovered_time(const xlog_clock *c, uint64_t ticks)
         __builtin_add_overflow(c->base_utc_ns, (int64_t)offset, &utc) || utc < 0)
         return 0;
     return utc;
-}
-
-static size_t copy_name(char *to, const char *name, size_t length)
-{
-    if (length > XLOG_MAX_NAME)
-        length = XLOG_MAX_NAME;
-    memcpy(to, name, length);
-    to[length] = '\0';
-    return length;
 }
 
 /* The parts of a record and its site; 0 when it cannot be rendered (a
@@ -710,37 +695,20 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     xlog_record_view view;
     if (!record_parts(dp, rec, &site, &view))
         return 0;
-    const char *text = site ? (const char *)(site + 1) : NULL;
+    if (site) {
+        const char *text = (const char *)(site + 1);
+        xlog_event_names_make(&s->event.names, text, site->file_length, text + site->file_length,
+                              site->function_length,
+                              text + site->file_length + site->function_length,
+                              site->module_length, site->line, 0, s->event.room);
+    }
     memset(ev, 0, sizeof *ev);
-    ev->file_length = site ? copy_name(s->file, text, site->file_length)
-                           : copy_name(s->file, view.file, view.file_length);
-    ev->function_length = site ? copy_name(s->function, text + site->file_length,
-                                           site->function_length)
-                               : copy_name(s->function, view.function, view.function_length);
-    ev->module_length =
-        site ? copy_name(s->module, text + site->file_length + site->function_length,
-                         site->module_length)
-             : copy_name(s->module, "", 0);
-    memcpy(s->format, view.format, view.format_length);
-    s->format[view.format_length] = '\0';
-    ev->pub.time_ns = recovered_time(&dp->clock, rec->tsc);
-    ev->pub.level = rec->level;
     ev->pub.pid = dp->proc->pid;
     ev->pub.tid = r->tid;
-    ev->pub.file = s->file;
-    ev->pub.function = s->function;
-    ev->pub.module = s->module;
-    ev->pub.line = site ? site->line : view.line;
-    ev->pub.format = s->format;
-    ev->where = s->where;
-    ev->where_length = xlog_where_text(s->where, s->file, ev->file_length, ev->pub.line,
-                                       s->function, ev->function_length);
     ev->tid_text = s->tid;
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
-    int truncated;
-    ev->pub.message_length = xlog_message_render(s->message, dp->proc->max_message, rec, &view,
-                                                 s->args, &truncated);
-    ev->pub.message = s->message;
+    xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
+                      recovered_time(&dp->clock, rec->tsc), &s->event);
     return xlog_layout_write(dp->layout, ev, s->line);
 }
 
@@ -969,13 +937,14 @@ static long write_all(dead_process *dp)
         out->buffer = malloc(out->capacity);
     }
     if (s) {
-        s->format = malloc(dp->longest_format + 1);
-        s->message = malloc(dp->proc->max_message + 64);
+        s->event.max_message = dp->proc->max_message;
+        s->event.format = malloc(dp->longest_format + 1);
+        s->event.message = malloc(dp->proc->max_message + 64);
         s->line = malloc(longest);
         s->notice = malloc(longest);
     }
-    if (rc == 0 && (!s || !s->format || !s->message || !s->line || !s->notice || !out ||
-                    !out->buffer))
+    if (rc == 0 && (!s || !s->event.format || !s->event.message || !s->line || !s->notice ||
+                    !out || !out->buffer))
         rc = -ENOMEM;
     if (rc == 0) {
         for (size_t i = 0; i < dp->file_count; i++)
@@ -992,8 +961,8 @@ static long write_all(dead_process *dp)
         free(out->buffer);
     free(out);
     if (s) {
-        free(s->format);
-        free(s->message);
+        free(s->event.format);
+        free(s->event.message);
         free(s->line);
         free(s->notice);
     }
