@@ -295,8 +295,9 @@ static void run_and_check(const run *r)
 /* A 512 KiB tmpfs: the process file and the file buffer (256 KiB) take most
  * of it; sixteen threads in two waves (the second takes pooled rings, whose
  * pages were given back) log far more than it holds into 1 MiB rings, which
- * cannot be reserved there (ordinary memory, counted).  Once as
- * XLOG_FULL_BLOCK (every line), once as XLOG_FULL_DROP. */
+ * cannot be reserved there (ordinary memory, counted), or whose laps
+ * cannot grow there (counted).  Once as XLOG_FULL_BLOCK (every line), once
+ * as XLOG_FULL_DROP. */
 static void a_full_persistent_dir_never_crashes_the_program(void **state)
 {
     (void)state;
@@ -307,11 +308,18 @@ static void a_full_persistent_dir_never_crashes_the_program(void **state)
         run r = {.writers = 8, .waves = 2, .lines = test_scaled(40000),
                  .write_buffer = 256 * 1024, .policy = policies[i]};
         run_and_check(&r);
-        if (page->stats.not_persistent == 0)
-            fail_msg("every ring and buffer found room: the case shows nothing");
-        print_message("%s: %llu rings or buffers in ordinary memory, %llu lines dropped\n",
+        print_message("%s: %llu rings or buffers in ordinary memory, %llu laps not grown, "
+                      "%llu lines dropped\n",
                       i ? "drop" : "block", (unsigned long long)page->stats.not_persistent,
+                      (unsigned long long)page->stats.laps_not_grown,
                       (unsigned long long)page->stats.dropped);
+        /* The full directory shows as rings or buffers in ordinary memory,
+         * or as laps that could not grow: with XLOG_FULL_DROP the rings stay
+         * small, and the fewer go to ordinary memory the more laps stay
+         * short (eight ASan runs: from 15 rings and 1 lap to 0 rings and
+         * 17 laps; 0 rings failed the check when it counted rings only). */
+        if (page->stats.not_persistent + page->stats.laps_not_grown == 0)
+            fail_msg("every ring, buffer and lap found room: the case shows nothing");
         munmap(page, sizeof *page);
         place_remove(NULL);
     }
