@@ -1139,6 +1139,9 @@ typedef struct xlog_impl_site {
     __STDC_VERSION__ >= 201112L
 #define XLOG_IMPL_LITERAL_ENTRY XLOG_IMPL_CAPTURED
 
+/* The functions that make slots.  Their first parameter (0) lets
+ * xlog_impl_slot_none, which must accept any argument, have the same
+ * calling form as the others. */
 static inline uint64_t xlog_impl_slot_int(int unused, int v)
 {
     (void)unused;
@@ -1214,19 +1217,19 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
 }
 
 /* How many arguments follow the format: 0 to 8, or V (more, up to 111). */
-#define XLOG_IMPL_COUNT(...) \
-    XLOG_IMPL_COUNT_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,     \
+#define XLOG_IMPL_COUNT(...)                                                               \
+    XLOG_IMPL_COUNT_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
     V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
     V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
     V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
-#define XLOG_IMPL_COUNT_(f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18,        \
-    a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34,        \
-    a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48, a49, a50,        \
-    a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65, a66,        \
-    a67, a68, a69, a70, a71, a72, a73, a74, a75, a76, a77, a78, a79, a80, a81, a82,        \
-    a83, a84, a85, a86, a87, a88, a89, a90, a91, a92, a93, a94, a95, a96, a97, a98,        \
-    a99, a100, a101, a102, a103, a104, a105, a106, a107, a108, a109, a110, a111, n, ...) n
+    V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define XLOG_IMPL_COUNT_(f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,   \
+    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31,   \
+    a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48,   \
+    a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65,   \
+    a66, a67, a68, a69, a70, a71, a72, a73, a74, a75, a76, a77, a78, a79, a80, a81, a82,   \
+    a83, a84, a85, a86, a87, a88, a89, a90, a91, a92, a93, a94, a95, a96, a97, a98, a99,   \
+    a100, a101, a102, a103, a104, a105, a106, a107, a108, a109, a110, a111, n, ...) n
 #define XLOG_IMPL_CAT(a, b) XLOG_IMPL_CAT_(a, b)
 #define XLOG_IMPL_CAT_(a, b) a##b
 #define XLOG_IMPL_CAPTURED(site, level, ...)                                               \
@@ -1239,92 +1242,69 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
 #define XLOG_IMPL_C(x, i) (XLOG_IMPL_CLASS(x) << (2 * (i)))
 #define XLOG_IMPL_S(x) (XLOG_IMPL_CLASS(x) != 0)
 
+/* The call of a site with n > 0 arguments after its format:
+ * xlog_impl_log_<n> with the slots when they are all scalars (a constant)
+ * and the site is ready, else xlog_impl_log with the slot classes on the
+ * level (none when one argument is not a scalar). */
+#define XLOG_IMPL_CAPTURE(site, level, fmt, scalar, classes, slot_call, ...)               \
+    ((scalar) && xlog_impl_site_ready(site, fmt) ? slot_call :                             \
+        xlog_impl_log(site, XLOG_IMPL_SLOTS(level, scalar, classes), fmt, __VA_ARGS__))
 #define XLOG_IMPL_CAPTURE_V(site, level, ...) xlog_impl_log(site, level, __VA_ARGS__)
 #define XLOG_IMPL_CAPTURE_0(site, level, fmt)                                              \
-    (xlog_impl_site_ready(site, fmt) ? xlog_impl_log_0(site, (level) & XLOG_IMPL_RECORD_BITS)                         \
-                                     : xlog_impl_log(site, XLOG_IMPL_SLOTS(level, 1, 0), fmt))
+    (xlog_impl_site_ready(site, fmt) ?                                                     \
+        xlog_impl_log_0(site, (level) & XLOG_IMPL_RECORD_BITS) :                           \
+        xlog_impl_log(site, XLOG_IMPL_SLOTS(level, 1, 0), fmt))
 #define XLOG_IMPL_CAPTURE_1(site, level, fmt, a)                                           \
-    (XLOG_IMPL_S(a) && xlog_impl_site_ready(site, fmt)                                     \
-         ? xlog_impl_log_1(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a))                                 \
-         : xlog_impl_log(site, XLOG_IMPL_SLOTS(level, XLOG_IMPL_S(a), XLOG_IMPL_C(a, 0)),  \
-                         fmt, a))
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a), XLOG_IMPL_C(a, 0),                 \
+        xlog_impl_log_1(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a)), a)
 #define XLOG_IMPL_CAPTURE_2(site, level, fmt, a, b)                                        \
-    (XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && xlog_impl_site_ready(site, fmt)                   \
-         ? xlog_impl_log_2(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b))              \
-         : xlog_impl_log(site,                                                             \
-                         XLOG_IMPL_SLOTS(level, XLOG_IMPL_S(a) && XLOG_IMPL_S(b),          \
-                                         XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1)),           \
-                         fmt, a, b))
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b),                  \
+        XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1),                                             \
+        xlog_impl_log_2(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b)), a, b)
 #define XLOG_IMPL_CAPTURE_3(site, level, fmt, a, b, c)                                     \
-    (XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && xlog_impl_site_ready(site, fmt) \
-         ? xlog_impl_log_3(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b),              \
-                           XLOG_IMPL_SLOT(c))                                              \
-         : xlog_impl_log(site,                                                             \
-                         XLOG_IMPL_SLOTS(level, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&        \
-                                                    XLOG_IMPL_S(c),                        \
-                                         XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) |           \
-                                             XLOG_IMPL_C(c, 2)),                           \
-                         fmt, a, b, c))
-#define XLOG_IMPL_ALL4(a, b, c, d)                                                         \
-    (XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d))
-#define XLOG_IMPL_C4(a, b, c, d, i)                                                        \
-    (XLOG_IMPL_C(a, i) | XLOG_IMPL_C(b, i + 1) | XLOG_IMPL_C(c, i + 2) |                   \
-     XLOG_IMPL_C(d, i + 3))
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c), XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) | XLOG_IMPL_C(c, 2),         \
+        xlog_impl_log_3(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c)), a, b, c)
 #define XLOG_IMPL_CAPTURE_4(site, level, fmt, a, b, c, d)                                  \
-    (XLOG_IMPL_ALL4(a, b, c, d) && xlog_impl_site_ready(site, fmt)                         \
-         ? xlog_impl_log_4(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b),              \
-                           XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d))                           \
-         : xlog_impl_log(site,                                                             \
-                         XLOG_IMPL_SLOTS(level, XLOG_IMPL_ALL4(a, b, c, d),                \
-                                         XLOG_IMPL_C4(a, b, c, d, 0)),                     \
-                         fmt, a, b, c, d))
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d), XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) |          \
+        XLOG_IMPL_C(c, 2) | XLOG_IMPL_C(d, 3),                                             \
+        xlog_impl_log_4(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d)), a, b, c, d)
 #define XLOG_IMPL_CAPTURE_5(site, level, fmt, a, b, c, d, e)                               \
-    (XLOG_IMPL_ALL4(a, b, c, d) && XLOG_IMPL_S(e) && xlog_impl_site_ready(site, fmt)       \
-         ? xlog_impl_log_5(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b),              \
-                           XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e))        \
-         : xlog_impl_log(site,                                                             \
-                         XLOG_IMPL_SLOTS(level, XLOG_IMPL_ALL4(a, b, c, d) && XLOG_IMPL_S(e), \
-                                         XLOG_IMPL_C4(a, b, c, d, 0) | XLOG_IMPL_C(e, 4)), \
-                         fmt, a, b, c, d, e))
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d) && XLOG_IMPL_S(e), XLOG_IMPL_C(a, 0) |            \
+        XLOG_IMPL_C(b, 1) | XLOG_IMPL_C(c, 2) | XLOG_IMPL_C(d, 3) | XLOG_IMPL_C(e, 4),     \
+        xlog_impl_log_5(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e)), a,    \
+        b, c, d, e)
 #define XLOG_IMPL_CAPTURE_6(site, level, fmt, a, b, c, d, e, f)                            \
-    (XLOG_IMPL_ALL4(a, b, c, d) && XLOG_IMPL_S(e) && XLOG_IMPL_S(f) &&                     \
-             xlog_impl_site_ready(site, fmt)                                               \
-         ? xlog_impl_log_6(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b),              \
-                           XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
-                           XLOG_IMPL_SLOT(f))                                              \
-         : xlog_impl_log(site,                                                             \
-                         XLOG_IMPL_SLOTS(level,                                            \
-                                         XLOG_IMPL_ALL4(a, b, c, d) && XLOG_IMPL_S(e) &&   \
-                                             XLOG_IMPL_S(f),                               \
-                                         XLOG_IMPL_C4(a, b, c, d, 0) | XLOG_IMPL_C(e, 4) | \
-                                             XLOG_IMPL_C(f, 5)),                           \
-                         fmt, a, b, c, d, e, f))
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d) && XLOG_IMPL_S(e) && XLOG_IMPL_S(f),              \
+        XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) | XLOG_IMPL_C(c, 2) | XLOG_IMPL_C(d, 3) |    \
+        XLOG_IMPL_C(e, 4) | XLOG_IMPL_C(f, 5),                                             \
+        xlog_impl_log_6(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
+        XLOG_IMPL_SLOT(f)), a, b, c, d, e, f)
 #define XLOG_IMPL_CAPTURE_7(site, level, fmt, a, b, c, d, e, f, g)                         \
-    (XLOG_IMPL_ALL4(a, b, c, d) && XLOG_IMPL_S(e) && XLOG_IMPL_S(f) && XLOG_IMPL_S(g) &&   \
-             xlog_impl_site_ready(site, fmt)                                               \
-         ? xlog_impl_log_7(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b),              \
-                           XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
-                           XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g))                           \
-         : xlog_impl_log(site,                                                             \
-                         XLOG_IMPL_SLOTS(level,                                            \
-                                         XLOG_IMPL_ALL4(a, b, c, d) && XLOG_IMPL_S(e) &&   \
-                                             XLOG_IMPL_S(f) && XLOG_IMPL_S(g),             \
-                                         XLOG_IMPL_C4(a, b, c, d, 0) | XLOG_IMPL_C(e, 4) | \
-                                             XLOG_IMPL_C(f, 5) | XLOG_IMPL_C(g, 6)),       \
-                         fmt, a, b, c, d, e, f, g))
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d) && XLOG_IMPL_S(e) && XLOG_IMPL_S(f) &&            \
+        XLOG_IMPL_S(g), XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) | XLOG_IMPL_C(c, 2) |        \
+        XLOG_IMPL_C(d, 3) | XLOG_IMPL_C(e, 4) | XLOG_IMPL_C(f, 5) | XLOG_IMPL_C(g, 6),     \
+        xlog_impl_log_7(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
+        XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g)), a, b, c, d, e, f, g)
 #define XLOG_IMPL_CAPTURE_8(site, level, fmt, a, b, c, d, e, f, g, h)                      \
-    (XLOG_IMPL_ALL4(a, b, c, d) && XLOG_IMPL_ALL4(e, f, g, h) &&                           \
-             xlog_impl_site_ready(site, fmt)                                               \
-         ? xlog_impl_log_8(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b),              \
-                           XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
-                           XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g), XLOG_IMPL_SLOT(h))        \
-         : xlog_impl_log(site,                                                             \
-                         XLOG_IMPL_SLOTS(level,                                            \
-                                         XLOG_IMPL_ALL4(a, b, c, d) &&                     \
-                                             XLOG_IMPL_ALL4(e, f, g, h),                   \
-                                         XLOG_IMPL_C4(a, b, c, d, 0) |                     \
-                                             XLOG_IMPL_C4(e, f, g, h, 4)),                 \
-                         fmt, a, b, c, d, e, f, g, h))
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d) && XLOG_IMPL_S(e) && XLOG_IMPL_S(f) &&            \
+        XLOG_IMPL_S(g) && XLOG_IMPL_S(h), XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) |          \
+        XLOG_IMPL_C(c, 2) | XLOG_IMPL_C(d, 3) | XLOG_IMPL_C(e, 4) | XLOG_IMPL_C(f, 5) |    \
+        XLOG_IMPL_C(g, 6) | XLOG_IMPL_C(h, 7),                                             \
+        xlog_impl_log_8(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
+        XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g), XLOG_IMPL_SLOT(h)), a, b, c, d, e, f, g, h)
 #else
 #define XLOG_IMPL_LITERAL_ENTRY xlog_impl_log
 #endif
