@@ -68,7 +68,18 @@
 
 uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
 
-static XLOG_IMPL_TLS xlog_ring *my_ring;
+/* The calling thread's ring (ring), and how far the shortest paths may
+ * write in it without looking at its lap and its tail (room_end): an
+ * absolute position, the end of the lap the last reservation was in or
+ * the back end's last known tail plus the capacity, whichever comes
+ * first.  Only ring_reserve moves what it depends on (lap_end and
+ * cached_tail are the producer's); it is 0, so the next call takes the
+ * general path, whenever the thread changes rings.  One thread-local
+ * block, so that one offset reaches both. */
+static XLOG_IMPL_TLS struct {
+    xlog_ring *ring;
+    uint64_t room_end;
+} me;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -83,7 +94,7 @@ static void count_drop(xlog_ring *r, int reason)
  * interrupted it.  Writing would corrupt the record being written. */
 static __attribute__((noinline)) void drop_nested(void)
 {
-    count_drop(my_ring, XLOG_DROP_NESTED);
+    count_drop(me.ring, XLOG_DROP_NESTED);
 }
 
 /* ---- the thread's ring -------------------------------------------------- */
@@ -121,7 +132,8 @@ static void thread_exited(void *ring)
 {
     xlog_ring *r = ring;
     xlog_enter();
-    my_ring = NULL;
+    me.ring = NULL;
+    me.room_end = 0;
     take_alt_stack(r);
     xlog_ring_leave(r);
     xlog_leave();
@@ -138,7 +150,7 @@ static void make_thread_exit_key(void)
 static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
 {
     pthread_once(&thread_exit_key_once, make_thread_exit_key);
-    xlog_ring *old = my_ring;
+    xlog_ring *old = me.ring;
     xlog_ring *r = xlog_ring_take(epoch);
     if (!r)
         return NULL;
@@ -148,7 +160,8 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
     } else if (xlog_load(&xlog_front.alt_stacks)) {
         give_alt_stack(r);
     }
-    my_ring = r;
+    me.room_end = 0;
+    me.ring = r;
     pthread_setspecific(thread_exit_key, r);
     if (old)
         xlog_ring_leave(old);
@@ -158,7 +171,7 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
 void xlog_front_after_fork(void)
 {
     /* rings.c unmaps every ring; the signal stack stays the thread's. */
-    xlog_ring *mine = my_ring;
+    xlog_ring *mine = me.ring;
     if (mine && mine->alt_stack) {
         void *stack = mine->alt_stack;
         mine->alt_stack = NULL;
@@ -166,7 +179,8 @@ void xlog_front_after_fork(void)
         sigaltstack(&off, NULL);
         free(stack);
     }
-    my_ring = NULL;
+    me.ring = NULL;
+    me.room_end = 0;
     if (mine)
         pthread_setspecific(thread_exit_key, NULL);
 }
@@ -186,7 +200,7 @@ static xlog_ring *ring_for_call(void)
             return NULL;
         }
     }
-    xlog_ring *r = my_ring;
+    xlog_ring *r = me.ring;
     if (LIKELY(r != NULL && xlog_load(&r->epoch) == epoch))
         return r;
     r = ring_for_this_thread(epoch);
@@ -261,6 +275,8 @@ static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
                 if (pos + size - r->cached_tail > r->capacity && !wait_for_room(r, pos + size))
                     return NULL;
             }
+            uint64_t lap_room = pos - offset + r->lap_end, tail_room = r->cached_tail + r->capacity;
+            me.room_end = lap_room < tail_room ? lap_room : tail_room;
             *record_pos = pos;
             return r->buffer + offset;
         }
@@ -568,8 +584,9 @@ static int site_prepare(xlog_impl_site *site, const char *fmt, int level)
 
 /* Reserves a record of a prepared site and writes its header; NULL when
  * the message is dropped. */
-static xlog_record *begin_site_record(xlog_ring *r, xlog_impl_site *site, uint64_t size,
-                                      int level, unsigned flags, uint64_t *pos)
+static inline __attribute__((always_inline)) xlog_record *
+begin_site_record(xlog_ring *r, xlog_impl_site *site, uint64_t size, int level, unsigned flags,
+                  uint64_t *pos)
 {
     char *p = ring_reserve(r, size, pos);
     if (!p)
@@ -636,15 +653,14 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
     xlog_enter();
     va_list ap;
     va_start(ap, fmt);
-    xlog_ring *r = my_ring;
+    xlog_ring *r = me.ring;
     const xlog_site_copy *scalar;
     if (LIKELY(r != NULL) &&
         LIKELY((scalar = __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE)) != NULL) &&
         LIKELY(site->format == fmt) && LIKELY(xlog_load(&r->epoch) == xlog_load(&xlog_front.epoch))) {
         uint64_t size = site->fixed_size;
         uint64_t pos = r->write_pos;
-        if (LIKELY((pos & r->mask) + size <= r->lap_end &&
-                   pos + size - r->cached_tail <= r->capacity)) {
+        if (LIKELY(pos + size <= me.room_end)) {
             xlog_record *rec = (xlog_record *)(r->buffer + (pos & r->mask));
             rec->tsc = begin_record(r);
             rec->size = (uint32_t)size;
@@ -716,11 +732,11 @@ static inline __attribute__((always_inline)) int log_slots_fast(xlog_impl_site *
                                                                 const uint64_t *slots, int n)
 {
     const uint64_t size = sizeof(xlog_record) + 8 * (uint64_t)n;
-    xlog_ring *r = my_ring;
+    xlog_ring *r = me.ring;
     if (UNLIKELY(r == NULL) || UNLIKELY(xlog_load(&r->epoch) != xlog_load(&xlog_front.epoch)))
         return 0;
     uint64_t pos = r->write_pos;
-    if (UNLIKELY((pos & r->mask) + size > r->lap_end || pos + size - r->cached_tail > r->capacity))
+    if (UNLIKELY(pos + size > me.room_end))
         return 0;
     xlog_record *rec = (xlog_record *)(r->buffer + (pos & r->mask));
     rec->tsc = begin_record(r);
