@@ -909,8 +909,18 @@ void xlog_stats(xlog_counters *out);
  * A format that is not a string literal (a variable, a table entry) works
  * too: it is parsed at every call instead of once per call site.  At most
  * XLOG_MAX_ARGS arguments are captured the fast way; a call with more still
- * gives the right line, through the slower path. */
-#define XLOG(level, ...) XLOG_IMPL_AT(level, 1, 0, xlog_impl_log, __VA_ARGS__)
+ * gives the right line, through the slower path.
+ *
+ * Compiled as C11 or later (gcc, clang), a call with a literal format and
+ * at most XLOG_MAX_SLOTS arguments that are all integers, enums, floats,
+ * doubles or pointers other than strings is captured at the call site:
+ * each argument's type picks how it becomes one 8-byte value, and the call
+ * passes those values to a function without a variable argument list.  In
+ * that mode an argument of a type printf has no conversion for (a struct,
+ * a union, __int128, a complex number) does not compile.  Strings, long
+ * doubles, more arguments, C99 and C++ take the variable argument list;
+ * the lines are the same either way. */
+#define XLOG(level, ...) XLOG_IMPL_AT(level, 1, 0, XLOG_IMPL_LITERAL_ENTRY, __VA_ARGS__)
 
 #define xlog_trace(...) XLOG(XLOG_TRACE, __VA_ARGS__)
 #define xlog_debug(...) XLOG(XLOG_DEBUG, __VA_ARGS__)
@@ -996,6 +1006,9 @@ static inline int xlog_enabled(int level);
 
 /* Arguments captured by the fast path per call site. */
 #define XLOG_MAX_ARGS 16
+/* Arguments a C11 call site captures itself, without a variable argument
+ * list (see XLOG). */
+#define XLOG_MAX_SLOTS 8
 
 /* ------------------------------------------------------------------------ */
 /* Library internals needed by the macros above (not for direct use)        */
@@ -1093,6 +1106,212 @@ typedef struct xlog_impl_site {
         }                                                                                  \
     } while (0)
 
+/* Capture at the call site (C11 and later, gcc and clang; see XLOG).
+ *
+ * Each argument's type gives, at compile time, its slot class and the
+ * function that turns it into 8 bytes (XLOG_IMPL_SLOT): exactly the bytes
+ * the library's variable-argument path writes into a record for the
+ * conversion that takes that type: an int or anything promoted to one
+ * (char, short, _Bool, enums, unsigned int, bit-fields) sign-extended as
+ * va_arg(ap, int) reads it for %d, %u, %x, %c; 64-bit integers and
+ * pointers as they are; a float or a double as the double's bits.  A
+ * string (char *, wchar_t * and their variants), a long double, or a type
+ * printf has no conversion for has class 0: the call site then always
+ * calls xlog_impl_log, decided at compile time.
+ *
+ * A call with all-scalar arguments calls xlog_impl_log_<count> only when
+ * the site is ready for it: the library set scalar_copy, on the site's
+ * first call, after checking that the kinds the format asks for are, one
+ * for one, what the slots hold (no %m, no string, no %lc or %Lf, as many
+ * conversions as arguments), and the site's format is this one (an inline
+ * function's call site may be reached with several formats).  Otherwise
+ * the call takes xlog_impl_log, whose level carries the slot classes for
+ * that first check (XLOG_IMPL_SLOTTED).  Both calls stay in the code, so
+ * -Wformat checks the call to xlog_impl_log as before. */
+#define XLOG_IMPL_SLOT_INT 1    /* sign-extended int */
+#define XLOG_IMPL_SLOT_64 2     /* a 64-bit integer or a pointer */
+#define XLOG_IMPL_SLOT_DOUBLE 3 /* the bits of a double */
+#define XLOG_IMPL_SLOTTED 0x2000 /* the level carries slot classes: 2 bits
+                                    per argument from bit 14 up */
+#define XLOG_IMPL_SLOT_SHIFT 14
+/* What of the level a call of xlog_impl_log_<n> passes: the level and the
+ * record's flags (KEEP, RATED), as the record's level and flags bytes. */
+#define XLOG_IMPL_RECORD_BITS 0x6ff
+
+#if defined(__GNUC__) && !defined(__cplusplus) && defined(__STDC_VERSION__) &&                \
+    __STDC_VERSION__ >= 201112L
+#define XLOG_IMPL_LITERAL_ENTRY XLOG_IMPL_CAPTURED
+
+/* The functions that make slots.  Their first parameter (0) lets
+ * xlog_impl_slot_none, which must accept any argument, have the same
+ * calling form as the others. */
+static inline uint64_t xlog_impl_slot_int(int unused, int v)
+{
+    (void)unused;
+    return (uint64_t)(int64_t)v;
+}
+static inline uint64_t xlog_impl_slot_uint(int unused, unsigned v)
+{
+    (void)unused;
+    return (uint64_t)(int64_t)(int)v;
+}
+static inline uint64_t xlog_impl_slot_i64(int unused, long long v)
+{
+    (void)unused;
+    return (uint64_t)v;
+}
+static inline uint64_t xlog_impl_slot_u64(int unused, unsigned long long v)
+{
+    (void)unused;
+    return (uint64_t)v;
+}
+static inline uint64_t xlog_impl_slot_double(int unused, double v)
+{
+    (void)unused;
+    uint64_t bits;
+    __builtin_memcpy(&bits, &v, sizeof bits);
+    return bits;
+}
+static inline uint64_t xlog_impl_slot_float(int unused, float v)
+{
+    return xlog_impl_slot_double(unused, (double)v);
+}
+static inline uint64_t xlog_impl_slot_pointer(int unused, const volatile void *p)
+{
+    (void)unused;
+    return (uint64_t)(uintptr_t)p;
+}
+/* Class 0: never called (the site takes xlog_impl_log); takes anything so
+ * that the call compiles. */
+static inline uint64_t xlog_impl_slot_none(int unused, ...)
+{
+    (void)unused;
+    return 0;
+}
+
+/* The argument as an rvalue: promoted, arrays and functions as pointers,
+ * qualifiers and bit-field widths gone, without evaluating it. */
+#define XLOG_IMPL_RVALUE(x) (0 ? (x) : (x))
+#define XLOG_IMPL_IS_POINTER(x) (__builtin_classify_type(x) == 5)
+#define XLOG_IMPL_STRING_TYPES(v)                                                          \
+    char * : v, const char * : v, signed char * : v, const signed char * : v,              \
+        unsigned char * : v, const unsigned char * : v, wchar_t * : v, const wchar_t * : v
+#define XLOG_IMPL_CLASS(x)                                                                 \
+    _Generic(XLOG_IMPL_RVALUE(x), int: XLOG_IMPL_SLOT_INT, unsigned: XLOG_IMPL_SLOT_INT,    \
+             long: XLOG_IMPL_SLOT_64, unsigned long: XLOG_IMPL_SLOT_64,                    \
+             long long: XLOG_IMPL_SLOT_64, unsigned long long: XLOG_IMPL_SLOT_64,          \
+             float: XLOG_IMPL_SLOT_DOUBLE, double: XLOG_IMPL_SLOT_DOUBLE, long double: 0,  \
+             XLOG_IMPL_STRING_TYPES(0),                                                    \
+             default: (XLOG_IMPL_IS_POINTER(x) ? XLOG_IMPL_SLOT_64 : 0))
+#define XLOG_IMPL_SLOT(x)                                                                  \
+    _Generic(XLOG_IMPL_RVALUE(x), int: xlog_impl_slot_int, unsigned: xlog_impl_slot_uint,  \
+             long: xlog_impl_slot_i64, unsigned long: xlog_impl_slot_u64,                  \
+             long long: xlog_impl_slot_i64, unsigned long long: xlog_impl_slot_u64,        \
+             float: xlog_impl_slot_float, double: xlog_impl_slot_double,                   \
+             long double: xlog_impl_slot_none, XLOG_IMPL_STRING_TYPES(xlog_impl_slot_none), \
+             default: __builtin_choose_expr(XLOG_IMPL_IS_POINTER(x), xlog_impl_slot_pointer, \
+                                            xlog_impl_slot_none))(0, (x))
+
+/* Whether the site takes xlog_impl_log_<count> (see above). */
+static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
+{
+    return __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE) != XLOG_IMPL_NULL &&
+           site->format == format;
+}
+
+/* How many arguments follow the format: 0 to 8, or V (more, up to 111). */
+#define XLOG_IMPL_COUNT(...)                                                               \
+    XLOG_IMPL_COUNT_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define XLOG_IMPL_COUNT_(f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,   \
+    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31,   \
+    a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48,   \
+    a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65,   \
+    a66, a67, a68, a69, a70, a71, a72, a73, a74, a75, a76, a77, a78, a79, a80, a81, a82,   \
+    a83, a84, a85, a86, a87, a88, a89, a90, a91, a92, a93, a94, a95, a96, a97, a98, a99,   \
+    a100, a101, a102, a103, a104, a105, a106, a107, a108, a109, a110, a111, n, ...) n
+#define XLOG_IMPL_CAT(a, b) XLOG_IMPL_CAT_(a, b)
+#define XLOG_IMPL_CAT_(a, b) a##b
+#define XLOG_IMPL_CAPTURED(site, level, ...)                                               \
+    XLOG_IMPL_CAT(XLOG_IMPL_CAPTURE_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
+
+/* The level with the slot classes, or alone when one argument is not a
+ * scalar. */
+#define XLOG_IMPL_SLOTS(level, scalar, classes)                                            \
+    ((level) | ((scalar) ? XLOG_IMPL_SLOTTED | (classes) << XLOG_IMPL_SLOT_SHIFT : 0))
+#define XLOG_IMPL_C(x, i) (XLOG_IMPL_CLASS(x) << (2 * (i)))
+#define XLOG_IMPL_S(x) (XLOG_IMPL_CLASS(x) != 0)
+
+/* The call of a site with n > 0 arguments after its format:
+ * xlog_impl_log_<n> with the slots when they are all scalars (a constant)
+ * and the site is ready, else xlog_impl_log with the slot classes on the
+ * level (none when one argument is not a scalar). */
+#define XLOG_IMPL_CAPTURE(site, level, fmt, scalar, classes, slot_call, ...)               \
+    ((scalar) && xlog_impl_site_ready(site, fmt) ? slot_call :                             \
+        xlog_impl_log(site, XLOG_IMPL_SLOTS(level, scalar, classes), fmt, __VA_ARGS__))
+#define XLOG_IMPL_CAPTURE_V(site, level, ...) xlog_impl_log(site, level, __VA_ARGS__)
+#define XLOG_IMPL_CAPTURE_0(site, level, fmt)                                              \
+    (xlog_impl_site_ready(site, fmt) ?                                                     \
+        xlog_impl_log_0(site, (level) & XLOG_IMPL_RECORD_BITS) :                           \
+        xlog_impl_log(site, XLOG_IMPL_SLOTS(level, 1, 0), fmt))
+#define XLOG_IMPL_CAPTURE_1(site, level, fmt, a)                                           \
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a), XLOG_IMPL_C(a, 0),                 \
+        xlog_impl_log_1(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a)), a)
+#define XLOG_IMPL_CAPTURE_2(site, level, fmt, a, b)                                        \
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b),                  \
+        XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1),                                             \
+        xlog_impl_log_2(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b)), a, b)
+#define XLOG_IMPL_CAPTURE_3(site, level, fmt, a, b, c)                                     \
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c), XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) | XLOG_IMPL_C(c, 2),         \
+        xlog_impl_log_3(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c)), a, b, c)
+#define XLOG_IMPL_CAPTURE_4(site, level, fmt, a, b, c, d)                                  \
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d), XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) |          \
+        XLOG_IMPL_C(c, 2) | XLOG_IMPL_C(d, 3),                                             \
+        xlog_impl_log_4(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d)), a, b, c, d)
+#define XLOG_IMPL_CAPTURE_5(site, level, fmt, a, b, c, d, e)                               \
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d) && XLOG_IMPL_S(e), XLOG_IMPL_C(a, 0) |            \
+        XLOG_IMPL_C(b, 1) | XLOG_IMPL_C(c, 2) | XLOG_IMPL_C(d, 3) | XLOG_IMPL_C(e, 4),     \
+        xlog_impl_log_5(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e)), a,    \
+        b, c, d, e)
+#define XLOG_IMPL_CAPTURE_6(site, level, fmt, a, b, c, d, e, f)                            \
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d) && XLOG_IMPL_S(e) && XLOG_IMPL_S(f),              \
+        XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) | XLOG_IMPL_C(c, 2) | XLOG_IMPL_C(d, 3) |    \
+        XLOG_IMPL_C(e, 4) | XLOG_IMPL_C(f, 5),                                             \
+        xlog_impl_log_6(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
+        XLOG_IMPL_SLOT(f)), a, b, c, d, e, f)
+#define XLOG_IMPL_CAPTURE_7(site, level, fmt, a, b, c, d, e, f, g)                         \
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d) && XLOG_IMPL_S(e) && XLOG_IMPL_S(f) &&            \
+        XLOG_IMPL_S(g), XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) | XLOG_IMPL_C(c, 2) |        \
+        XLOG_IMPL_C(d, 3) | XLOG_IMPL_C(e, 4) | XLOG_IMPL_C(f, 5) | XLOG_IMPL_C(g, 6),     \
+        xlog_impl_log_7(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
+        XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g)), a, b, c, d, e, f, g)
+#define XLOG_IMPL_CAPTURE_8(site, level, fmt, a, b, c, d, e, f, g, h)                      \
+    XLOG_IMPL_CAPTURE(site, level, fmt, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) &&                \
+        XLOG_IMPL_S(c) && XLOG_IMPL_S(d) && XLOG_IMPL_S(e) && XLOG_IMPL_S(f) &&            \
+        XLOG_IMPL_S(g) && XLOG_IMPL_S(h), XLOG_IMPL_C(a, 0) | XLOG_IMPL_C(b, 1) |          \
+        XLOG_IMPL_C(c, 2) | XLOG_IMPL_C(d, 3) | XLOG_IMPL_C(e, 4) | XLOG_IMPL_C(f, 5) |    \
+        XLOG_IMPL_C(g, 6) | XLOG_IMPL_C(h, 7),                                             \
+        xlog_impl_log_8(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
+        XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
+        XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g), XLOG_IMPL_SLOT(h)), a, b, c, d, e, f, g, h)
+#else
+#define XLOG_IMPL_LITERAL_ENTRY xlog_impl_log
+#endif
+
 /* The process-wide level; the floor, the lowest level any rule lets through
  * (or keeps for a backtrace) or any thread's own threshold names; the
  * rules' generation; the calling thread's own threshold (or
@@ -1103,6 +1322,22 @@ extern uint32_t xlog_impl_generation;
 extern XLOG_IMPL_TLS int xlog_impl_thread_threshold;
 
 void xlog_impl_log(xlog_impl_site *site, int level, const char *format, ...) XLOG_IMPL_PRINTF(3, 4);
+/* The call of a site ready for its slots (see "Capture at the call site"):
+ * one per argument count. */
+void xlog_impl_log_0(xlog_impl_site *site, int level);
+void xlog_impl_log_1(xlog_impl_site *site, int level, uint64_t a0);
+void xlog_impl_log_2(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1);
+void xlog_impl_log_3(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, uint64_t a2);
+void xlog_impl_log_4(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, uint64_t a2,
+                     uint64_t a3);
+void xlog_impl_log_5(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, uint64_t a2,
+                     uint64_t a3, uint64_t a4);
+void xlog_impl_log_6(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, uint64_t a2,
+                     uint64_t a3, uint64_t a4, uint64_t a5);
+void xlog_impl_log_7(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, uint64_t a2,
+                     uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6);
+void xlog_impl_log_8(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, uint64_t a2,
+                     uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7);
 void xlog_impl_check_failed(const char *cond, const char *file, int line, const char *func,
                             const char *format, ...) XLOG_IMPL_PRINTF(5, 6) XLOG_IMPL_NORETURN;
 void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *format, ...)

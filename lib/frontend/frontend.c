@@ -69,7 +69,18 @@
 
 uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
 
-static XLOG_IMPL_TLS xlog_ring *my_ring;
+/* The calling thread's ring (ring), and how far the shortest paths may
+ * write in it without looking at its lap and its tail (room_end): an
+ * absolute position, the end of the lap the last reservation was in or
+ * the back end's last known tail plus the capacity, whichever comes
+ * first.  Only ring_reserve moves what it depends on (lap_end and
+ * cached_tail are the producer's); it is 0, so the next call takes the
+ * general path, whenever the thread changes rings.  One thread-local
+ * block, so that one offset reaches both. */
+static XLOG_IMPL_TLS struct {
+    xlog_ring *ring;
+    uint64_t room_end;
+} me;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -84,7 +95,7 @@ static void count_drop(xlog_ring *r, int reason)
  * interrupted it.  Writing would corrupt the record being written. */
 static __attribute__((noinline)) void drop_nested(void)
 {
-    count_drop(my_ring, XLOG_DROP_NESTED);
+    count_drop(me.ring, XLOG_DROP_NESTED);
 }
 
 /* ---- the thread's ring -------------------------------------------------- */
@@ -122,7 +133,8 @@ static void thread_exited(void *ring)
 {
     xlog_ring *r = ring;
     xlog_enter();
-    my_ring = NULL;
+    me.ring = NULL;
+    me.room_end = 0;
     take_alt_stack(r);
     xlog_ring_leave(r);
     xlog_leave();
@@ -139,7 +151,7 @@ static void make_thread_exit_key(void)
 static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
 {
     pthread_once(&thread_exit_key_once, make_thread_exit_key);
-    xlog_ring *old = my_ring;
+    xlog_ring *old = me.ring;
     xlog_ring *r = xlog_ring_take(epoch);
     if (!r)
         return NULL;
@@ -149,7 +161,8 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
     } else if (xlog_load(&xlog_front.alt_stacks)) {
         give_alt_stack(r);
     }
-    my_ring = r;
+    me.room_end = 0;
+    me.ring = r;
     pthread_setspecific(thread_exit_key, r);
     if (old)
         xlog_ring_leave(old);
@@ -159,7 +172,7 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
 void xlog_front_after_fork(void)
 {
     /* rings.c unmaps every ring; the signal stack stays the thread's. */
-    xlog_ring *mine = my_ring;
+    xlog_ring *mine = me.ring;
     if (mine && mine->alt_stack) {
         void *stack = mine->alt_stack;
         mine->alt_stack = NULL;
@@ -167,7 +180,8 @@ void xlog_front_after_fork(void)
         sigaltstack(&off, NULL);
         free(stack);
     }
-    my_ring = NULL;
+    me.ring = NULL;
+    me.room_end = 0;
     if (mine)
         pthread_setspecific(thread_exit_key, NULL);
 }
@@ -187,7 +201,7 @@ static xlog_ring *ring_for_call(void)
             return NULL;
         }
     }
-    xlog_ring *r = my_ring;
+    xlog_ring *r = me.ring;
     if (LIKELY(r != NULL && xlog_load(&r->epoch) == epoch))
         return r;
     r = ring_for_this_thread(epoch);
@@ -262,6 +276,8 @@ static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
                 if (pos + size - r->cached_tail > r->capacity && !wait_for_room(r, pos + size))
                     return NULL;
             }
+            uint64_t lap_room = pos - offset + r->lap_end, tail_room = r->cached_tail + r->capacity;
+            me.room_end = lap_room < tail_room ? lap_room : tail_room;
             *record_pos = pos;
             return r->buffer + offset;
         }
@@ -324,7 +340,11 @@ static size_t message_budget(const xlog_ring *r)
 
 /* ---- the dynamic path --------------------------------------------------- */
 
-/* The record flags a call's level carries (xlog.h: XLOG_IMPL_KEEP ...). */
+/* The record flags a call's level carries (xlog.h: XLOG_IMPL_KEEP ...), in
+ * its second byte (a slot call passes that byte as it is). */
+_Static_assert(XLOG_IMPL_KEEP >> 8 == XLOG_REC_KEEP && XLOG_IMPL_RATED >> 8 == XLOG_REC_RATED &&
+                   (XLOG_IMPL_RECORD_BITS >> 8) == (XLOG_REC_KEEP | XLOG_REC_RATED),
+               "a level's second byte is its record's flags");
 static inline unsigned call_flags(int level)
 {
     return (unsigned)(level >> 8) & (XLOG_REC_KEEP | XLOG_REC_RATED);
@@ -502,10 +522,27 @@ static void note_site_being_prepared(xlog_impl_site *site)
         xlog_survival_add_site_names(copy);
 }
 
+/* Whether the slots a C11 call site passes (their classes ride on level:
+ * xlog.h, "Capture at the call site") are, one for one, the bytes the
+ * format's kinds ask for, so that the site may call xlog_impl_log_<n>.  A
+ * call without slots (C99, C++, a string among the arguments) needs no
+ * such check. */
+static int slots_fit(int level, const unsigned char *kinds, int nargs)
+{
+    if (!(level & XLOG_IMPL_SLOTTED))
+        return 1;
+    unsigned classes = (unsigned)level >> XLOG_IMPL_SLOT_SHIFT;
+    for (int i = 0; i < nargs; i++, classes >>= 2)
+        if (!xlog_record_slot_fits(kinds[i], classes & 3))
+            return 0; /* also a conversion with no argument left */
+    return classes == 0; /* and no argument without its conversion */
+}
+
 /* Parses a site's format on its first use.  Returns 1 if the site can take
  * the fast path with this format: at most XLOG_MAX_ARGS arguments and no
- * string with a fixed precision (which must bound the copy: dynamic path). */
-static int site_prepare(xlog_impl_site *site, const char *fmt)
+ * string with a fixed precision (which must bound the copy: dynamic path).
+ * level is the first call's, with its slot classes if it has them. */
+static int site_prepare(xlog_impl_site *site, const char *fmt, int level)
 {
     int state = XLOG_SITE_NEW;
     if (!__atomic_compare_exchange_n(&site->state, &state, XLOG_SITE_PARSING, 0, __ATOMIC_ACQUIRE,
@@ -548,10 +585,32 @@ static int site_prepare(xlog_impl_site *site, const char *fmt)
     xlog_survival_add_site(copy);
     __atomic_store_n(&site->state, prepared, __ATOMIC_RELEASE);
     /* The shortest path tests this pointer in place of the state: the copy
-     * a record names costs it no load of its own. */
-    if (prepared == XLOG_SITE_SCALAR)
+     * a record names costs it no load of its own.  A C11 call site tests
+     * it too, and then passes slots: only if they fit. */
+    if (prepared == XLOG_SITE_SCALAR && slots_fit(level, site->kinds, site->nargs))
         __atomic_store_n(&site->scalar_copy, copy, __ATOMIC_RELEASE);
     return ready;
+}
+
+/* Reserves a record of a prepared site and writes its header; NULL when
+ * the message is dropped. */
+static inline __attribute__((always_inline)) xlog_record *
+begin_site_record(xlog_ring *r, xlog_impl_site *site, uint64_t size, int level, unsigned flags,
+                  uint64_t *pos)
+{
+    char *p = ring_reserve(r, size, pos);
+    if (!p)
+        return NULL;
+    xlog_record *rec = (xlog_record *)p;
+    rec->tsc = begin_record(r);
+    rec->size = (uint32_t)size;
+    write_suppressed(rec, site, flags);
+    rec->type = XLOG_REC_SITE;
+    rec->level = (uint8_t)level;
+    rec->flags = (uint8_t)flags;
+    rec->nargs = site->nargs;
+    rec->site = site->copy;
+    return rec;
 }
 
 /* Everything but the shortest path: a thread's first message, a site's
@@ -565,7 +624,7 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
         return;
     int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
     if (!((state == XLOG_SITE_SCALAR || state == XLOG_SITE_READY) && site->format == fmt) &&
-        !site_prepare(site, fmt)) {
+        !site_prepare(site, fmt, level)) {
         log_dynamic(r, site, copy_to_name(site), level, site->file, site->line, site->func, fmt,
                     caller_errno, ap);
         return;
@@ -583,20 +642,11 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
     }
     size = xlog_align8(size + suppressed_size(flags));
     uint64_t pos;
-    char *p = ring_reserve(r, size, &pos);
-    if (!p)
+    xlog_record *rec = begin_site_record(r, site, size, level, flags, &pos);
+    if (!rec)
         return;
-    xlog_record *rec = (xlog_record *)p;
-    rec->tsc = begin_record(r);
-    rec->size = (uint32_t)size;
-    write_suppressed(rec, site, flags);
-    rec->type = XLOG_REC_SITE;
-    rec->level = (uint8_t)level;
-    rec->flags = (uint8_t)flags;
-    rec->nargs = site->nargs;
-    rec->site = site->copy;
     xlog_tsan_acquire(&r->tail);
-    xlog_record_encode_args(p + sizeof(xlog_record), site->kinds, site->nargs, lens, caller_errno, ap);
+    xlog_record_encode_args((char *)(rec + 1), site->kinds, site->nargs, lens, caller_errno, ap);
     xlog_tsan_release(&r->head);
     publish_record(r, pos, size);
 }
@@ -613,15 +663,14 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
     xlog_enter();
     va_list ap;
     va_start(ap, fmt);
-    xlog_ring *r = my_ring;
+    xlog_ring *r = me.ring;
     const xlog_site_copy *scalar;
     if (LIKELY(r != NULL) &&
         LIKELY((scalar = __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE)) != NULL) &&
         LIKELY(site->format == fmt) && LIKELY(xlog_load(&r->epoch) == xlog_load(&xlog_front.epoch))) {
         uint64_t size = site->fixed_size;
         uint64_t pos = r->write_pos;
-        if (LIKELY((pos & r->mask) + size <= r->lap_end &&
-                   pos + size - r->cached_tail <= r->capacity)) {
+        if (LIKELY(pos + size <= me.room_end)) {
             xlog_record *rec = (xlog_record *)(r->buffer + (pos & r->mask));
             rec->tsc = begin_record(r);
             rec->size = (uint32_t)size;
@@ -642,6 +691,120 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
     va_end(ap);
     xlog_leave();
 }
+
+/* ---- the call captured at its site ---------------------------------------
+ *
+ * Compiled as C11, a call site whose arguments are all scalars (no string,
+ * no long double) and at most XLOG_MAX_SLOTS turns each argument into an
+ * 8-byte slot by its type, at compile time (xlog.h, "Capture at the call
+ * site"), and, once its site is ready, calls xlog_impl_log_<n> with the
+ * slots: no va_list, no decision per argument at run time; the record's
+ * size and its argument count are constants of each function.
+ *
+ * The record is byte for byte the one xlog_impl_log writes (same header,
+ * the site's copy with the kinds from the format's parse, 8-byte
+ * arguments), so the back end, recovery and the survival dictionary do not
+ * know the difference.  That holds because the site is ready only when the
+ * kinds take the slots as they are (slots_fit, on the site's first call,
+ * made through xlog_impl_log with the slot classes on its level): anything
+ * else -Wformat lets through or cannot see (%m, which reads no argument;
+ * %lc, zero-extended; a long where %d reads an int; more or fewer
+ * conversions than arguments) leaves the site unready, and its call site
+ * keeps calling xlog_impl_log, which reads the arguments by the kinds as
+ * before.  A '*' width or precision is an int slot like any other; %n's
+ * pointer is a pointer slot.  So these functions never see a site they
+ * cannot write, and their general path (a thread's first message, another
+ * epoch, a full ring, the end of a lap, a closed logger) writes the slots
+ * as they are, through the same reservation as log_general. */
+
+/* Everything but the shortest path, for a site ready for its slots. */
+static __attribute__((noinline)) void log_slots_general(xlog_impl_site *site, int level,
+                                                        const uint64_t *slots, int n)
+{
+    xlog_ring *r = ring_for_call();
+    if (!r)
+        return;
+    uint64_t pos;
+    xlog_record *rec = begin_site_record(r, site, site->fixed_size, level, call_flags(level), &pos);
+    if (!rec)
+        return;
+    xlog_tsan_acquire(&r->tail);
+    xlog_record_encode_slots((char *)(rec + 1), slots, n);
+    xlog_tsan_release(&r->head);
+    publish_record(r, pos, site->fixed_size);
+}
+
+/* The shortest path of a ready site's call with n slots, written out as in
+ * xlog_impl_log, with the record's size a constant; 0 if the call must
+ * take log_slots_general.  level holds the record's level and flags only
+ * (XLOG_IMPL_RECORD_BITS). */
+static inline __attribute__((always_inline)) int log_slots_fast(xlog_impl_site *site, int level,
+                                                                const uint64_t *slots, int n)
+{
+    const uint64_t size = sizeof(xlog_record) + 8 * (uint64_t)n;
+    xlog_ring *r = me.ring;
+    if (UNLIKELY(r == NULL) || UNLIKELY(xlog_load(&r->epoch) != xlog_load(&xlog_front.epoch)))
+        return 0;
+    uint64_t pos = r->write_pos;
+    if (UNLIKELY(pos + size > me.room_end))
+        return 0;
+    xlog_record *rec = (xlog_record *)(r->buffer + (pos & r->mask));
+    rec->tsc = begin_record(r);
+    rec->size = (uint32_t)size;
+    rec->type = XLOG_REC_SITE;
+    rec->level = (uint8_t)level;
+    rec->flags = (uint8_t)(level >> 8);
+    rec->nargs = (uint8_t)n;
+    /* Set before the call site could call here (xlog.h). */
+    rec->site = __atomic_load_n(&site->scalar_copy, __ATOMIC_RELAXED);
+    xlog_record_encode_slots((char *)(rec + 1), slots, n);
+    publish_record(r, pos, size);
+    return 1;
+}
+
+/* The functions a call site calls with its slots.  The slots are given to
+ * the fast path and to the general one in arrays of their own, so that
+ * the fast path stores the registers where they go, and only the general
+ * path puts them on the stack. */
+XLOG_API void xlog_impl_log_0(xlog_impl_site *site, int level)
+{
+    if (UNLIKELY(xlog_in_call)) {
+        drop_nested();
+        return;
+    }
+    xlog_enter();
+    if (!log_slots_fast(site, level, NULL, 0))
+        log_slots_general(site, level, NULL, 0);
+    xlog_leave();
+}
+
+/* xlog_impl_log_<n>: parameters is the list of the n slots' parameters,
+ * in parentheses, and the arguments name them. */
+#define SLOTS_ENTRY(n, parameters, ...)                                                     \
+    XLOG_API void xlog_impl_log_##n(xlog_impl_site *site, int level, LIST parameters)      \
+    {                                                                                       \
+        if (UNLIKELY(xlog_in_call)) {                                                       \
+            drop_nested();                                                                  \
+            return;                                                                         \
+        }                                                                                   \
+        xlog_enter();                                                                       \
+        if (!log_slots_fast(site, level, (const uint64_t[]){__VA_ARGS__}, n)) {             \
+            const uint64_t slots[] = {__VA_ARGS__};                                         \
+            log_slots_general(site, level, slots, n);                                       \
+        }                                                                                   \
+        xlog_leave();                                                                       \
+    }
+#define LIST(...) __VA_ARGS__
+SLOTS_ENTRY(1, (uint64_t a0), a0)
+SLOTS_ENTRY(2, (uint64_t a0, uint64_t a1), a0, a1)
+SLOTS_ENTRY(3, (uint64_t a0, uint64_t a1, uint64_t a2), a0, a1, a2)
+SLOTS_ENTRY(4, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3), a0, a1, a2, a3)
+SLOTS_ENTRY(5, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4), a0, a1, a2, a3, a4)
+SLOTS_ENTRY(6, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5), a0, a1, a2, a3, a4, a5)
+SLOTS_ENTRY(7, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6), a0, a1, a2, a3, a4, a5, a6)
+SLOTS_ENTRY(8, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7), a0, a1, a2, a3, a4, a5, a6, a7)
+#undef LIST
+#undef SLOTS_ENTRY
 
 /* A call of a rate-limited site that passed its limit: its record carries
  * the count of the calls suppressed before it (log_general). */

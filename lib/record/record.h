@@ -341,6 +341,45 @@ xlog_record_encode_args(char *out, const unsigned char *kinds, int nargs, const 
     return out;
 }
 
+/* ---- arguments captured at the call site (xlog.h, "Capture at the call
+ * site") ----
+ * A slot holds an argument's 8 bytes as xlog_record_encode_args writes
+ * them, when the argument's type and the conversion's kind agree as
+ * xlog_record_slot_fits says; such arguments are written as they are. */
+
+/* Whether a slot of class slot_class (XLOG_IMPL_SLOT_*) holds the bytes
+ * xlog_record_encode_args writes for kind: an int for XLOG_ARG_INT (read
+ * as int and sign-extended), a 64-bit integer or a pointer for the 8-byte
+ * integer kinds and XLOG_ARG_PTR, a double for XLOG_ARG_DOUBLE.  Never a
+ * string, a long double, %m (no argument) or XLOG_ARG_WINT (zero-extended). */
+static inline int xlog_record_slot_fits(int kind, int slot_class)
+{
+    switch (kind & XLOG_KIND_MASK) {
+    case XLOG_ARG_INT:
+        return slot_class == XLOG_IMPL_SLOT_INT;
+    case XLOG_ARG_LONG:
+    case XLOG_ARG_LLONG:
+    case XLOG_ARG_INTMAX:
+    case XLOG_ARG_SIZE:
+    case XLOG_ARG_PTRDIFF:
+    case XLOG_ARG_PTR:
+        return slot_class == XLOG_IMPL_SLOT_64;
+    case XLOG_ARG_DOUBLE:
+        return slot_class == XLOG_IMPL_SLOT_DOUBLE;
+    default:
+        return 0;
+    }
+}
+
+/* Writes n slots that fit their kinds; returns the end. */
+static inline __attribute__((always_inline)) char *
+xlog_record_encode_slots(char *out, const uint64_t *slots, int n)
+{
+    for (int i = 0; i < n; i++, out += 8)
+        memcpy(out, &slots[i], 8);
+    return out;
+}
+
 #define XLOG_RECORD_DYNAMIC_HEAD 16u
 
 /* Bytes of a dynamic head with these parts. */

@@ -78,6 +78,7 @@ static int uses_every_name(const char *name, int id, double ratio)
     (void)XLOG_VERSION_STRING;
     (void)XLOG_TRUNCATED_MARK;
     (void)XLOG_MAX_ARGS;
+    (void)XLOG_MAX_SLOTS;
     return xlog_close() + (int)counters.messages;
 }
 

@@ -1,0 +1,3 @@
+/* cases.h compiled as C99: every call takes the variable argument list. */
+#define CASES capture_cases_c99
+#include "cases.h"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# -Wformat checks an XLOG call as it checks printf, in every language mode:
+# a C11 call site that captures its scalar arguments itself (xlog.h,
+# "Capture at the call site") still names the variable-argument function
+# with the format attribute, so each bad call below gives the same -Wformat
+# diagnostics as the same call compiled as C99 (today's path), at least one.
+#   format_still_checked.sh INCLUDE_DIR
+set -euo pipefail
+include=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bad_calls=(
+  'xlog_info("%d", "text");'          # a string where %d reads an int
+  'xlog_info("%s", 42);'              # an int (a slot) where %s reads a string
+  'xlog_info("%d %d", 1);'            # a conversion without its argument
+  'xlog_info("%d", 1, 2);'            # an argument without its conversion
+  'xlog_info("%ld", 1);'              # an int where %ld reads a long
+  'xlog_info("%f %d", 1, 2.0);'       # an int and a double swapped
+)
+# Diagnostics of -Wformat (and -Wformat-extra-args) in a compiler's output.
+count_format_diagnostics() {
+  grep -cE '\[-W(error=)?format[a-z-]*=?\]' "$1" || true
+}
+checked=0
+for cc in gcc clang; do
+  command -v $cc >/dev/null || { echo "$cc: not installed, skipped"; continue; }
+  for i in "${!bad_calls[@]}"; do
+    printf '#include <xlog.h>\nvoid f(void);\nvoid f(void) { %s }\n' "${bad_calls[$i]}" > "$work/bad.c"
+    expected=""
+    for std in c99 c11 gnu11 c17; do
+      if $cc -x c -std=$std -fsyntax-only -Wformat -Wno-unused -I"$include" "$work/bad.c" \
+            > "$work/out" 2>&1; then :; fi
+      n=$(count_format_diagnostics "$work/out")
+      if [ "$n" -lt 1 ]; then
+        echo "FAIL: $cc -std=$std gave no -Wformat diagnostic for: ${bad_calls[$i]}"; cat "$work/out"; exit 1
+      fi
+      [ -z "$expected" ] && expected=$n
+      if [ "$n" != "$expected" ]; then
+        echo "FAIL: $cc -std=$std gave $n -Wformat diagnostics, C99 gave $expected, for: ${bad_calls[$i]}"
+        cat "$work/out"; exit 1
+      fi
+      checked=$((checked + 1))
+    done
+  done
+done
+echo "-Wformat saw each of ${#bad_calls[@]} bad calls in $checked compilations"
+[ $checked -gt 0 ]

@@ -1,0 +1,244 @@
+/*
+ * test_capture.c - a C11 call site captures its scalar arguments itself
+ * (xlog.h, "Capture at the call site"; lib/frontend/frontend.c, "the call
+ * captured at its site"), and its lines are those of the variable argument
+ * list, byte for byte, whatever the types and the format say.
+ *
+ * Each call of capture/cases.h is made twice from its C11 site (the first
+ * call prepares the site, through the variable argument list; the second
+ * takes the slots if the site is ready for them) and once from the same
+ * statement compiled as C99.  The three lines must be whole and the same
+ * (level, file:line, function, message) and the message what printf
+ * writes; and the C11 site must have called xlog_impl_log_<n> exactly when
+ * the format's conversions take its arguments as they are: the link wraps
+ * those functions (-Wl,--wrap) to count their calls.
+ */
+#include "testutil.h"
+
+#include <limits.h>
+#include <sys/types.h>
+#include <wchar.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "record/record.h"
+
+#define CAPTURE_CASE_COUNT 17
+extern void (*const capture_cases_c11[CAPTURE_CASE_COUNT])(void);
+extern void (*const capture_cases_c99[CAPTURE_CASE_COUNT])(void);
+
+/* Calls of xlog_impl_log_<n>, counted on their way to the library. */
+static int slot_calls;
+
+/* __wrap_xlog_impl_log_<n> counts the call and hands it on; parameters in
+ * parentheses, then the arguments that name them. */
+#define LIST(...) __VA_ARGS__
+#define COUNTED(n, parameters, ...)                                                            \
+    void __real_xlog_impl_log_##n(xlog_impl_site *site, int level, LIST parameters);           \
+    void __wrap_xlog_impl_log_##n(xlog_impl_site *site, int level, LIST parameters);           \
+    void __wrap_xlog_impl_log_##n(xlog_impl_site *site, int level, LIST parameters)            \
+    {                                                                                          \
+        slot_calls++;                                                                          \
+        __real_xlog_impl_log_##n(site, level, __VA_ARGS__);                                    \
+    }
+void __real_xlog_impl_log_0(xlog_impl_site *site, int level);
+void __wrap_xlog_impl_log_0(xlog_impl_site *site, int level);
+void __wrap_xlog_impl_log_0(xlog_impl_site *site, int level)
+{
+    slot_calls++;
+    __real_xlog_impl_log_0(site, level);
+}
+COUNTED(1, (uint64_t a0), a0)
+COUNTED(2, (uint64_t a0, uint64_t a1), a0, a1)
+COUNTED(3, (uint64_t a0, uint64_t a1, uint64_t a2), a0, a1, a2)
+COUNTED(4, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3), a0, a1, a2, a3)
+COUNTED(5, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4), a0, a1, a2, a3, a4)
+COUNTED(6, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5), a0, a1, a2, a3, a4, a5)
+COUNTED(7, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6), a0, a1, a2, a3, a4, a5, a6)
+COUNTED(8, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7), a0, a1, a2, a3, a4, a5, a6, a7)
+
+/* What each case of cases.h must write, in its order, and whether its C11
+ * site takes the slots.  NULL for the call with more conversions than
+ * arguments, whose second number is whatever the variable argument list
+ * finds, call by call (each line is checked to be "1 " and one number). */
+static const struct {
+    const char *message;
+    int slots;
+} expected[CAPTURE_CASE_COUNT] = {
+    {"no argument", 1},
+    {"open: Permission denied", 0}, /* %m reads no argument */
+    {"   42|7   |3.14", 1},         /* '*' ints are slots like any other */
+    {"-5 -300 z -7 4294967288 fffffff7 37777777766 FFFFFFF0", 1},
+    {"200 65000 1 2 5 -1", 1},
+    {"18446744073709551615 -9223372036854775808 18446744073709551615 -9223372036854775808 "
+     "18446744073709551615 -1 -2 -3",
+     1},
+    {"0x1234 (nil) 1.500000 1.234568e+04 0.0001 0x1p+0 -0.667", 1},
+    {"abc%n", 0},  /* an int * is a wchar_t *: a wide string to the call site */
+    {"def%ln", 1}, /* a long *: a pointer slot */
+    {"1 2 3 4 5 6 7 8", 1},
+    {"1 2 3 4 5 6 7 8 9", 0},  /* more than XLOG_MAX_SLOTS */
+    {"answer=42", 0},          /* a string */
+    {"2.250000", 0},           /* a long double */
+    {"A!", 0},                 /* %lc: a wint_t is zero-extended, an int slot is not */
+    {"1", 0},                  /* fewer conversions than arguments */
+    {NULL, 0},                 /* more conversions than arguments */
+    {"5", 0},                  /* %d reads the int of a long */
+};
+
+/* The one-number check of the call with more conversions than arguments:
+ * "1 " then an int and nothing else. */
+static int is_one_then_a_number(const char *message)
+{
+    int first, consumed = 0;
+    long second;
+    return sscanf(message, "%d %ld%n", &first, &second, &consumed) == 2 && first == 1 &&
+           message[consumed] == '\0' && second >= INT_MIN && second <= INT_MAX;
+}
+
+static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variable_arguments(
+    void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("capture");
+    xlog_config cfg = test_config_in(dir);
+    assert_int_equal(xlog_open(&cfg), 0);
+    int slot_calls_of[CAPTURE_CASE_COUNT];
+    for (int i = 0; i < CAPTURE_CASE_COUNT; i++) {
+        int before = slot_calls;
+        capture_cases_c11[i]();
+        capture_cases_c11[i]();
+        slot_calls_of[i] = slot_calls - before;
+        before = slot_calls;
+        capture_cases_c99[i]();
+        assert_int_equal(slot_calls - before, 0);
+    }
+    assert_int_equal(xlog_close(), 0);
+
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 3 * CAPTURE_CASE_COUNT);
+    const char *p = text;
+    for (int i = 0; i < CAPTURE_CASE_COUNT; i++) {
+        test_line lines[3];
+        char messages[3][256];
+        for (int k = 0; k < 3; k++) {
+            const char *nl = strchr(p, '\n');
+            assert_true(test_parse_line(p, (size_t)(nl - p), &lines[k]));
+            test_message(&lines[k], messages[k], sizeof messages[k]);
+            assert_string_equal(lines[k].level, "INFO");
+            p = nl + 1;
+        }
+        print_message("case %d: %s\n", i, messages[0]);
+        for (int k = 0; k < 3; k++) {
+            assert_string_equal(lines[k].where, lines[0].where);
+            assert_string_equal(lines[k].func, lines[0].func);
+            if (expected[i].message)
+                assert_string_equal(messages[k], expected[i].message);
+            else
+                assert_true(is_one_then_a_number(messages[k]));
+        }
+        assert_int_equal(slot_calls_of[i], expected[i].slots);
+    }
+    free(text);
+    test_drop_dir(dir);
+}
+
+/* The 8 bytes xlog_impl_log's encoder writes for the one conversion of
+ * format, reading its argument from the variable argument list. */
+static uint64_t variadic_bytes(const char *format, ...)
+{
+    unsigned char kinds[2];
+    assert_int_equal(xlog_record_kinds(format, strlen(format), kinds, NULL, 2, NULL), 1);
+    char out[16] = {0};
+    va_list ap;
+    va_start(ap, format);
+    xlog_record_encode_args(out, kinds, 1, NULL, 0, ap);
+    va_end(ap);
+    uint64_t bytes;
+    memcpy(&bytes, out, sizeof bytes);
+    return bytes;
+}
+
+/* The kind of format's one conversion. */
+static int kind_of(const char *format)
+{
+    unsigned char kind;
+    assert_int_equal(xlog_record_kinds(format, strlen(format), &kind, NULL, 1, NULL), 1);
+    return kind;
+}
+
+/* value's slot fits format's kind (xlog_record_slot_fits), and holds the
+ * bytes the variable argument list gives. */
+#define SAME_BYTES(format, value)                                                          \
+    do {                                                                                   \
+        assert_true(xlog_record_slot_fits(kind_of(format), XLOG_IMPL_CLASS(value)));       \
+        assert_int_equal(XLOG_IMPL_SLOT(value), variadic_bytes(format, value));            \
+    } while (0)
+
+/* value's slot does not fit format's kind: the site keeps the variable
+ * argument list. */
+#define NOT_A_SLOT_FOR(format, value)                                                      \
+    assert_false(xlog_record_slot_fits(kind_of(format), XLOG_IMPL_CLASS(value)))
+
+static void a_slot_holds_the_bytes_the_variable_arguments_give_for_its_kind(void **state)
+{
+    (void)state;
+    enum capture_color { RED, GREEN, BLUE } color = BLUE;
+    struct {
+        unsigned three : 3;
+        int two : 2;
+        unsigned long wide : 40;
+    } bits = {5, -1, 7};
+    int x = 0;
+    SAME_BYTES("%d", -7);
+    SAME_BYTES("%u", -8);
+    SAME_BYTES("%x", 0xfffffff0u);
+    SAME_BYTES("%c", 'z');
+    SAME_BYTES("%hhd", (char)-5);
+    SAME_BYTES("%hd", (short)-300);
+    SAME_BYTES("%hhu", (unsigned char)200);
+    SAME_BYTES("%hu", (unsigned short)65000);
+    SAME_BYTES("%d", (_Bool)1);
+    SAME_BYTES("%d", color);
+    SAME_BYTES("%u", bits.three);
+    SAME_BYTES("%d", bits.two);
+    SAME_BYTES("%ld", LONG_MIN);
+    SAME_BYTES("%lu", ULONG_MAX);
+    SAME_BYTES("%lld", LLONG_MIN);
+    SAME_BYTES("%llu", ULLONG_MAX);
+    SAME_BYTES("%zu", SIZE_MAX);
+    SAME_BYTES("%zd", (ssize_t)-1);
+    SAME_BYTES("%td", (ptrdiff_t)-2);
+    SAME_BYTES("%jd", (intmax_t)-3);
+    SAME_BYTES("%ju", UINTMAX_MAX);
+    SAME_BYTES("%p", (void *)0x1234);
+    SAME_BYTES("%p", (const void *)&x);
+    SAME_BYTES("%ln", (long *)0);
+    SAME_BYTES("%f", 1.5f);
+    SAME_BYTES("%f", -2.0 / 3);
+    SAME_BYTES("%a", 1e300);
+    NOT_A_SLOT_FOR("%lc", (wint_t)L'A'); /* zero-extended by the variable arguments */
+    NOT_A_SLOT_FOR("%ld", 5);             /* an int where a long is read */
+    NOT_A_SLOT_FOR("%d", 5L);             /* a long where an int is read */
+    NOT_A_SLOT_FOR("%f", 5);              /* an int where a double is read */
+    NOT_A_SLOT_FOR("%d", 5.0);
+    NOT_A_SLOT_FOR("%s", (void *)0);      /* a pointer where a string is read */
+    NOT_A_SLOT_FOR("%lu", bits.wide);     /* a wide bit-field: not a slot at all */
+    assert_int_equal(XLOG_IMPL_CLASS(bits.wide), 0);
+    assert_int_equal(XLOG_IMPL_CLASS("text"), 0);
+    assert_int_equal(XLOG_IMPL_CLASS(L"text"), 0);
+    assert_int_equal(XLOG_IMPL_CLASS((long double)1), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_slot_holds_the_bytes_the_variable_arguments_give_for_its_kind),
+        cmocka_unit_test(
+            a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variable_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
