@@ -1068,12 +1068,12 @@ typedef struct xlog_impl_site {
 #endif
 
 /* Whether a call may write its record in the caller's code
- * (xlog_impl_put): C11 or later with gcc or clang on x86-64, where the
+ * (xlog_impl_put): C11 or later, or C++, with gcc or clang on x86-64, where the
  * clock is the TSC, and not under ThreadSanitizer, which could not see
  * that the ring's room was handed over by the back end (the library's
  * paths tell it). */
-#if defined(__GNUC__) && !defined(__cplusplus) && defined(__STDC_VERSION__) &&                \
-    __STDC_VERSION__ >= 201112L && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__) &&              \
+    (defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L))
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define XLOG_IMPL_PUT_INLINE 0
@@ -1536,7 +1536,7 @@ static inline __attribute__((always_inline)) int
 xlog_impl_put(xlog_impl_site *site, int level, const uint64_t *slots, unsigned n)
 {
     xlog_impl_ring *r = xlog_impl_my_ring;
-    _Bool under_way;
+    unsigned char under_way;
     __asm__ __volatile__("btsq $0, %0" : "+m"(r->head), "=@ccc"(under_way) : : "memory");
     if (XLOG_IMPL_UNLIKELY(under_way))
         return 0;
