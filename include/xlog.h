@@ -914,13 +914,18 @@ void xlog_stats(xlog_counters *out);
  * Compiled as C11 or later (gcc, clang), a call with a literal format and
  * at most XLOG_MAX_SLOTS arguments that are all integers, enums, floats,
  * doubles or pointers other than strings is captured at the call site:
- * each argument's type picks how it becomes one 8-byte value, and the call
- * passes those values to a function without a variable argument list.  In
- * that mode an argument of a type printf has no conversion for (a struct,
- * a union, __int128, a complex number) does not compile.  Strings, long
- * doubles, more arguments, C99 and C++ take the variable argument list;
- * the lines are the same either way. */
-#define XLOG(level, ...) XLOG_IMPL_AT(level, 1, 0, XLOG_IMPL_LITERAL_ENTRY, __VA_ARGS__)
+ * each argument's type picks how it becomes one 8-byte value.  On x86-64
+ * (but not under ThreadSanitizer) such a call, from its third on, writes
+ * its record into the thread's ring in the program's own code: about 31
+ * instructions for three arguments and 24 for none, loop excluded
+ * (docs/BENCHMARKS.md), no function call, no atomic read-modify-write;
+ * elsewhere it passes the values to a function without a variable argument
+ * list.  In that mode an argument of a type printf has no conversion for
+ * (a struct, a union, __int128, a complex number) does not compile.
+ * Strings, long doubles, more arguments, C99 and C++ take the variable
+ * argument list; the lines are the same either way. */
+#define XLOG(level, ...)                                                                     \
+    XLOG_IMPL_AT(level, 1, 0, XLOG_IMPL_IN_CALLER, XLOG_IMPL_LITERAL_ENTRY, __VA_ARGS__)
 
 #define xlog_trace(...) XLOG(XLOG_TRACE, __VA_ARGS__)
 #define xlog_debug(...) XLOG(XLOG_DEBUG, __VA_ARGS__)
@@ -970,10 +975,10 @@ void xlog_stats(xlog_counters *out);
  * is set, else from CLOCK_MONOTONIC_COARSE. */
 #define XLOG_EVERY_N(level, n, ...)                                                          \
     XLOG_IMPL_AT(level, xlog_impl_every_n(&xlog_impl_site_var, (n)), XLOG_IMPL_RATED,         \
-                 xlog_impl_log_rated, __VA_ARGS__)
+                 XLOG_IMPL_NOT_IN_CALLER, xlog_impl_log_rated, __VA_ARGS__)
 #define XLOG_EVERY_MS(level, ms, ...)                                                        \
     XLOG_IMPL_AT(level, xlog_impl_every_ms(&xlog_impl_site_var, (ms)), XLOG_IMPL_RATED,       \
-                 xlog_impl_log_rated, __VA_ARGS__)
+                 XLOG_IMPL_NOT_IN_CALLER, xlog_impl_log_rated, __VA_ARGS__)
 
 #define xlog_trace_every_n(n, ...) XLOG_EVERY_N(XLOG_TRACE, n, __VA_ARGS__)
 #define xlog_debug_every_n(n, ...) XLOG_EVERY_N(XLOG_DEBUG, n, __VA_ARGS__)
@@ -1042,6 +1047,12 @@ typedef struct xlog_impl_site {
     unsigned short fixed_size; /* bytes of the record without its strings */
     unsigned char nargs;       /* arguments the format consumes */
     unsigned char kinds[XLOG_MAX_ARGS];
+    const char *literal;       /* the format when the compiler knew it (a
+                                  literal), else NULL: a site with a literal
+                                  always has the same one */
+    uint32_t pass;             /* atomic: xlog_impl_pass[level] of the rules
+                                  under which a call of this level is written
+                                  in the caller's code (see xlog_impl_put) */
 } xlog_impl_site;
 
 #if defined(__GNUC__)
@@ -1055,6 +1066,38 @@ typedef struct xlog_impl_site {
 #define XLOG_IMPL_PRINTF(f, a)
 #define XLOG_IMPL_NORETURN
 #endif
+
+/* Whether a call may write its record in the caller's code
+ * (xlog_impl_put): C11 or later, or C++, with gcc or clang on x86-64, where the
+ * clock is the TSC, and not under ThreadSanitizer, which could not see
+ * that the ring's room was handed over by the back end (the library's
+ * paths tell it). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__) &&              \
+    (defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L))
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define XLOG_IMPL_PUT_INLINE 0
+#endif
+#endif
+#ifndef XLOG_IMPL_PUT_INLINE
+#define XLOG_IMPL_PUT_INLINE 1
+#endif
+#else
+#define XLOG_IMPL_PUT_INLINE 0
+#endif
+
+/* The format of a site when the compiler knows it (a literal; gcc and
+ * clang accept __builtin_constant_p in a static initializer and give 0
+ * for anything else), else NULL. */
+#if defined(__GNUC__)
+#define XLOG_IMPL_LITERAL(...)                                                             \
+    (__builtin_constant_p(XLOG_IMPL_FIRST(__VA_ARGS__)) ? XLOG_IMPL_FIRST(__VA_ARGS__)       \
+                                                        : XLOG_IMPL_NULL)
+#else
+#define XLOG_IMPL_LITERAL(...) XLOG_IMPL_NULL
+#endif
+/* A call the library makes all of. */
+#define XLOG_IMPL_NOT_IN_CALLER(site, level, ...) 0
 
 #define XLOG_IMPL_FIRST(...) XLOG_IMPL_FIRST_(__VA_ARGS__, 0)
 #define XLOG_IMPL_FIRST_(first, ...) first
@@ -1084,16 +1127,18 @@ typedef struct xlog_impl_site {
 #define XLOG_IMPL_RATED 0x400 /* a rate-limited call */
 #define XLOG_IMPL_GO 0x1000   /* makes a decision for XLOG_TRACE non-zero */
 
-#define XLOG_IMPL_AT(level, limit, rated, literal_entry, ...)                                \
+#define XLOG_IMPL_AT(level, limit, rated, in_caller, literal_entry, ...)                     \
     do {                                                                                   \
         int xlog_impl_level_var = XLOG_IMPL_CHECKED_LEVEL(level);                          \
-        if (XLOG_IMPL_UNLIKELY(xlog_impl_level_var >=                                      \
-                               __atomic_load_n(&xlog_impl_floor, __ATOMIC_RELAXED))) {     \
+        if (xlog_impl_level_var >= __atomic_load_n(&xlog_impl_floor, __ATOMIC_RELAXED)) {  \
             static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
                                                         XLOG_IMPL_NULL, XLOG_IMPL_MODULE,  \
                                                         0, 0, 0, XLOG_IMPL_NULL,           \
-                                                        XLOG_IMPL_NULL, 0, 0, {0}};        \
-            int xlog_impl_call_var = xlog_impl_decide(&xlog_impl_site_var,                 \
+                                                        XLOG_IMPL_NULL, 0, 0, {0},         \
+                                                        XLOG_IMPL_LITERAL(__VA_ARGS__), 0}; \
+            int xlog_impl_call_var = 0;                                                    \
+            if (!in_caller(&xlog_impl_site_var, xlog_impl_level_var, __VA_ARGS__))         \
+                xlog_impl_call_var = xlog_impl_decide(&xlog_impl_site_var,                 \
                                                       xlog_impl_level_var);                \
             if (xlog_impl_call_var && (limit)) {                                           \
                 if (__builtin_constant_p(XLOG_IMPL_FIRST(__VA_ARGS__)))                    \
@@ -1308,8 +1353,64 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
         xlog_impl_log_8(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
         XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
         XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g), XLOG_IMPL_SLOT(h)), a, b, c, d, e, f, g, h)
+
+/* The call written in the caller's code: a site whose arguments are all
+ * scalars, once the library has set its pass for this level under the
+ * rules in force, writes its record there (xlog_impl_put) and calls the
+ * library only when that fails.  1 when the call is handled, arguments
+ * evaluated once; 0 (nothing evaluated) for the library's way. */
+#if XLOG_IMPL_PUT_INLINE
+#define XLOG_IMPL_IN_CALLER(site, level, ...)                                              \
+    XLOG_IMPL_CAT(XLOG_IMPL_SEND_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
+#define XLOG_IMPL_SEND(site, level, scalar, ...)                                           \
+    ((scalar) && xlog_impl_passes(site, level) ?                                           \
+         (xlog_impl_send(site, level, (const uint64_t[]){__VA_ARGS__},                     \
+                         sizeof((uint64_t[]){__VA_ARGS__}) / 8), 1) : 0)
+#define XLOG_IMPL_SEND_V(site, level, ...) 0
+#define XLOG_IMPL_SEND_0(site, level, fmt)                                                 \
+    (xlog_impl_passes(site, level) ? (xlog_impl_send(site, level, XLOG_IMPL_NULL, 0), 1) : 0)
+#define XLOG_IMPL_SEND_1(site, level, fmt, a)                                              \
+    XLOG_IMPL_SEND(site, level, XLOG_IMPL_S(a), XLOG_IMPL_SLOT(a))
+#define XLOG_IMPL_SEND_2(site, level, fmt, a, b)                                           \
+    XLOG_IMPL_SEND(site, level, XLOG_IMPL_S(a) && XLOG_IMPL_S(b), XLOG_IMPL_SLOT(a),        \
+                   XLOG_IMPL_SLOT(b))
+#define XLOG_IMPL_SEND_3(site, level, fmt, a, b, c)                                        \
+    XLOG_IMPL_SEND(site, level, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c),         \
+                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c))
+#define XLOG_IMPL_SEND_4(site, level, fmt, a, b, c, d)                                     \
+    XLOG_IMPL_SEND(site, level,                                                            \
+                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d),    \
+                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d))
+#define XLOG_IMPL_SEND_5(site, level, fmt, a, b, c, d, e)                                  \
+    XLOG_IMPL_SEND(site, level,                                                            \
+                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&  \
+                       XLOG_IMPL_S(e),                                                     \
+                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), \
+                   XLOG_IMPL_SLOT(e))
+#define XLOG_IMPL_SEND_6(site, level, fmt, a, b, c, d, e, f)                               \
+    XLOG_IMPL_SEND(site, level,                                                            \
+                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&  \
+                       XLOG_IMPL_S(e) && XLOG_IMPL_S(f),                                   \
+                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), \
+                   XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f))
+#define XLOG_IMPL_SEND_7(site, level, fmt, a, b, c, d, e, f, g)                            \
+    XLOG_IMPL_SEND(site, level,                                                            \
+                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&  \
+                       XLOG_IMPL_S(e) && XLOG_IMPL_S(f) && XLOG_IMPL_S(g),                 \
+                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), \
+                   XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g))
+#define XLOG_IMPL_SEND_8(site, level, fmt, a, b, c, d, e, f, g, h)                         \
+    XLOG_IMPL_SEND(site, level,                                                            \
+                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&  \
+                       XLOG_IMPL_S(e) && XLOG_IMPL_S(f) && XLOG_IMPL_S(g) && XLOG_IMPL_S(h), \
+                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), \
+                   XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g), XLOG_IMPL_SLOT(h))
+#else
+#define XLOG_IMPL_IN_CALLER XLOG_IMPL_NOT_IN_CALLER
+#endif
 #else
 #define XLOG_IMPL_LITERAL_ENTRY xlog_impl_log
+#define XLOG_IMPL_IN_CALLER XLOG_IMPL_NOT_IN_CALLER
 #endif
 
 /* The process-wide level; the floor, the lowest level any rule lets through
@@ -1320,6 +1421,35 @@ extern int xlog_impl_process_threshold;
 extern int xlog_impl_floor;
 extern uint32_t xlog_impl_generation;
 extern XLOG_IMPL_TLS int xlog_impl_thread_threshold;
+
+/* For each level, the pass of the rules in force: the rules' generation
+ * times 8 plus the level.  A site whose pass for a level equals it writes
+ * calls of that level in the caller's code; the library sets a site's pass
+ * on a call it writes whole (the level written, not only kept for a
+ * backtrace; the site ready for its slots; its format a literal).  A change
+ * of the rules changes every entry, so no old pass matches. */
+extern uint32_t xlog_impl_pass[XLOG_FATAL + 1];
+
+/* The front of a thread's ring, as lib/rings/ring.h lays it out (the
+ * library checks the offsets when it is built): what a call writes in the
+ * caller's code.  Part of the library's binary interface: a change of it
+ * changes the version's MINOR while MAJOR is 0 (hence the shared library's
+ * name). */
+typedef struct xlog_impl_ring {
+    uint64_t write_pos;  /* where the next record goes (even) */
+    uint64_t room_end;   /* a record may end at or below this position
+                            without the library looking at the ring's lap and
+                            tail; 0 makes every call take the library's way
+                            (a retired ring, another xlog_open, the back end
+                            asleep: lib/frontend/frontend.c, "Room") */
+    char *base;          /* the address of position 0 in this lap's terms:
+                            the record at pos is at base + pos */
+    uint64_t library_only[5];
+    uint64_t head;       /* published end; bit 0 set while a call writes */
+} xlog_impl_ring;
+
+/* The calling thread's ring; a ring with no room when it has none. */
+extern XLOG_IMPL_TLS xlog_impl_ring *xlog_impl_my_ring;
 
 void xlog_impl_log(xlog_impl_site *site, int level, const char *format, ...) XLOG_IMPL_PRINTF(3, 4);
 /* The call of a site ready for its slots (see "Capture at the call site"):
@@ -1365,6 +1495,100 @@ static inline int xlog_impl_decide(xlog_impl_site *site, int level)
         return level | XLOG_IMPL_GO | XLOG_IMPL_KEEP;
     return 0;
 }
+
+/* The record header a call writes (lib/record/record.h: xlog_record, whose
+ * layout the library checks against this one). */
+typedef struct xlog_impl_record {
+    uint32_t size;
+    uint8_t type, level, flags, nargs;
+    uint32_t tsc[2]; /* the 64-bit timestamp's low and high halves */
+    const void *site;
+} xlog_impl_record;
+#define XLOG_IMPL_RECORD_SITE 1 /* XLOG_REC_SITE */
+
+#if XLOG_IMPL_PUT_INLINE
+
+/* A word the library changes and this thread reads once per call, where a
+ * barrier (a signal fence) or a call in every path keeps the compiler from
+ * reading it once for many calls: a plain load, which gcc folds into the
+ * compare that uses it (it folds no atomic or volatile load), and which on
+ * x86-64 is the instruction a relaxed atomic load is. */
+#define XLOG_IMPL_PEEK(word) (word)
+
+/* Whether the site writes calls of this level in the caller's code. */
+static inline int xlog_impl_passes(xlog_impl_site *site, int level)
+{
+    return (unsigned)level <= (unsigned)XLOG_FATAL &&
+           __atomic_load_n(&site->pass, __ATOMIC_ACQUIRE) == XLOG_IMPL_PEEK(xlog_impl_pass[level]);
+}
+
+/* Writes the record of a call with n slots into the thread's ring, as the
+ * library's shortest path does (lib/frontend/frontend.c): sets bit 0 of
+ * head and learns whether it was set already in one instruction, which a
+ * signal cannot cut in two: set, a call of this thread (the one a signal
+ * handler's call interrupted) is under way, and the library drops and
+ * counts this one; then checks the room, which the back end makes 0
+ * before it sleeps or retires the ring, after which it looks at every
+ * head (membarrier): either it sees this call under way or the call sees
+ * no room; reads the clock; writes the header and the slots; publishes.
+ * 0, with nothing written, when the call must take the library's way. */
+static inline __attribute__((always_inline)) int
+xlog_impl_put(xlog_impl_site *site, int level, const uint64_t *slots, unsigned n)
+{
+    xlog_impl_ring *r = xlog_impl_my_ring;
+    unsigned char under_way;
+    __asm__ __volatile__("btsq $0, %0" : "+m"(r->head), "=@ccc"(under_way) : : "memory");
+    if (XLOG_IMPL_UNLIKELY(under_way))
+        return 0;
+    uint64_t pos = r->write_pos;
+    uint64_t size = sizeof(xlog_impl_record) + 8 * (uint64_t)n;
+    if (XLOG_IMPL_UNLIKELY(pos + size > XLOG_IMPL_PEEK(r->room_end))) {
+        __atomic_store_n(&r->head, pos, __ATOMIC_RELAXED);
+        return 0;
+    }
+    xlog_impl_record *rec = (xlog_impl_record *)(r->base + pos);
+    rec->size = (uint32_t)size;
+    rec->type = XLOG_IMPL_RECORD_SITE;
+    rec->level = (uint8_t)level;
+    rec->flags = 0;
+    rec->nargs = (uint8_t)n;
+    /* rdtsc's two halves, stored as they come. */
+    __asm__ __volatile__("rdtsc" : "=a"(rec->tsc[0]), "=d"(rec->tsc[1]));
+    rec->site = __atomic_load_n(&site->scalar_copy, __ATOMIC_RELAXED);
+    uint64_t *args = (uint64_t *)(rec + 1);
+    for (unsigned i = 0; i < n; i++)
+        args[i] = slots[i];
+    r->write_pos = pos + size;
+    __atomic_store_n(&r->head, pos + size, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return 1;
+}
+
+/* A call of a site that passes: written here, or by the library after its
+ * own decision (the thread's threshold, a full lap, a signal handler's
+ * call inside another). */
+static inline __attribute__((always_inline)) void
+xlog_impl_send(xlog_impl_site *site, int level, const uint64_t *s, unsigned n)
+{
+    if (xlog_impl_put(site, level, s, n))
+        return;
+    int decided = xlog_impl_decide(site, level);
+    if (!decided)
+        return;
+    int call = decided & XLOG_IMPL_RECORD_BITS;
+    switch (n) {
+    case 0: xlog_impl_log_0(site, call); break;
+    case 1: xlog_impl_log_1(site, call, s[0]); break;
+    case 2: xlog_impl_log_2(site, call, s[0], s[1]); break;
+    case 3: xlog_impl_log_3(site, call, s[0], s[1], s[2]); break;
+    case 4: xlog_impl_log_4(site, call, s[0], s[1], s[2], s[3]); break;
+    case 5: xlog_impl_log_5(site, call, s[0], s[1], s[2], s[3], s[4]); break;
+    case 6: xlog_impl_log_6(site, call, s[0], s[1], s[2], s[3], s[4], s[5]); break;
+    case 7: xlog_impl_log_7(site, call, s[0], s[1], s[2], s[3], s[4], s[5], s[6]); break;
+    default: xlog_impl_log_8(site, call, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
+    }
+}
+#endif
 
 static inline int xlog_impl_every_n(xlog_impl_site *site, unsigned long n)
 {

@@ -425,6 +425,7 @@ XLOG_API int xlog_close(void)
             /* Calls from now on are dropped and counted; the back end's
              * last flush writes everything published before. */
             xlog_store_release(&xlog_front.epoch, 0);
+            xlog_rings_take_room();
             xlog_backend_stop();
             xlog_rings_close_epoch();
             /* Lines of children (or any process of the directory) that

@@ -4,18 +4,20 @@
  * captured at its site"), and its lines are those of the variable argument
  * list, byte for byte, whatever the types and the format say.
  *
- * Each call of capture/cases.h is made twice from its C11 site (the first
- * call prepares the site, through the variable argument list; the second
- * takes the slots if the site is ready for them) and once from the same
- * statement compiled as C99.  The three lines must be whole and the same
- * (level, file:line, function, message) and the message what printf
- * writes; and the C11 site must have called xlog_impl_log_<n> exactly when
- * the format's conversions take its arguments as they are: the link wraps
- * those functions (-Wl,--wrap) to count their calls.
+ * Each call of capture/cases.h is made four times from its C11 site (the
+ * first call prepares the site, through the variable argument list; the
+ * second takes the slots if the site is ready for them; the later ones are
+ * written in the calling code) and once from the same statement compiled
+ * as C99.  The five lines must be whole and the same (level, file:line,
+ * function, message) and the message what printf writes; and the C11 site
+ * must have called xlog_impl_log_<n> exactly once (SLOT_CALLS) when the format's
+ * conversions take its arguments as they are, never otherwise: the link
+ * wraps those functions (-Wl,--wrap) to count their calls.
  */
 #include "testutil.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <sys/types.h>
 #include <wchar.h>
 
@@ -59,6 +61,17 @@ COUNTED(5, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4), a0
 COUNTED(6, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5), a0, a1, a2, a3, a4, a5)
 COUNTED(7, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6), a0, a1, a2, a3, a4, a5, a6)
 COUNTED(8, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7), a0, a1, a2, a3, a4, a5, a6, a7)
+
+/* Each C11 call site is called this many times: the first call prepares
+ * the site (xlog_impl_log), the second, if the site takes slots, calls
+ * xlog_impl_log_<n>, which sets the site's pass; the later ones are
+ * written in the calling code (xlog_impl_put) and call no xlog_impl_log_<n>
+ * (a ready site that did not write in the calling code would call one). */
+#define C11_CALLS 4
+/* Calls of xlog_impl_log_<n> a site that takes slots makes: one, or, where
+ * calls are not written in the calling code (ThreadSanitizer, not
+ * x86-64), every call after the first. */
+#define SLOT_CALLS (XLOG_IMPL_PUT_INLINE ? 1 : C11_CALLS - 1)
 
 /* What each case of cases.h must write, in its order, and whether its C11
  * site takes the slots.  NULL for the call with more conversions than
@@ -109,8 +122,8 @@ static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variabl
     int slot_calls_of[CAPTURE_CASE_COUNT];
     for (int i = 0; i < CAPTURE_CASE_COUNT; i++) {
         int before = slot_calls;
-        capture_cases_c11[i]();
-        capture_cases_c11[i]();
+        for (int call = 0; call < C11_CALLS; call++)
+            capture_cases_c11[i]();
         slot_calls_of[i] = slot_calls - before;
         before = slot_calls;
         capture_cases_c99[i]();
@@ -119,12 +132,12 @@ static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variabl
     assert_int_equal(xlog_close(), 0);
 
     char *text = test_read_dir(dir, NULL);
-    assert_int_equal(test_count_lines(text), 3 * CAPTURE_CASE_COUNT);
+    assert_int_equal(test_count_lines(text), (C11_CALLS + 1) * CAPTURE_CASE_COUNT);
     const char *p = text;
     for (int i = 0; i < CAPTURE_CASE_COUNT; i++) {
-        test_line lines[3];
-        char messages[3][256];
-        for (int k = 0; k < 3; k++) {
+        test_line lines[C11_CALLS + 1];
+        char messages[C11_CALLS + 1][256];
+        for (int k = 0; k < C11_CALLS + 1; k++) {
             const char *nl = strchr(p, '\n');
             assert_true(test_parse_line(p, (size_t)(nl - p), &lines[k]));
             test_message(&lines[k], messages[k], sizeof messages[k]);
@@ -132,7 +145,7 @@ static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variabl
             p = nl + 1;
         }
         print_message("case %d: %s\n", i, messages[0]);
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < C11_CALLS + 1; k++) {
             assert_string_equal(lines[k].where, lines[0].where);
             assert_string_equal(lines[k].func, lines[0].func);
             if (expected[i].message)
@@ -140,7 +153,7 @@ static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variabl
             else
                 assert_true(is_one_then_a_number(messages[k]));
         }
-        assert_int_equal(slot_calls_of[i], expected[i].slots);
+        assert_int_equal(slot_calls_of[i], expected[i].slots ? SLOT_CALLS : 0);
     }
     free(text);
     test_drop_dir(dir);
@@ -233,12 +246,87 @@ static void a_slot_holds_the_bytes_the_variable_arguments_give_for_its_kind(void
     assert_int_equal(XLOG_IMPL_CLASS((long double)1), 0);
 }
 
+/* One call site, called from everywhere below. */
+static void log_step(int step)
+{
+    xlog_info("%d from the site", step);
+}
+
+/* The steps' messages must be these, whole, in this order. */
+static void expect_steps(const char *dir, const int *steps, int count)
+{
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), count);
+    const char *p = text;
+    for (int i = 0; i < count; i++) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        char message[64], expected[64];
+        test_message(&l, message, sizeof message);
+        snprintf(expected, sizeof expected, "%d from the site", steps[i]);
+        assert_string_equal(message, expected);
+        assert_string_equal(l.level, "INFO");
+        p = nl + 1;
+    }
+    free(text);
+}
+
+static void *log_steps_with_own_threshold(void *arg)
+{
+    int *step = arg;
+    log_step((*step)++); /* the thread's ring, with room */
+    xlog_thread_level(XLOG_WARN); /* above the site's INFO: nothing written */
+    for (int i = 0; i < 3; i++)
+        log_step((*step)++);
+    xlog_thread_level(XLOG_DEBUG); /* below it: written */
+    for (int i = 0; i < 3; i++)
+        log_step(100 + (*step)++);
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+    return NULL;
+}
+
+/* A site that writes its calls in the calling code (its pass set by the
+ * rules in force) still obeys a change of the rules, and a thread's own
+ * threshold, which its pass does not know: calls the level no longer lets
+ * through write nothing, and write again once it does. */
+static void a_site_written_in_the_calling_code_obeys_the_level_and_a_threads_own(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("capture-levels");
+    xlog_config cfg = test_config_in(dir);
+    assert_int_equal(xlog_open(&cfg), 0);
+    int step = 0;
+    for (int i = 0; i < 4; i++) /* prepare, pass, then in the calling code */
+        log_step(step++);
+    xlog_set_level(XLOG_WARN);
+    for (int i = 0; i < 3; i++)
+        log_step(step++); /* not written */
+    xlog_set_level(XLOG_INFO);
+    for (int i = 0; i < 3; i++)
+        log_step(step++);
+    pthread_t t;
+    int thread_step = 1000;
+    assert_int_equal(pthread_create(&t, NULL, log_steps_with_own_threshold, &thread_step), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    xlog_thread_level(XLOG_ERROR);
+    log_step(step++); /* not written */
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+    log_step(step++);
+    assert_int_equal(xlog_close(), 0);
+    /* The thread's lines come after main's first ten, before its last. */
+    const int steps[] = {0, 1, 2, 3, 7, 8, 9, 1000, 1104, 1105, 1106, 11};
+    expect_steps(dir, steps, (int)(sizeof steps / sizeof steps[0]));
+    test_drop_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_slot_holds_the_bytes_the_variable_arguments_give_for_its_kind),
         cmocka_unit_test(
             a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variable_arguments),
+        cmocka_unit_test(a_site_written_in_the_calling_code_obeys_the_level_and_a_threads_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,12 +39,39 @@ enum { CHILD_OK = 0, CHILD_OPEN_FAILED = 90, CHILD_BAD_LINE = 91, CHILD_MISCOUNT
 
 static volatile sig_atomic_t handler_calls;
 
-/* A record of another size than the main code's: a string argument. */
+/* Two messages: one with a string argument (a record of another size than
+ * the main code's, written by the library), then one of scalars only,
+ * which a C11 program writes in its own code when the site is ready
+ * (xlog_impl_put) and which must then see the call it interrupted. */
 static void log_from_handler(int sig)
 {
     (void)sig;
     handler_calls++;
     xlog_info("handler %d %s", (int)handler_calls, "with a string argument");
+    handler_calls++;
+    xlog_info("handler %d", (int)handler_calls);
+}
+
+/* The message of the handler's nth message (see log_from_handler). */
+static void handler_message(long n, char *out, size_t size)
+{
+    snprintf(out, size, n % 2 ? "handler %ld with a string argument" : "handler %ld", n);
+}
+
+/* The main code's ith message: every other one has a string argument, so
+ * that a signal interrupts calls written by the library as well as calls
+ * written in the program's code. */
+static void log_main(long i)
+{
+    if (i % 2)
+        xlog_info("main %ld", i);
+    else
+        xlog_info("main %ld %s", i, "library");
+}
+
+static void main_message(long i, char *out, size_t size)
+{
+    snprintf(out, size, i % 2 ? "main %ld" : "main %ld library", i);
 }
 
 static void open_for(const char *dir, xlog_full_policy policy)
@@ -105,12 +132,19 @@ static int count_lines(const char *dir, long *main_lines, long *handler_lines)
             break;
         }
         test_message(&l, msg, sizeof msg);
+        char whole[256] = "";
         if (sscanf(msg, "main %ld", &n) == 1) {
-            status = n > last_main ? status : CHILD_OUT_OF_ORDER;
+            main_message(n, whole, sizeof whole);
+            status = strcmp(msg, whole) != 0 ? CHILD_BAD_LINE
+                     : n > last_main         ? status
+                                             : CHILD_OUT_OF_ORDER;
             last_main = n;
             ++*main_lines;
-        } else if (sscanf(msg, "handler %ld with a string argument", &n) == 1) {
-            status = n > last_handler ? status : CHILD_OUT_OF_ORDER;
+        } else if (sscanf(msg, "handler %ld", &n) == 1) {
+            handler_message(n, whole, sizeof whole);
+            status = strcmp(msg, whole) != 0 ? CHILD_BAD_LINE
+                     : n > last_handler      ? status
+                                             : CHILD_OUT_OF_ORDER;
             last_handler = n;
             ++*handler_lines;
         } else if (!is_drop_notice(msg)) {
@@ -158,7 +192,7 @@ static int interrupted_main(const char *dir, xlog_full_policy policy, long perio
     struct itimerval every = {{0, period_us}, {0, period_us}};
     setitimer(ITIMER_REAL, &every, NULL);
     for (long i = 0; i < calls; i++)
-        xlog_info("main %ld", i);
+        log_main(i);
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
     xlog_counters c;
@@ -191,7 +225,7 @@ static void *first_call_interrupted(void *arg)
         return NULL;
     struct itimerspec every = {{0, fc->period_us * 1000}, {0, fc->period_us * 1000}};
     timer_settime(timer, 0, &every, NULL);
-    xlog_info("main %ld", fc->index);
+    log_main(fc->index);
     timer_delete(timer);
     return NULL;
 }

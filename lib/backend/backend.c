@@ -567,6 +567,10 @@ static void idle_wait(uint64_t now)
         /* An exchange: a full barrier on this side (x86's xchg, arm's
          * dmb); membarrier puts one on the callers' side. */
         __atomic_exchange_n(&xlog_bell.asleep, 1, __ATOMIC_SEQ_CST);
+        /* The calls written in the program's code check no flag: no room
+         * sends them to the library's way, which does (frontend.c, "Room"). */
+        for (size_t i = 0; i < be.ring_count; i++)
+            __atomic_store_n(&be.rings[i]->room_end, 0, __ATOMIC_SEQ_CST);
         if (be.membarrier)
             syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
         ns = be.deep_sleep_ns;

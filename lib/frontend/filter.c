@@ -40,6 +40,7 @@
 #include "base/error.h"
 #include "base/guard.h"
 #include "frontend/filter.h"
+#include "frontend/frontend.h"
 
 #define MAX_RULES 64
 #define MAX_MODULE 64
@@ -67,6 +68,7 @@ static pthread_mutex_t changing = PTHREAD_MUTEX_INITIALIZER;
 XLOG_API int xlog_impl_process_threshold = XLOG_INFO;
 XLOG_API int xlog_impl_floor = XLOG_INFO;
 XLOG_API uint32_t xlog_impl_generation = 1;
+XLOG_API uint32_t xlog_impl_pass[XLOG_FATAL + 1] = {8, 9, 10, 11, 12, 13}; /* generation 1 */
 XLOG_API XLOG_IMPL_TLS int xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
 
 /* Under the mutex: the lowest level of the rules, and how many threads
@@ -135,6 +137,18 @@ XLOG_API uint64_t xlog_impl_site_refresh(xlog_impl_site *site)
     return levels;
 }
 
+void xlog_remember_pass(xlog_impl_site *site, int level)
+{
+    if ((unsigned)level > (unsigned)XLOG_FATAL || !site->literal || site->literal != site->format)
+        return;
+    uint64_t levels = __atomic_load_n(&site->levels, __ATOMIC_RELAXED);
+    if (level < (int)(levels & 0xff))
+        return; /* kept for a backtrace only, or written by the thread's own threshold */
+    uint32_t pass = xlog_pass_of((uint32_t)(levels >> 32), level);
+    if (__atomic_load_n(&site->pass, __ATOMIC_RELAXED) != pass)
+        __atomic_store_n(&site->pass, pass, __ATOMIC_RELEASE);
+}
+
 XLOG_API int xlog_get_level(void)
 {
     return READ(rules.process);
@@ -201,7 +215,10 @@ static void publish(int process, int backtrace, const rule *table, size_t count)
     WRITE(rules.sequence, rules.sequence + 1);
     __atomic_store_n(&xlog_impl_process_threshold, rules.process, __ATOMIC_RELAXED);
     store_floor();
-    __atomic_store_n(&xlog_impl_generation, xlog_impl_generation + 1, __ATOMIC_RELEASE);
+    uint32_t generation = xlog_impl_generation + 1;
+    __atomic_store_n(&xlog_impl_generation, generation, __ATOMIC_RELEASE);
+    for (int level = XLOG_TRACE; level <= XLOG_FATAL; level++)
+        __atomic_store_n(&xlog_impl_pass[level], xlog_pass_of(generation, level), __ATOMIC_RELEASE);
     unlock_rules();
 }
 
@@ -222,6 +239,7 @@ static void own_threshold_ended(void *value)
     lock_rules();
     count_own_threshold((int)(uintptr_t)value - 1, -1);
     xlog_impl_thread_threshold = XLOG_LEVEL_PROCESS;
+    xlog_front_own_threshold_changed();
     store_floor();
     unlock_rules();
 }
@@ -241,6 +259,7 @@ XLOG_API void xlog_thread_level(int level)
     count_own_threshold(xlog_impl_thread_threshold, -1);
     count_own_threshold(own, +1);
     xlog_impl_thread_threshold = own;
+    xlog_front_own_threshold_changed();
     store_floor();
     pthread_setspecific(own_threshold_key, own >= 0 ? (void *)(uintptr_t)(own + 1) : NULL);
     unlock_rules();

@@ -69,18 +69,53 @@
 
 uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
 
-/* The calling thread's ring (ring), and how far the shortest paths may
- * write in it without looking at its lap and its tail (room_end): an
- * absolute position, the end of the lap the last reservation was in or
- * the back end's last known tail plus the capacity, whichever comes
- * first.  Only ring_reserve moves what it depends on (lap_end and
- * cached_tail are the producer's); it is 0, so the next call takes the
- * general path, whenever the thread changes rings.  One thread-local
- * block, so that one offset reaches both. */
-static XLOG_IMPL_TLS struct {
-    xlog_ring *ring;
-    uint64_t room_end;
-} me;
+/* ---- Room ------------------------------------------------------------------
+ *
+ * The calling thread's ring is xlog_impl_my_ring (xlog.h), shared with the
+ * calls compiled into the program (xlog_impl_put); a thread without one
+ * points at no_ring, which has no room, so those calls need not test for
+ * it.  A ring's room is how far the shortest paths may write without
+ * looking at its lap and its tail: the end of the lap the last reservation
+ * was in, or the back end's last known tail plus the capacity, whichever
+ * comes first (ring_reserve sets it).
+ *
+ * A call in the program's code checks room_end, which is room or 0: 0 when
+ * the library must see every call, which it does by sending it here.  It
+ * is 0 for a thread with its own threshold (the call site's pass knows only
+ * the rules), and three things make it 0, each after the change the
+ * library's paths will see:
+ *   - the back end retiring an idle ring (after its epoch is 0), and
+ *     xlog_close (after the logger's epoch is 0);
+ *   - the back end falling asleep (after it sets xlog_bell.asleep): a call
+ *     sets bit 0 of head before it reads room_end, and the back end, after
+ *     the 0s, runs membarrier and then looks at every head: either it sees
+ *     the call under way (and stays awake) or the call sees no room and
+ *     takes the library's way, which rings the doorbell.
+ * The library sets room_end again (open_room) with a full barrier, then
+ * looks at the epochs and the doorbell and takes it back to 0 if either
+ * changed: either it sees the change, or the change's 0 comes after its
+ * store.  A call that read room_end before a 0 is "the one call" rings.c
+ * allows for.  So a call written in the program's code needs no epoch
+ * check and no doorbell check.
+ *
+ * The same bit 0 of head keeps a signal handler's call out of a call under
+ * way: the call in the program's code sets it and learns whether it was
+ * set in one instruction; the library's paths set it before they read the
+ * write position (claim), and their entries drop a call made while it is
+ * set (nested_call). */
+static xlog_impl_ring no_ring;
+XLOG_API XLOG_IMPL_TLS xlog_impl_ring *xlog_impl_my_ring = &no_ring;
+
+static xlog_ring *my_ring(void)
+{
+    return xlog_impl_my_ring == &no_ring ? NULL : (xlog_ring *)(void *)xlog_impl_my_ring;
+}
+
+static void set_my_ring(xlog_ring *r)
+{
+    xlog_impl_my_ring = r ? (xlog_impl_ring *)(void *)r : &no_ring;
+}
+
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -95,7 +130,7 @@ static void count_drop(xlog_ring *r, int reason)
  * interrupted it.  Writing would corrupt the record being written. */
 static __attribute__((noinline)) void drop_nested(void)
 {
-    count_drop(me.ring, XLOG_DROP_NESTED);
+    count_drop(my_ring(), XLOG_DROP_NESTED);
 }
 
 /* ---- the thread's ring -------------------------------------------------- */
@@ -133,8 +168,7 @@ static void thread_exited(void *ring)
 {
     xlog_ring *r = ring;
     xlog_enter();
-    me.ring = NULL;
-    me.room_end = 0;
+    set_my_ring(NULL);
     take_alt_stack(r);
     xlog_ring_leave(r);
     xlog_leave();
@@ -151,7 +185,7 @@ static void make_thread_exit_key(void)
 static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
 {
     pthread_once(&thread_exit_key_once, make_thread_exit_key);
-    xlog_ring *old = me.ring;
+    xlog_ring *old = my_ring();
     xlog_ring *r = xlog_ring_take(epoch);
     if (!r)
         return NULL;
@@ -161,8 +195,7 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
     } else if (xlog_load(&xlog_front.alt_stacks)) {
         give_alt_stack(r);
     }
-    me.room_end = 0;
-    me.ring = r;
+    set_my_ring(r);
     pthread_setspecific(thread_exit_key, r);
     if (old)
         xlog_ring_leave(old);
@@ -172,7 +205,7 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
 void xlog_front_after_fork(void)
 {
     /* rings.c unmaps every ring; the signal stack stays the thread's. */
-    xlog_ring *mine = me.ring;
+    xlog_ring *mine = my_ring();
     if (mine && mine->alt_stack) {
         void *stack = mine->alt_stack;
         mine->alt_stack = NULL;
@@ -180,8 +213,7 @@ void xlog_front_after_fork(void)
         sigaltstack(&off, NULL);
         free(stack);
     }
-    me.ring = NULL;
-    me.room_end = 0;
+    set_my_ring(NULL);
     if (mine)
         pthread_setspecific(thread_exit_key, NULL);
 }
@@ -201,7 +233,7 @@ static xlog_ring *ring_for_call(void)
             return NULL;
         }
     }
-    xlog_ring *r = me.ring;
+    xlog_ring *r = my_ring();
     if (LIKELY(r != NULL && xlog_load(&r->epoch) == epoch))
         return r;
     r = ring_for_this_thread(epoch);
@@ -261,23 +293,100 @@ static int lengthen_lap(xlog_ring *r, uint64_t needed)
     return 1;
 }
 
+/* Sets bit 0 of head (a call of this thread is under way, ring.h) in one
+ * instruction, so that a signal handler's call sees it either unset (and
+ * completes before this one reads the write position) or set; then the
+ * write position may be read. */
+static inline void claim(xlog_ring *r)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+    __asm__ __volatile__("orq $1, %0" : "+m"(r->head) : : "memory");
+#else
+    __atomic_fetch_or(&r->head, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/* The call writes nothing after all. */
+static inline void unclaim(xlog_ring *r)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    xlog_store_release(&r->head, r->write_pos);
+}
+
+/* A call made while another of its thread is under way (a signal handler
+ * that interrupted it): inside the library, or in the program's code. */
+static inline int nested_call(void)
+{
+    xlog_ring *r;
+    return xlog_inside() || ((r = my_ring()) != NULL && (xlog_load(&r->head) & 1));
+}
+
+/* Gives the calls in the program's code the ring's room, unless the
+ * library must see them (see "Room"). */
+static void open_room(xlog_ring *r)
+{
+    uint64_t end = xlog_impl_thread_threshold >= 0 ? 0 : r->room;
+    if (xlog_load(&r->room_end) == end)
+        return;
+    __atomic_store_n(&r->room_end, end, __ATOMIC_SEQ_CST);
+    uint64_t epoch = __atomic_load_n(&r->epoch, __ATOMIC_SEQ_CST);
+    if (end && (epoch == 0 || epoch != __atomic_load_n(&xlog_front.epoch, __ATOMIC_SEQ_CST) ||
+                __atomic_load_n(&xlog_bell.asleep, __ATOMIC_SEQ_CST)))
+        __atomic_store_n(&r->room_end, 0, __ATOMIC_SEQ_CST);
+}
+
+void xlog_front_own_threshold_changed(void)
+{
+    xlog_ring *r = my_ring();
+    if (r)
+        open_room(r);
+}
+
+/* The shortest paths may now write below end in the lap that starts at
+ * lap_start. */
+static void set_room(xlog_ring *r, uint64_t lap_start, uint64_t end)
+{
+    r->base = (char *)((uintptr_t)r->buffer - (uintptr_t)lap_start);
+    r->room = end;
+    open_room(r);
+}
+
+/* Waits for room as wait_for_room, with bit 0 of head clear meanwhile (the
+ * back end holds other threads' later records while it is set); 1 with
+ * the ring claimed again, and the write position to be read again (a
+ * signal handler's call may have written), or 0 unclaimed. */
+static int wait_unclaimed(xlog_ring *r, uint64_t need)
+{
+    unclaim(r);
+    if (!wait_for_room(r, need))
+        return 0;
+    claim(r);
+    return 1;
+}
+
 /* Reserves size bytes of contiguous room; returns where, with its position
  * in *record_pos, or NULL when the message is dropped.  Nothing is
  * published yet: a padding record that ends a lap is published with the
  * record that follows it. */
 static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
 {
+    claim(r);
     uint64_t pos = r->write_pos;
     for (;;) {
         uint64_t offset = pos & r->mask;
         if (offset + size <= r->lap_end) {
             if (UNLIKELY(pos + size - r->cached_tail > r->capacity)) {
                 r->cached_tail = xlog_load_acquire(&r->tail);
-                if (pos + size - r->cached_tail > r->capacity && !wait_for_room(r, pos + size))
-                    return NULL;
+                if (pos + size - r->cached_tail > r->capacity) {
+                    if (!wait_unclaimed(r, pos + size))
+                        return NULL;
+                    pos = r->write_pos;
+                    continue;
+                }
             }
             uint64_t lap_room = pos - offset + r->lap_end, tail_room = r->cached_tail + r->capacity;
-            me.room_end = lap_room < tail_room ? lap_room : tail_room;
+            set_room(r, pos - offset, lap_room < tail_room ? lap_room : tail_room);
             *record_pos = pos;
             return r->buffer + offset;
         }
@@ -303,21 +412,43 @@ static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
                 r->lap_stays_till = next_lap;
         } else if (size > offset) {
             r->lap_stays_till = 0;
+            unclaim(r);
             count_drop(r, XLOG_DROP_FULL);
             return NULL;
-        } else if (!wait_for_room(r, next_lap + size)) {
+        } else if (!wait_unclaimed(r, next_lap + size)) {
             return NULL;
+        } else {
+            pos = r->write_pos;
         }
     }
 }
 
-/* Marks the thread as inside a call, then reads the clock.  The mark must be
- * visible no later than the timestamp is taken (see ring.h). */
-static inline uint64_t begin_record(xlog_ring *r)
+/* The clock, for a record whose room is claimed: the mark (bit 0 of head)
+ * is visible no later than the timestamp is taken (see ring.h). */
+static inline uint64_t begin_record(void)
 {
-    xlog_store(&r->head, r->write_pos | 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     return xlog_ticks();
+}
+
+/* The thread's ring, claimed, when size bytes fit in its room (see "Room"),
+ * with the position they go to; else NULL, for the general path.  Gives
+ * the calls in the program's code their room back after the back end
+ * took it to sleep. */
+static inline xlog_ring *room_for(uint64_t size, uint64_t *pos)
+{
+    xlog_ring *r = my_ring();
+    if (UNLIKELY(r == NULL) || UNLIKELY(xlog_load(&r->epoch) != xlog_load(&xlog_front.epoch)))
+        return NULL;
+    claim(r);
+    *pos = r->write_pos;
+    if (UNLIKELY(*pos + size > r->room)) {
+        unclaim(r);
+        return NULL;
+    }
+    if (UNLIKELY(xlog_load(&r->room_end) != r->room))
+        open_room(r);
+    return r;
 }
 
 static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t size)
@@ -417,7 +548,7 @@ static void log_dynamic(xlog_ring *r, xlog_impl_site *site, const xlog_site_copy
     if (!p)
         return;
     xlog_record *rec = (xlog_record *)p;
-    rec->tsc = begin_record(r);
+    rec->tsc = begin_record();
     rec->size = (uint32_t)size;
     write_suppressed(rec, site, flags);
     rec->type = XLOG_REC_DYNAMIC;
@@ -602,7 +733,7 @@ begin_site_record(xlog_ring *r, xlog_impl_site *site, uint64_t size, int level, 
     if (!p)
         return NULL;
     xlog_record *rec = (xlog_record *)p;
-    rec->tsc = begin_record(r);
+    rec->tsc = begin_record();
     rec->size = (uint32_t)size;
     write_suppressed(rec, site, flags);
     rec->type = XLOG_REC_SITE;
@@ -656,23 +787,21 @@ static __attribute__((noinline)) void log_general(xlog_impl_site *site, int leve
  * call. */
 XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ...)
 {
-    if (UNLIKELY(xlog_in_call)) {
+    if (UNLIKELY(nested_call())) {
         drop_nested();
         return;
     }
     xlog_enter();
     va_list ap;
     va_start(ap, fmt);
-    xlog_ring *r = me.ring;
     const xlog_site_copy *scalar;
-    if (LIKELY(r != NULL) &&
-        LIKELY((scalar = __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE)) != NULL) &&
-        LIKELY(site->format == fmt) && LIKELY(xlog_load(&r->epoch) == xlog_load(&xlog_front.epoch))) {
-        uint64_t size = site->fixed_size;
-        uint64_t pos = r->write_pos;
-        if (LIKELY(pos + size <= me.room_end)) {
-            xlog_record *rec = (xlog_record *)(r->buffer + (pos & r->mask));
-            rec->tsc = begin_record(r);
+    if (LIKELY((scalar = __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE)) != NULL) &&
+        LIKELY(site->format == fmt)) {
+        uint64_t size = site->fixed_size, pos;
+        xlog_ring *r = room_for(size, &pos);
+        if (LIKELY(r != NULL)) {
+            xlog_record *rec = (xlog_record *)(r->base + pos);
+            rec->tsc = begin_record();
             rec->size = (uint32_t)size;
             rec->type = XLOG_REC_SITE;
             rec->level = (uint8_t)level;
@@ -742,14 +871,12 @@ static inline __attribute__((always_inline)) int log_slots_fast(xlog_impl_site *
                                                                 const uint64_t *slots, int n)
 {
     const uint64_t size = sizeof(xlog_record) + 8 * (uint64_t)n;
-    xlog_ring *r = me.ring;
-    if (UNLIKELY(r == NULL) || UNLIKELY(xlog_load(&r->epoch) != xlog_load(&xlog_front.epoch)))
+    uint64_t pos;
+    xlog_ring *r = room_for(size, &pos);
+    if (UNLIKELY(r == NULL))
         return 0;
-    uint64_t pos = r->write_pos;
-    if (UNLIKELY(pos + size > me.room_end))
-        return 0;
-    xlog_record *rec = (xlog_record *)(r->buffer + (pos & r->mask));
-    rec->tsc = begin_record(r);
+    xlog_record *rec = (xlog_record *)(r->base + pos);
+    rec->tsc = begin_record();
     rec->size = (uint32_t)size;
     rec->type = XLOG_REC_SITE;
     rec->level = (uint8_t)level;
@@ -768,13 +895,14 @@ static inline __attribute__((always_inline)) int log_slots_fast(xlog_impl_site *
  * path puts them on the stack. */
 XLOG_API void xlog_impl_log_0(xlog_impl_site *site, int level)
 {
-    if (UNLIKELY(xlog_in_call)) {
+    if (UNLIKELY(nested_call())) {
         drop_nested();
         return;
     }
     xlog_enter();
     if (!log_slots_fast(site, level, NULL, 0))
         log_slots_general(site, level, NULL, 0);
+    xlog_remember_pass(site, level);
     xlog_leave();
 }
 
@@ -783,7 +911,7 @@ XLOG_API void xlog_impl_log_0(xlog_impl_site *site, int level)
 #define SLOTS_ENTRY(n, parameters, ...)                                                     \
     XLOG_API void xlog_impl_log_##n(xlog_impl_site *site, int level, LIST parameters)      \
     {                                                                                       \
-        if (UNLIKELY(xlog_in_call)) {                                                       \
+        if (UNLIKELY(nested_call())) {                                                       \
             drop_nested();                                                                  \
             return;                                                                         \
         }                                                                                   \
@@ -792,6 +920,7 @@ XLOG_API void xlog_impl_log_0(xlog_impl_site *site, int level)
             const uint64_t slots[] = {__VA_ARGS__};                                         \
             log_slots_general(site, level, slots, n);                                       \
         }                                                                                   \
+        xlog_remember_pass(site, level);                                                    \
         xlog_leave();                                                                       \
     }
 #define LIST(...) __VA_ARGS__
@@ -811,7 +940,7 @@ SLOTS_ENTRY(8, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 XLOG_API void xlog_impl_log_rated(xlog_impl_site *site, int level, const char *fmt, ...)
 {
     int caller_errno = errno;
-    if (UNLIKELY(xlog_in_call)) {
+    if (UNLIKELY(nested_call())) {
         drop_nested();
         return;
     }
@@ -850,7 +979,7 @@ XLOG_API int xlog_impl_every_ms(xlog_impl_site *site, unsigned long ms)
 
 XLOG_API void xlog_dump_backtrace(void)
 {
-    if (UNLIKELY(xlog_in_call))
+    if (UNLIKELY(nested_call()))
         return;
     xlog_enter();
     xlog_ring *r = ring_for_call();
@@ -858,7 +987,7 @@ XLOG_API void xlog_dump_backtrace(void)
     char *p = r ? ring_reserve(r, sizeof(xlog_record), &pos) : NULL;
     if (p) {
         xlog_record *rec = (xlog_record *)p;
-        rec->tsc = begin_record(r);
+        rec->tsc = begin_record();
         rec->size = sizeof(xlog_record);
         rec->type = XLOG_REC_DUMP;
         rec->level = XLOG_INFO;
@@ -873,7 +1002,7 @@ XLOG_API void xlog_dump_backtrace(void)
 XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *fmt, ...)
 {
     int caller_errno = errno; /* for %m, before a first call's allocations change it */
-    if (UNLIKELY(xlog_in_call)) {
+    if (UNLIKELY(nested_call())) {
         drop_nested();
         return;
     }
@@ -910,7 +1039,7 @@ XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char 
 static void log_without_site(int level, const char *file, int line, const char *func,
                              const char *format, int caller_errno, va_list ap)
 {
-    if (UNLIKELY(xlog_in_call)) {
+    if (UNLIKELY(nested_call())) {
         drop_nested();
         return;
     }

@@ -17,6 +17,11 @@ extern uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
 /* In the child of fork(): forget the calling thread's ring (frontend.c). */
 void xlog_front_after_fork(void);
 
+/* The calling thread has taken or given up its own threshold
+ * (xlog_thread_level): calls in the program's code go to the library while
+ * it has one (frontend.c, "Room"). */
+void xlog_front_own_threshold_changed(void);
+
 /* Logs a line of xlog's own (WARN, "xlog:0 xlog"), whatever the level in
  * force (frontend.c). */
 void xlog_notice(const char *format, ...) __attribute__((format(printf, 1, 2)));

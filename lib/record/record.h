@@ -44,6 +44,13 @@ typedef struct xlog_record {
     const void *site; /* the site's xlog_site_copy, or NULL: names in the record */
 } xlog_record;
 
+/* A call compiled into the program writes the header as xlog_impl_record. */
+_Static_assert(sizeof(xlog_record) == sizeof(xlog_impl_record), "ABI");
+_Static_assert(offsetof(xlog_record, tsc) == offsetof(xlog_impl_record, tsc), "ABI");
+_Static_assert(offsetof(xlog_record, site) == offsetof(xlog_impl_record, site), "ABI");
+_Static_assert(offsetof(xlog_record, nargs) == offsetof(xlog_impl_record, nargs), "ABI");
+_Static_assert(XLOG_REC_SITE == XLOG_IMPL_RECORD_SITE, "ABI");
+
 #define XLOG_RECORD_ALIGN 8u
 
 static inline uint64_t xlog_align8(uint64_t n)

@@ -44,6 +44,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "xlog.h"
 
 #define XLOG_CACHE_LINE 64
 /* The shortest lap, and about what a new ring has in memory. */
@@ -62,6 +63,12 @@ typedef struct xlog_ring {
     /* Read and written by the producer only: a line the back end never
      * touches, so the call's loads never miss. */
     _Alignas(XLOG_CACHE_LINE) uint64_t write_pos; /* producer's copy of head, bit 0 clear */
+    uint64_t room_end;                       /* atomic: see xlog_impl_ring (xlog.h) and
+                                                frontend.c, "Room"; the back end and
+                                                xlog_close may make it 0 */
+    char *base;                              /* buffer minus the lap's first position */
+    uint64_t room;                           /* the shortest paths write below it
+                                                (frontend.c, "Room") */
     uint64_t cached_tail;                    /* producer's last view of tail */
     uint64_t lap_end;                        /* the producer wraps at this offset */
     uint64_t epoch;                          /* atomic: the xlog_open this ring belongs
@@ -121,5 +128,12 @@ typedef struct xlog_ring {
     void *alt_stack;                         /* signal stack xlog gave the thread, or NULL */
     struct xlog_ring *next;                  /* registry or free list, under the registry lock */
 } xlog_ring;
+
+/* A call compiled into the program writes these fields through
+ * xlog_impl_ring (xlog.h). */
+_Static_assert(offsetof(xlog_ring, write_pos) == offsetof(xlog_impl_ring, write_pos), "ABI");
+_Static_assert(offsetof(xlog_ring, room_end) == offsetof(xlog_impl_ring, room_end), "ABI");
+_Static_assert(offsetof(xlog_ring, base) == offsetof(xlog_impl_ring, base), "ABI");
+_Static_assert(offsetof(xlog_ring, head) == offsetof(xlog_impl_ring, head), "ABI");
 
 #endif

@@ -449,6 +449,14 @@ void xlog_ring_retire(xlog_ring *r)
     recycle(r);
 }
 
+void xlog_rings_take_room(void)
+{
+    pthread_mutex_lock(&xlog_rings.lock);
+    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
+        __atomic_store_n(&r->room_end, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&xlog_rings.lock);
+}
+
 void xlog_rings_close_epoch(void)
 {
     xlog_ring *ended = NULL;
@@ -646,6 +654,7 @@ void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick)
         return;
     if (r->idle_stage == 0) {
         __atomic_store_n(&r->epoch, 0, __ATOMIC_SEQ_CST); /* seen at once by the next call */
+        __atomic_store_n(&r->room_end, 0, __ATOMIC_SEQ_CST); /* frontend.c, "Room" */
         r->idle_stage = 1;
     } else {
         trim(r, head);

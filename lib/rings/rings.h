@@ -38,6 +38,9 @@ void xlog_ring_leave(xlog_ring *r);
 void xlog_ring_retire(xlog_ring *r);
 /* xlog_close, after the back end has stopped: the rings become stale. */
 void xlog_rings_close_epoch(void);
+/* xlog_close, once the logger's epoch is 0: every ring's room_end to 0, so
+ * that no call writes in the program's code any more (frontend.c, "Room"). */
+void xlog_rings_take_room(void);
 /* The back end, once a pass (not its last): keeps a few rings ready in the
  * pool for new threads (rings.c, "Spares"); at its first pass, first
  * unmaps the pooled rings that no longer fit (another ring_size; anonymous
