@@ -1042,6 +1042,11 @@ typedef struct xlog_impl_site {
     unsigned short fixed_size; /* bytes of the record without its strings */
     unsigned char nargs;       /* arguments the format consumes */
     unsigned char kinds[XLOG_MAX_ARGS];
+    uint32_t captured_shape;   /* atomic: the shape of the arguments the call
+                                  site captures (see "Strings captured at the
+                                  call site") once the format's kinds take
+                                  them one for one; 0 until the library
+                                  knows, XLOG_IMPL_SHAPE_NEVER if they do not */
 } xlog_impl_site;
 
 #if defined(__GNUC__)
@@ -1092,7 +1097,7 @@ typedef struct xlog_impl_site {
             static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
                                                         XLOG_IMPL_NULL, XLOG_IMPL_MODULE,  \
                                                         0, 0, 0, XLOG_IMPL_NULL,           \
-                                                        XLOG_IMPL_NULL, 0, 0, {0}};        \
+                                                        XLOG_IMPL_NULL, 0, 0, {0}, 0};     \
             int xlog_impl_call_var = xlog_impl_decide(&xlog_impl_site_var,                 \
                                                       xlog_impl_level_var);                \
             if (xlog_impl_call_var && (limit)) {                                           \
@@ -1138,9 +1143,24 @@ typedef struct xlog_impl_site {
  * record's flags (KEEP, RATED), as the record's level and flags bytes. */
 #define XLOG_IMPL_RECORD_BITS 0x6ff
 
+/* Arguments captured at the call site with strings among them (see
+ * "Strings captured at the call site" below, and the C++ block): one
+ * element per argument, a scalar's slot (XLOG_IMPL_SLOT) or a string's
+ * address and its length in bytes (a NULL string: address 0, length 0).
+ * The shape of a call (an uint32_t) holds its arguments' classes, 4 bits
+ * each, the first argument's lowest: XLOG_IMPL_SLOT_INT, _64, _DOUBLE, or
+ * XLOG_IMPL_ARG_STRING, and 0 past the last. */
+typedef struct xlog_impl_arg {
+    uint64_t value;
+    size_t length;
+} xlog_impl_arg;
+#define XLOG_IMPL_ARG_STRING 4
+#define XLOG_IMPL_SHAPE_STRINGS 0x44444444u /* the bit of each class that says "string" */
+#define XLOG_IMPL_SHAPE_NEVER 0xffffffffu   /* no call site has this shape */
+
 #if defined(__GNUC__) && !defined(__cplusplus) && defined(__STDC_VERSION__) &&                \
     __STDC_VERSION__ >= 201112L
-#define XLOG_IMPL_LITERAL_ENTRY XLOG_IMPL_CAPTURED
+#define XLOG_IMPL_LITERAL_ENTRY XLOG_IMPL_TEXT_CAPTURED
 
 /* The functions that make slots.  Their first parameter (0) lets
  * xlog_impl_slot_none, which must accept any argument, have the same
@@ -1308,6 +1328,127 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
         xlog_impl_log_8(site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_SLOT(a),          \
         XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), XLOG_IMPL_SLOT(e),        \
         XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g), XLOG_IMPL_SLOT(h)), a, b, c, d, e, f, g, h)
+
+/* Strings captured at the call site (C11).  A call whose arguments are
+ * all scalars or strings (char *, signed and unsigned char *, const or not,
+ * char arrays), with at least one string, at most XLOG_MAX_SLOTS of them,
+ * passes its arguments to xlog_impl_log_captured as an array of
+ * xlog_impl_arg: a scalar's slot, or a string's address and its length
+ * (strlen at the call site: a constant for a literal).  Each argument's
+ * class is a constant (XLOG_IMPL_TEXT_CLASS), and the call's shape, one
+ * class per 4 bits, tells the library what the array holds; the site takes
+ * that path once the library has found that the format's kinds take the
+ * arguments one for one (a %s for each string, the slot fits of "Capture
+ * at the call site" for the scalars, as many conversions as arguments;
+ * not %ls, %m, a '*' precision for a string, or a fixed one).  Until then,
+ * and for ever if they do not, the call takes the branch of "Capture at
+ * the call site", that is xlog_impl_log, whose -Wformat check is the same
+ * as before. */
+#define XLOG_IMPL_TEXT_TYPES(v)                                                            \
+    char * : v, const char * : v, signed char * : v, const signed char * : v,              \
+        unsigned char * : v, const unsigned char * : v
+#define XLOG_IMPL_TEXT_CLASS(x)                                                            \
+    _Generic(XLOG_IMPL_RVALUE(x), XLOG_IMPL_TEXT_TYPES(XLOG_IMPL_ARG_STRING),              \
+             default: XLOG_IMPL_CLASS(x))
+#define XLOG_IMPL_TK(x, i) ((uint32_t)XLOG_IMPL_TEXT_CLASS(x) << (4 * (i)))
+#define XLOG_IMPL_TS(x) (XLOG_IMPL_TEXT_CLASS(x) != 0)
+
+/* The array element of an argument: x is evaluated once, by the one
+ * association _Generic selects. */
+static inline xlog_impl_arg xlog_impl_arg_string(int unused, const void *s)
+{
+    (void)unused;
+    xlog_impl_arg arg = {(uint64_t)(uintptr_t)s,
+                         s ? __builtin_strlen((const char *)s) : 0};
+    return arg;
+}
+static inline xlog_impl_arg xlog_impl_arg_none(int unused, ...)
+{
+    (void)unused;
+    xlog_impl_arg arg = {0, 0};
+    return arg;
+}
+static inline xlog_impl_arg xlog_impl_arg_slot(uint64_t slot)
+{
+    xlog_impl_arg arg = {slot, 0};
+    return arg;
+}
+#define XLOG_IMPL_ARG(x)                                                                   \
+    _Generic(XLOG_IMPL_RVALUE(x),                                                          \
+             XLOG_IMPL_TEXT_TYPES(_Generic(XLOG_IMPL_RVALUE(x),                            \
+                                           XLOG_IMPL_TEXT_TYPES(xlog_impl_arg_string),     \
+                                           default: xlog_impl_arg_none)(0, (x))),          \
+             default: xlog_impl_arg_slot(XLOG_IMPL_SLOT(x)))
+
+#define XLOG_IMPL_TEXT_CAPTURED(site, level, ...)                                          \
+    XLOG_IMPL_CAT(XLOG_IMPL_TEXT_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
+/* textual: every argument a scalar or a string (a constant); shape: their
+ * classes; args: their xlog_impl_arg, in parentheses; otherwise: the call
+ * of "Capture at the call site". */
+#define XLOG_IMPL_TEXT(site, level, fmt, textual, shape, args, otherwise)                 \
+    ((textual) && ((shape) & XLOG_IMPL_SHAPE_STRINGS) &&                                   \
+             xlog_impl_captured_ready(site, fmt, shape) ?                                  \
+         xlog_impl_log_captured_args(site, (level) & XLOG_IMPL_RECORD_BITS, shape,         \
+                                     (const xlog_impl_arg[]){XLOG_IMPL_LIST args}) :       \
+         otherwise)
+#define XLOG_IMPL_LIST(...) __VA_ARGS__
+#define XLOG_IMPL_TEXT_V(site, level, ...) XLOG_IMPL_CAPTURE_V(site, level, __VA_ARGS__)
+#define XLOG_IMPL_TEXT_0(site, level, fmt) XLOG_IMPL_CAPTURE_0(site, level, fmt)
+#define XLOG_IMPL_TEXT_1(site, level, fmt, a)                                              \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a), XLOG_IMPL_TK(a, 0), (XLOG_IMPL_ARG(a)), \
+                   XLOG_IMPL_CAPTURE_1(site, level, fmt, a))
+#define XLOG_IMPL_TEXT_2(site, level, fmt, a, b)                                           \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b),                   \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1),                                \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b)),                                   \
+                   XLOG_IMPL_CAPTURE_2(site, level, fmt, a, b))
+#define XLOG_IMPL_TEXT_3(site, level, fmt, a, b, c)                                        \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c), \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2),           \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c)),                 \
+                   XLOG_IMPL_CAPTURE_3(site, level, fmt, a, b, c))
+#define XLOG_IMPL_TEXT_4(site, level, fmt, a, b, c, d)                                     \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d),                                                        \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3),                                                     \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d)), \
+                   XLOG_IMPL_CAPTURE_4(site, level, fmt, a, b, c, d))
+#define XLOG_IMPL_TEXT_5(site, level, fmt, a, b, c, d, e)                                  \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d) && XLOG_IMPL_TS(e),                                     \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3) | XLOG_IMPL_TK(e, 4),                                \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
+                    XLOG_IMPL_ARG(e)),                                                     \
+                   XLOG_IMPL_CAPTURE_5(site, level, fmt, a, b, c, d, e))
+#define XLOG_IMPL_TEXT_6(site, level, fmt, a, b, c, d, e, f)                               \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d) && XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f),                  \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3) | XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5),           \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
+                    XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f)),                                   \
+                   XLOG_IMPL_CAPTURE_6(site, level, fmt, a, b, c, d, e, f))
+#define XLOG_IMPL_TEXT_7(site, level, fmt, a, b, c, d, e, f, g)                            \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d) && XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f) && XLOG_IMPL_TS(g), \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3) | XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5) |          \
+                   XLOG_IMPL_TK(g, 6),                                                     \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
+                    XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f), XLOG_IMPL_ARG(g)),                 \
+                   XLOG_IMPL_CAPTURE_7(site, level, fmt, a, b, c, d, e, f, g))
+#define XLOG_IMPL_TEXT_8(site, level, fmt, a, b, c, d, e, f, g, h)                         \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d) && XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f) && XLOG_IMPL_TS(g) && \
+                   XLOG_IMPL_TS(h),                                                        \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3) | XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5) |          \
+                   XLOG_IMPL_TK(g, 6) | XLOG_IMPL_TK(h, 7),                                \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
+                    XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f), XLOG_IMPL_ARG(g), XLOG_IMPL_ARG(h)), \
+                   XLOG_IMPL_CAPTURE_8(site, level, fmt, a, b, c, d, e, f, g, h))
 #else
 #define XLOG_IMPL_LITERAL_ENTRY xlog_impl_log
 #endif
@@ -1338,6 +1479,16 @@ void xlog_impl_log_7(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, 
                      uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6);
 void xlog_impl_log_8(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, uint64_t a2,
                      uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7);
+/* The call of a site ready for its arguments captured with strings among
+ * them, or, from C++, all scalars too (see "Strings captured at the call
+ * site"); level holds the level and the record flags only
+ * (XLOG_IMPL_RECORD_BITS).  xlog_impl_prepare_captured prepares the site
+ * with format on its first call and says whether the arguments of this
+ * shape fit its format's kinds (then site->captured_shape is shape, else
+ * it becomes XLOG_IMPL_SHAPE_NEVER once that is certain). */
+void xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                            const xlog_impl_arg *args, size_t bytes);
+int xlog_impl_prepare_captured(xlog_impl_site *site, const char *format, uint32_t shape);
 void xlog_impl_check_failed(const char *cond, const char *file, int line, const char *func,
                             const char *format, ...) XLOG_IMPL_PRINTF(5, 6) XLOG_IMPL_NORETURN;
 void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *format, ...)
@@ -1364,6 +1515,42 @@ static inline int xlog_impl_decide(xlog_impl_site *site, int level)
     if (level >= (int)((levels >> 8) & 0xff))
         return level | XLOG_IMPL_GO | XLOG_IMPL_KEEP;
     return 0;
+}
+
+/* Whether the site takes xlog_impl_log_captured with arguments of this
+ * shape: known at once after its first call (an inline function's site may
+ * be reached with several formats: only its first is captured). */
+static inline int xlog_impl_captured_ready(xlog_impl_site *site, const char *format,
+                                           uint32_t shape)
+{
+    uint32_t known = __atomic_load_n(&site->captured_shape, __ATOMIC_ACQUIRE);
+    if (known == shape && site->format == format)
+        return 1;
+    return known == 0 && xlog_impl_prepare_captured(site, format, shape);
+}
+
+/* The call of xlog_impl_log_captured, with the bytes the arguments take
+ * uncut: 8 for a scalar, 4 and its length for a string.  The shape is a
+ * constant: written out term by term, this folds into a sum of the
+ * strings' lengths and a constant (a loop is not always unrolled). */
+#define XLOG_IMPL_ARG_BYTES(shape, args, i)                                                \
+    (((shape) >> (4 * (i)) & 15) == XLOG_IMPL_ARG_STRING ? 4 + (args)[i].length :           \
+     ((shape) >> (4 * (i)) & 15) != 0                   ? 8 :                              \
+                                                          0)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void xlog_impl_log_captured_args(xlog_impl_site *site, int level, uint32_t shape,
+                                               const xlog_impl_arg *args)
+{
+    xlog_impl_log_captured(site, level, shape, args,
+                           XLOG_IMPL_ARG_BYTES(shape, args, 0) + XLOG_IMPL_ARG_BYTES(shape, args, 1) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 2) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 3) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 4) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 5) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 6) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 7));
 }
 
 static inline int xlog_impl_every_n(xlog_impl_site *site, unsigned long n)

@@ -60,6 +60,19 @@ COUNTED(6, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uin
 COUNTED(7, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6), a0, a1, a2, a3, a4, a5, a6)
 COUNTED(8, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7), a0, a1, a2, a3, a4, a5, a6, a7)
 
+/* Calls of xlog_impl_log_captured (strings captured at the call site). */
+static int captured_calls;
+void __real_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                                   const xlog_impl_arg *args, size_t bytes);
+void __wrap_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                                   const xlog_impl_arg *args, size_t bytes);
+void __wrap_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                                   const xlog_impl_arg *args, size_t bytes)
+{
+    captured_calls++;
+    __real_xlog_impl_log_captured(site, level, shape, args, bytes);
+}
+
 /* What each case of cases.h must write, in its order, and whether its C11
  * site takes the slots.  NULL for the call with more conversions than
  * arguments, whose second number is whatever the variable argument list
@@ -141,6 +154,104 @@ static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variabl
                 assert_true(is_one_then_a_number(messages[k]));
         }
         assert_int_equal(slot_calls_of[i], expected[i].slots);
+    }
+    free(text);
+    test_drop_dir(dir);
+}
+
+#define STRING_CASE_COUNT 13
+extern void (*const capture_string_cases_c11[STRING_CASE_COUNT])(void);
+extern void (*const capture_string_cases_c99[STRING_CASE_COUNT])(void);
+int string_evaluations;
+
+/* 300 bytes of the alphabet, as strings.h's string_too_long makes them. */
+static void alphabet(char *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (char)('a' + i % 26);
+    out[n] = '\0';
+}
+
+/* What each case of strings.h must write, and how many of its two C11 calls
+ * take xlog_impl_log_captured: both when the format takes the arguments
+ * as they are (the first call prepares the site on its way), none
+ * otherwise. */
+static const struct {
+    const char *message; /* NULL: a cut string, checked apart */
+    int captured;
+} string_expected[STRING_CASE_COUNT] = {
+    {"user bob.smith.long logged in from 10.0.0.1", 2},
+    {"[(null)|after]", 2},
+    {"[][x]", 2},
+    {NULL, 2},
+    {"array=-42 mid 2.50 0x10 -7 bytes q", 2},
+    {"a 1 bb 2 ccc 3.000000 dddd ff", 2},
+    {"once 7", 2},
+    {"[    ab|c   ]", 2}, /* a '*' width is an int like any other */
+    {"[abc]", 0},         /* a '*' precision bounds the copy */
+    {"open: No such file or directory", 0},
+    {"0x1234", 0}, /* a string where %p reads a pointer */
+    {"kept", 0},   /* an argument without its conversion */
+    {NULL, 2},     /* 200,000 bytes: cut in the record, as the ring is 64 KiB */
+};
+
+static void a_call_site_captures_its_strings_and_writes_the_lines_of_the_variable_arguments(
+    void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("capture-strings");
+    xlog_config cfg = test_config_in(dir);
+    cfg.max_message = 256;
+    cfg.ring_size = (size_t)64 << 10;
+    assert_int_equal(xlog_open(&cfg), 0);
+    int captured_of[STRING_CASE_COUNT];
+    for (int i = 0; i < STRING_CASE_COUNT; i++) {
+        int before = captured_calls, slots_before = slot_calls;
+        string_evaluations = 0;
+        capture_string_cases_c11[i]();
+        capture_string_cases_c11[i]();
+        captured_of[i] = captured_calls - before;
+        before = captured_calls;
+        capture_string_cases_c99[i]();
+        assert_int_equal(captured_calls - before, 0);
+        assert_int_equal(slot_calls - slots_before, 0);
+        if (i == 6) /* string_evaluated_once: one evaluation per call */
+            assert_int_equal(string_evaluations, 3);
+    }
+    assert_int_equal(xlog_close(), 0);
+
+    /* The cut line: the 300 bytes cut at max_message with the mark, the
+     * string after them lost. */
+    char cut[512];
+    alphabet(cut, 256 - strlen(XLOG_TRUNCATED_MARK));
+    strcat(cut, XLOG_TRUNCATED_MARK);
+
+    char zs[512];
+    memset(zs, 'z', 256 - strlen(XLOG_TRUNCATED_MARK));
+    strcpy(zs + 256 - strlen(XLOG_TRUNCATED_MARK), XLOG_TRUNCATED_MARK);
+
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 3 * STRING_CASE_COUNT);
+    const char *p = text;
+    for (int i = 0; i < STRING_CASE_COUNT; i++) {
+        test_line lines[3];
+        char messages[3][1024];
+        for (int k = 0; k < 3; k++) {
+            const char *nl = strchr(p, '\n');
+            assert_true(test_parse_line(p, (size_t)(nl - p), &lines[k]));
+            test_message(&lines[k], messages[k], sizeof messages[k]);
+            assert_string_equal(lines[k].level, "INFO");
+            p = nl + 1;
+        }
+        print_message("string case %d: %s\n", i, messages[0]);
+        for (int k = 0; k < 3; k++) {
+            assert_string_equal(lines[k].where, lines[0].where);
+            assert_string_equal(lines[k].func, lines[0].func);
+            assert_string_equal(messages[k], string_expected[i].message ? string_expected[i].message
+                                             : i == 3                   ? cut
+                                                                        : zs);
+        }
+        assert_int_equal(captured_of[i], string_expected[i].captured);
     }
     free(text);
     test_drop_dir(dir);
@@ -239,6 +350,8 @@ int main(void)
         cmocka_unit_test(a_slot_holds_the_bytes_the_variable_arguments_give_for_its_kind),
         cmocka_unit_test(
             a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variable_arguments),
+        cmocka_unit_test(
+            a_call_site_captures_its_strings_and_writes_the_lines_of_the_variable_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
