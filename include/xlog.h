@@ -913,13 +913,57 @@ void xlog_stats(xlog_counters *out);
  *
  * Compiled as C11 or later (gcc, clang), a call with a literal format and
  * at most XLOG_MAX_SLOTS arguments that are all integers, enums, floats,
- * doubles or pointers other than strings is captured at the call site:
- * each argument's type picks how it becomes one 8-byte value, and the call
- * passes those values to a function without a variable argument list.  In
- * that mode an argument of a type printf has no conversion for (a struct,
- * a union, __int128, a complex number) does not compile.  Strings, long
- * doubles, more arguments, C99 and C++ take the variable argument list;
- * the lines are the same either way. */
+ * doubles, pointers or strings (char *, signed or unsigned, const or not,
+ * and char arrays) is captured at the call site: each argument's type
+ * picks how it becomes one 8-byte value, or, for a string, its address and
+ * its length (strlen at the call site), and the call passes them to a
+ * function without a variable argument list, which copies each string
+ * once.  In that mode an argument of a type printf has no conversion for
+ * (a struct, a union, __int128, a complex number) does not compile.  Wide
+ * strings, long doubles, more arguments, formats whose conversions do not
+ * take the arguments as they are (%m, %.*s, a string for %p...) and C99
+ * take the variable argument list; the lines are the same either way.
+ *
+ * From C++ (C++11 and later, g++ and clang++), the same macros classify
+ * each argument by its type with templates, and a call of at most
+ * XLOG_MAX_SLOTS arguments is captured as in C11.  What may be passed, and
+ * what printf is given for it when the call takes the variable argument
+ * list (%m, %.*s, a non-literal format, XLOG_EVERY_N/MS):
+ *   - every integer type, bool and the char types (as the int they
+ *     promote to: %d, %c, %u...), float and double;
+ *   - enums, scoped (enum class) or not: their underlying integer;
+ *   - pointers (void *, T *) and nullptr, for %p;
+ *   - strings, for %s, by value: const char * and char * (NULL prints
+ *     "(null)"), char arrays, std::string and (C++17) std::string_view,
+ *     without c_str() and, for a string_view, without a NUL: its bytes
+ *     only (printf stops at a NUL: so does the line);
+ *   - long double and wchar_t * (%Lf, %ls): always the variable argument
+ *     list.
+ * Anything else does not compile, and the error names the argument:
+ * "xlog: argument 2 of this call has a type printf cannot print" (a
+ * struct, a std::vector, __int128, a member pointer), or "xlog: argument
+ * 1 of this call is a string object and its conversion is not %s" (a
+ * std::string or string_view where a literal format reads something else,
+ * or %ls).  -Wformat checks the format against each argument as printf
+ * sees it (a std::string as a const char *), so a bad format warns in C++
+ * as in C.  A call of more than XLOG_MAX_SLOTS arguments passes them as
+ * they are to the variable argument list, as before: no string objects
+ * there.
+ *
+ * For example (the case "the manual's example" of
+ * tests/capture/capture_cpp.cpp):
+ *
+ *     ```cpp
+ *     std::string user = "alice";
+ *     std::string_view host = std::string_view("db1.example.org", 3);
+ *     enum class state : unsigned char { up = 1 } now = state::up;
+ *     xlog_info("user %s on %s: state %d, %zu bytes", user, host, now, user.size());
+ *     ```
+ *
+ *     ```text
+ *     2026-11-22 14:45:25.123456789 [INFO] main.cpp:9 main 12345 user alice on db1: state 1, 5 bytes
+ *     ```
+ */
 #define XLOG(level, ...) XLOG_IMPL_AT(level, 1, 0, XLOG_IMPL_LITERAL_ENTRY, __VA_ARGS__)
 
 #define xlog_trace(...) XLOG(XLOG_TRACE, __VA_ARGS__)
@@ -970,10 +1014,10 @@ void xlog_stats(xlog_counters *out);
  * is set, else from CLOCK_MONOTONIC_COARSE. */
 #define XLOG_EVERY_N(level, n, ...)                                                          \
     XLOG_IMPL_AT(level, xlog_impl_every_n(&xlog_impl_site_var, (n)), XLOG_IMPL_RATED,         \
-                 xlog_impl_log_rated, __VA_ARGS__)
+                 XLOG_IMPL_RATED_ENTRY, __VA_ARGS__)
 #define XLOG_EVERY_MS(level, ms, ...)                                                        \
     XLOG_IMPL_AT(level, xlog_impl_every_ms(&xlog_impl_site_var, (ms)), XLOG_IMPL_RATED,       \
-                 xlog_impl_log_rated, __VA_ARGS__)
+                 XLOG_IMPL_RATED_ENTRY, __VA_ARGS__)
 
 #define xlog_trace_every_n(n, ...) XLOG_EVERY_N(XLOG_TRACE, n, __VA_ARGS__)
 #define xlog_debug_every_n(n, ...) XLOG_EVERY_N(XLOG_DEBUG, n, __VA_ARGS__)
@@ -1105,8 +1149,8 @@ typedef struct xlog_impl_site {
                     literal_entry(&xlog_impl_site_var, xlog_impl_call_var | (rated),       \
                                   __VA_ARGS__);                                            \
                 else                                                                       \
-                    xlog_impl_log_dynamic(&xlog_impl_site_var,                             \
-                                          xlog_impl_call_var | (rated), __VA_ARGS__);      \
+                    XLOG_IMPL_DYNAMIC_ENTRY(&xlog_impl_site_var,                           \
+                                            xlog_impl_call_var | (rated), __VA_ARGS__);    \
             }                                                                              \
         }                                                                                  \
     } while (0)
@@ -1142,6 +1186,24 @@ typedef struct xlog_impl_site {
 /* What of the level a call of xlog_impl_log_<n> passes: the level and the
  * record's flags (KEEP, RATED), as the record's level and flags bytes. */
 #define XLOG_IMPL_RECORD_BITS 0x6ff
+
+/* How many arguments follow the format: 0 to 8, or V (more, up to 111). */
+#define XLOG_IMPL_COUNT(...)                                                               \
+    XLOG_IMPL_COUNT_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define XLOG_IMPL_COUNT_(f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,   \
+    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31,   \
+    a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48,   \
+    a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65,   \
+    a66, a67, a68, a69, a70, a71, a72, a73, a74, a75, a76, a77, a78, a79, a80, a81, a82,   \
+    a83, a84, a85, a86, a87, a88, a89, a90, a91, a92, a93, a94, a95, a96, a97, a98, a99,   \
+    a100, a101, a102, a103, a104, a105, a106, a107, a108, a109, a110, a111, n, ...) n
+#define XLOG_IMPL_CAT(a, b) XLOG_IMPL_CAT_(a, b)
+#define XLOG_IMPL_CAT_(a, b) a##b
+#define XLOG_IMPL_LIST(...) __VA_ARGS__
 
 /* Arguments captured at the call site with strings among them (see
  * "Strings captured at the call site" below, and the C++ block): one
@@ -1239,22 +1301,6 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
            site->format == format;
 }
 
-/* How many arguments follow the format: 0 to 8, or V (more, up to 111). */
-#define XLOG_IMPL_COUNT(...)                                                               \
-    XLOG_IMPL_COUNT_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
-#define XLOG_IMPL_COUNT_(f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,   \
-    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31,   \
-    a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48,   \
-    a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65,   \
-    a66, a67, a68, a69, a70, a71, a72, a73, a74, a75, a76, a77, a78, a79, a80, a81, a82,   \
-    a83, a84, a85, a86, a87, a88, a89, a90, a91, a92, a93, a94, a95, a96, a97, a98, a99,   \
-    a100, a101, a102, a103, a104, a105, a106, a107, a108, a109, a110, a111, n, ...) n
-#define XLOG_IMPL_CAT(a, b) XLOG_IMPL_CAT_(a, b)
-#define XLOG_IMPL_CAT_(a, b) a##b
 #define XLOG_IMPL_CAPTURED(site, level, ...)                                               \
     XLOG_IMPL_CAT(XLOG_IMPL_CAPTURE_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
 
@@ -1391,7 +1437,6 @@ static inline xlog_impl_arg xlog_impl_arg_slot(uint64_t slot)
          xlog_impl_log_captured_args(site, (level) & XLOG_IMPL_RECORD_BITS, shape,         \
                                      (const xlog_impl_arg[]){XLOG_IMPL_LIST args}) :       \
          otherwise)
-#define XLOG_IMPL_LIST(...) __VA_ARGS__
 #define XLOG_IMPL_TEXT_V(site, level, ...) XLOG_IMPL_CAPTURE_V(site, level, __VA_ARGS__)
 #define XLOG_IMPL_TEXT_0(site, level, fmt) XLOG_IMPL_CAPTURE_0(site, level, fmt)
 #define XLOG_IMPL_TEXT_1(site, level, fmt, a)                                              \
@@ -1449,6 +1494,8 @@ static inline xlog_impl_arg xlog_impl_arg_slot(uint64_t slot)
                    (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
                     XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f), XLOG_IMPL_ARG(g), XLOG_IMPL_ARG(h)), \
                    XLOG_IMPL_CAPTURE_8(site, level, fmt, a, b, c, d, e, f, g, h))
+#elif defined(__cplusplus) && defined(__GNUC__)
+#define XLOG_IMPL_LITERAL_ENTRY XLOG_IMPL_CPP_CAPTURED /* see "C++" at the end */
 #else
 #define XLOG_IMPL_LITERAL_ENTRY xlog_impl_log
 #endif
@@ -1572,6 +1619,466 @@ static inline int xlog_enabled(int level)
 
 #ifdef __cplusplus
 }
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* C++: arguments classified by templates (not for direct use)              */
+/* ------------------------------------------------------------------------ */
+
+/* In C++ (11 and later, g++ and clang++), XLOG's arguments are classified
+ * at compile time by their types (see XLOG for what may be passed): a
+ * call of at most XLOG_MAX_SLOTS arguments that are all scalars takes
+ * xlog_impl_log_<n> with the slots C11 would pass, one with strings
+ * (const char *, char arrays, std::string, std::string_view) takes
+ * xlog_impl_log_captured as in C11, once the site is ready (the same
+ * check: xlog_impl_captured_ready).  Until then, and for a site whose
+ * format does not take its arguments as they are (%m, %.*s, a long double,
+ * a wide string...), the call takes xlog_impl_log with each argument as
+ * printf would see it (XLOG_IMPL_CPP_VA: a std::string's c_str(), an
+ * enum's value...), and -Wformat checks that call as it checks a C call.
+ * A call of more than XLOG_MAX_SLOTS arguments passes them as they are to
+ * xlog_impl_log, as before. */
+#if defined(__cplusplus) && defined(__GNUC__)
+#include <cstring>
+#include <string>
+#include <type_traits>
+#if __cplusplus >= 201703L && defined(__has_include)
+#if __has_include(<string_view>)
+#include <string_view>
+#define XLOG_IMPL_STRING_VIEW 1
+#endif
+#endif
+
+namespace xlog_impl_cpp {
+
+/* An argument's class: a slot's (XLOG_IMPL_SLOT_*), a string
+ * (XLOG_IMPL_ARG_STRING), one only the variable argument list carries
+ * (a long double, a wide string), or none: a type printf cannot print. */
+enum { cannot_print = 0, variadic_only = 8 };
+
+/* traits<T>, for T an argument's type without reference, const or array:
+ * its class; whether it is a string object (std::string, string_view),
+ * which only %s may take; its slot (slot), its element of
+ * xlog_impl_arg (arg), and what printf takes for it (vararg). */
+template <class T, class Enable = void> struct traits {
+    static const unsigned cls = cannot_print;
+    static const bool object = false;
+    static int vararg(const T &) { return 0; } /* the static_assert says why */
+    static uint64_t slot(const T &) { return 0; }
+};
+
+template <class T> struct scalar_arg {
+    static const bool object = false;
+    static xlog_impl_arg arg(const T &v)
+    {
+        xlog_impl_arg a = {traits<T>::slot(v), 0};
+        return a;
+    }
+};
+
+/* Every integer promoted to int (bool, the char types, short, int,
+ * unsigned): sign-extended as va_arg(ap, int) reads it. */
+template <class T>
+struct traits<T, typename std::enable_if<std::is_integral<T>::value &&
+                                         sizeof(T) <= sizeof(int)>::type> : scalar_arg<T> {
+    static const unsigned cls = XLOG_IMPL_SLOT_INT;
+    static uint64_t slot(T v) { return (uint64_t)(int64_t)(int)v; }
+    static T vararg(T v) { return v; }
+};
+template <class T>
+struct traits<T, typename std::enable_if<std::is_integral<T>::value && sizeof(T) == 8>::type>
+    : scalar_arg<T> {
+    static const unsigned cls = XLOG_IMPL_SLOT_64;
+    static uint64_t slot(T v) { return (uint64_t)v; }
+    static T vararg(T v) { return v; }
+};
+template <class T>
+struct traits<T, typename std::enable_if<std::is_same<T, float>::value ||
+                                         std::is_same<T, double>::value>::type> : scalar_arg<T> {
+    static const unsigned cls = XLOG_IMPL_SLOT_DOUBLE;
+    static uint64_t slot(T v)
+    {
+        double d = v;
+        uint64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        return bits;
+    }
+    static T vararg(T v) { return v; }
+};
+template <> struct traits<long double> {
+    static const unsigned cls = variadic_only;
+    static const bool object = false;
+    static long double vararg(long double v) { return v; }
+    static uint64_t slot(long double) { return 0; }
+};
+/* Enums, scoped or not: as their underlying integer. */
+template <class T>
+struct traits<T, typename std::enable_if<std::is_enum<T>::value>::type> : scalar_arg<T> {
+    typedef typename std::underlying_type<T>::type underlying;
+    static const unsigned cls = traits<underlying>::cls;
+    static uint64_t slot(T v) { return traits<underlying>::slot(static_cast<underlying>(v)); }
+    static underlying vararg(T v) { return static_cast<underlying>(v); }
+};
+/* Pointers other than strings, and nullptr: their address. */
+template <class T> struct traits<T *, void> : scalar_arg<T *> {
+    static const unsigned cls = XLOG_IMPL_SLOT_64;
+    static uint64_t slot(T *p) { return (uint64_t)(uintptr_t)p; }
+    static T *vararg(T *p) { return p; }
+};
+template <> struct traits<decltype(nullptr)> : scalar_arg<decltype(nullptr)> {
+    static const unsigned cls = XLOG_IMPL_SLOT_64;
+    static uint64_t slot(decltype(nullptr)) { return 0; }
+    static const void *vararg(decltype(nullptr)) { return nullptr; }
+};
+
+/* Strings: the address and the length (strlen); NULL prints "(null)". */
+template <class C> struct c_string {
+    static const unsigned cls = XLOG_IMPL_ARG_STRING;
+    static const bool object = false;
+    static xlog_impl_arg arg(const C *s)
+    {
+        xlog_impl_arg a = {(uint64_t)(uintptr_t)s, s ? __builtin_strlen((const char *)s) : 0};
+        return a;
+    }
+    static const C *vararg(const C *s) { return s; }
+    static uint64_t slot(const C *) { return 0; }
+};
+template <> struct traits<char *> : c_string<char> {};
+template <> struct traits<const char *> : c_string<char> {};
+template <> struct traits<signed char *> : c_string<signed char> {};
+template <> struct traits<const signed char *> : c_string<signed char> {};
+template <> struct traits<unsigned char *> : c_string<unsigned char> {};
+template <> struct traits<const unsigned char *> : c_string<unsigned char> {};
+/* Wide strings, for %ls: the variable argument list only. */
+template <class W> struct wide_string {
+    static const unsigned cls = variadic_only;
+    static const bool object = false;
+    static const W *vararg(const W *s) { return s; }
+    static uint64_t slot(const W *) { return 0; }
+};
+template <> struct traits<wchar_t *> : wide_string<wchar_t> {};
+template <> struct traits<const wchar_t *> : wide_string<wchar_t> {};
+
+/* String objects, by value: their bytes and their size (no NUL needed). */
+template <> struct traits<std::string> {
+    static const unsigned cls = XLOG_IMPL_ARG_STRING;
+    static const bool object = true;
+    static xlog_impl_arg arg(const std::string &s)
+    {
+        xlog_impl_arg a = {(uint64_t)(uintptr_t)s.data(), s.size()};
+        return a;
+    }
+    static const char *vararg(const std::string &s) { return s.c_str(); }
+    static uint64_t slot(const std::string &) { return 0; }
+};
+#ifdef XLOG_IMPL_STRING_VIEW
+template <> struct traits<std::string_view> {
+    static const unsigned cls = XLOG_IMPL_ARG_STRING;
+    static const bool object = true;
+    static xlog_impl_arg arg(std::string_view s)
+    {
+        /* An empty view may have no address: "" rather than "(null)". */
+        xlog_impl_arg a = {(uint64_t)(uintptr_t)(s.data() ? s.data() : ""), s.size()};
+        return a;
+    }
+    static uint64_t slot(std::string_view) { return 0; }
+};
+#endif
+
+template <class T> struct of {
+    typedef traits<typename std::decay<T>::type> type;
+};
+
+/* What the variable argument list gets: hold keeps a string_view's bytes
+ * with a NUL, in a std::string that lives until the end of the call's
+ * statement (only a site that cannot capture its arguments, or a format
+ * that is not a literal, gets there); vararg converts. */
+template <class T> inline const T &hold(const T &x) { return x; }
+#ifdef XLOG_IMPL_STRING_VIEW
+inline std::string hold(std::string_view x) { return std::string(x); }
+#endif
+template <class T>
+inline auto vararg(const T &x) -> decltype(of<T>::type::vararg(x))
+{
+    return of<T>::type::vararg(x);
+}
+
+/* A compile error for an argument printf cannot print, naming it. */
+template <unsigned I, bool Printable> struct printable {
+    static_assert(Printable || I != 1, "xlog: argument 1 of this call has a type printf cannot print");
+    static_assert(Printable || I != 2, "xlog: argument 2 of this call has a type printf cannot print");
+    static_assert(Printable || I != 3, "xlog: argument 3 of this call has a type printf cannot print");
+    static_assert(Printable || I != 4, "xlog: argument 4 of this call has a type printf cannot print");
+    static_assert(Printable || I != 5, "xlog: argument 5 of this call has a type printf cannot print");
+    static_assert(Printable || I != 6, "xlog: argument 6 of this call has a type printf cannot print");
+    static_assert(Printable || I != 7, "xlog: argument 7 of this call has a type printf cannot print");
+    static_assert(Printable || I != 8, "xlog: argument 8 of this call has a type printf cannot print");
+    static const bool value = Printable;
+};
+
+/* The call's arguments (their types as decltype((x)) gives them), from
+ * the I-th: their shape, whether they can all be captured, and which are
+ * string objects (bit i for argument i). */
+template <unsigned I, class... Ts> struct call_from {
+    static const uint32_t shape = 0;
+    static const bool capturable = true;
+    static const uint32_t objects = 0;
+};
+template <unsigned I, class T, class... Ts> struct call_from<I, T, Ts...> {
+    typedef typename of<T>::type t;
+    static const bool ok = printable<I + 1, t::cls != cannot_print>::value;
+    static const uint32_t shape = (uint32_t)(t::cls & 7) << (4 * I) | call_from<I + 1, Ts...>::shape;
+    static const bool capturable = ok && t::cls != variadic_only && call_from<I + 1, Ts...>::capturable;
+    static const uint32_t objects = (t::object ? 1u << I : 0u) | call_from<I + 1, Ts...>::objects;
+};
+template <class... Ts> struct call : call_from<0, Ts...> {};
+
+/* The conversion that reads argument i of a format (a constant
+ * expression, for a literal): 's' for a plain %s, '*' for a '*' width or
+ * precision, 0 for none, else the conversion's letter ('l' for %ls).
+ * %% and %m read nothing.  Text is skipped 8 bytes at a time where it
+ * can be, so that a long format stays within the compiler's constexpr
+ * depth. */
+constexpr bool plain8(const char *p)
+{
+    return p[0] && p[0] != '%' && p[1] && p[1] != '%' && p[2] && p[2] != '%' && p[3] &&
+           p[3] != '%' && p[4] && p[4] != '%' && p[5] && p[5] != '%' && p[6] && p[6] != '%' &&
+           p[7] && p[7] != '%';
+}
+constexpr const char *skip_flags(const char *p)
+{
+    return (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0' || *p == '\'' ||
+            *p == 'I')
+               ? skip_flags(p + 1)
+               : p;
+}
+constexpr const char *skip_digits(const char *p)
+{
+    return *p >= '0' && *p <= '9' ? skip_digits(p + 1) : p;
+}
+constexpr const char *skip_length(const char *p)
+{
+    return (*p == 'h' || *p == 'l' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' ||
+            *p == 'Z' || *p == 't')
+               ? skip_length(p + 1)
+               : p;
+}
+constexpr int conversion_of(const char *p, unsigned i);
+constexpr int at_conversion(const char *c, const char *length, unsigned i)
+{
+    return *c == 0     ? 0
+           : *c == 'm' ? conversion_of(c + 1, i)
+           : i == 0    ? (*c == 's' && length != c ? 'l' : *c)
+                       : conversion_of(c + 1, i - 1);
+}
+constexpr int after_width(const char *p, unsigned i)
+{
+    return *p != '.'     ? at_conversion(skip_length(p), p, i)
+           : p[1] == '*' ? (i == 0 ? '*' : at_conversion(skip_length(p + 2), p + 2, i - 1))
+                         : at_conversion(skip_length(skip_digits(p + 1)), skip_digits(p + 1), i);
+}
+constexpr int after_flags(const char *p, unsigned i)
+{
+    return *p == '*' ? (i == 0 ? '*' : after_width(p + 1, i - 1)) : after_width(skip_digits(p), i);
+}
+constexpr int conversion_of(const char *p, unsigned i)
+{
+    return plain8(p)     ? conversion_of(p + 8, i)
+           : *p == 0     ? 0
+           : *p != '%'   ? conversion_of(p + 1, i)
+           : p[1] == '%' ? conversion_of(p + 2, i)
+                         : after_flags(skip_flags(p + 1), i);
+}
+/* The first string object (objects: bit i for argument i) whose
+ * conversion is not %s, counted from 1; 0 if none. */
+constexpr unsigned misplaced_string(const char *format, uint32_t objects, unsigned i = 0)
+{
+    return objects == 0 ? 0
+           : (objects & 1) && conversion_of(format, i) != 's'
+               ? i + 1
+               : misplaced_string(format, objects >> 1, i + 1);
+}
+template <unsigned I> struct string_for_s {
+    static_assert(I != 1, "xlog: argument 1 of this call is a string object and its conversion is not %s");
+    static_assert(I != 2, "xlog: argument 2 of this call is a string object and its conversion is not %s");
+    static_assert(I != 3, "xlog: argument 3 of this call is a string object and its conversion is not %s");
+    static_assert(I != 4, "xlog: argument 4 of this call is a string object and its conversion is not %s");
+    static_assert(I != 5, "xlog: argument 5 of this call is a string object and its conversion is not %s");
+    static_assert(I != 6, "xlog: argument 6 of this call is a string object and its conversion is not %s");
+    static_assert(I != 7, "xlog: argument 7 of this call is a string object and its conversion is not %s");
+    static_assert(I != 8, "xlog: argument 8 of this call is a string object and its conversion is not %s");
+    static const int value = 0;
+};
+
+/* The calls of a ready site. */
+inline void log_slots(xlog_impl_site *s, int l) { xlog_impl_log_0(s, l); }
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a) { xlog_impl_log_1(s, l, a); }
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b)
+{
+    xlog_impl_log_2(s, l, a, b);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c)
+{
+    xlog_impl_log_3(s, l, a, b, c);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    xlog_impl_log_4(s, l, a, b, c, d);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e)
+{
+    xlog_impl_log_5(s, l, a, b, c, d, e);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e, uint64_t f)
+{
+    xlog_impl_log_6(s, l, a, b, c, d, e, f);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e, uint64_t f, uint64_t g)
+{
+    xlog_impl_log_7(s, l, a, b, c, d, e, f, g);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e, uint64_t f, uint64_t g, uint64_t h)
+{
+    xlog_impl_log_8(s, l, a, b, c, d, e, f, g, h);
+}
+
+/* capturable: a constant; a call that cannot be captured never gets here,
+ * but must compile. */
+template <uint32_t Shape, class... A>
+inline void log_captured(std::false_type, xlog_impl_site *, int, const A &...)
+{
+}
+template <uint32_t Shape, class... A>
+inline void log_with_strings(std::true_type, xlog_impl_site *site, int level, const A &...args)
+{
+    const xlog_impl_arg array[] = {of<A>::type::arg(args)...};
+    xlog_impl_log_captured_args(site, level, Shape, array);
+}
+template <uint32_t Shape, class... A>
+inline void log_with_strings(std::false_type, xlog_impl_site *site, int level, const A &...args)
+{
+    log_slots(site, level, of<A>::type::slot(args)...);
+}
+template <uint32_t Shape, class... A>
+inline void log_captured(std::true_type, xlog_impl_site *site, int level, const A &...args)
+{
+    log_with_strings<Shape>(std::integral_constant<bool, (Shape & XLOG_IMPL_SHAPE_STRINGS) != 0>(),
+                            site, level, args...);
+}
+
+/* A call without arguments: its slots' site (as C11's XLOG_IMPL_CAPTURE_0). */
+inline bool ready_without_arguments(xlog_impl_site *site, const char *format)
+{
+    return __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE) != nullptr &&
+           site->format == format;
+}
+
+} /* namespace xlog_impl_cpp */
+
+#define XLOG_IMPL_CPP_CAPTURED(site, level, ...)                                           \
+    XLOG_IMPL_CAT(XLOG_IMPL_CPP_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
+#define XLOG_IMPL_CPP_V(site, level, ...) xlog_impl_log(site, level, __VA_ARGS__)
+#define XLOG_IMPL_CPP_0(site, level, fmt)                                                  \
+    (::xlog_impl_cpp::ready_without_arguments(site, fmt) ?                                 \
+         xlog_impl_log_0(site, (level) & XLOG_IMPL_RECORD_BITS) :                          \
+         xlog_impl_log(site, (level) | XLOG_IMPL_SLOTTED, fmt))
+/* types: decltype((x)) of each argument, args: the arguments, in
+ * parentheses.  The string objects' conversions are checked only for a
+ * literal format (__builtin_constant_p: a constant expression either
+ * way). */
+#define XLOG_IMPL_CPP(site, level, fmt, types, args, varargs)                              \
+    ((void)::xlog_impl_cpp::string_for_s<                                                  \
+         ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::objects == 0 || !__builtin_constant_p(fmt) \
+             ? 0                                                                           \
+             : ::xlog_impl_cpp::misplaced_string(                                          \
+                   fmt, ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::objects)>::value,     \
+     ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::capturable &&                            \
+             xlog_impl_captured_ready(site, fmt,                                           \
+                                      ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape) ? \
+         ::xlog_impl_cpp::log_captured<::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape>( \
+             std::integral_constant<bool,                                                  \
+                                    ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::capturable>(), \
+             site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_LIST args) :                 \
+         xlog_impl_log(site, level, fmt, XLOG_IMPL_LIST varargs))
+/* What printf sees of x. */
+#define XLOG_IMPL_VA(x) ::xlog_impl_cpp::vararg(::xlog_impl_cpp::hold(x))
+#define XLOG_IMPL_CPP_1(site, level, fmt, a)                                               \
+    XLOG_IMPL_CPP(site, level, fmt, (decltype((a))), (a), (XLOG_IMPL_VA(a)))
+#define XLOG_IMPL_CPP_2(site, level, fmt, a, b)                                            \
+    XLOG_IMPL_CPP(site, level, fmt, (decltype((a)), decltype((b))), (a, b),                \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b)))
+#define XLOG_IMPL_CPP_3(site, level, fmt, a, b, c)                                         \
+    XLOG_IMPL_CPP(site, level, fmt, (decltype((a)), decltype((b)), decltype((c))), (a, b, c), \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c)))
+#define XLOG_IMPL_CPP_4(site, level, fmt, a, b, c, d)                                      \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d))), (a, b, c, d), \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d)))
+#define XLOG_IMPL_CPP_5(site, level, fmt, a, b, c, d, e)                                   \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)), decltype((e))), \
+                  (a, b, c, d, e),                                                         \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
+                   XLOG_IMPL_VA(e)))
+#define XLOG_IMPL_CPP_6(site, level, fmt, a, b, c, d, e, f)                                \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)), decltype((e)), \
+                   decltype((f))),                                                         \
+                  (a, b, c, d, e, f),                                                      \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
+                   XLOG_IMPL_VA(e), XLOG_IMPL_VA(f)))
+#define XLOG_IMPL_CPP_7(site, level, fmt, a, b, c, d, e, f, g)                             \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)), decltype((e)), \
+                   decltype((f)), decltype((g))),                                          \
+                  (a, b, c, d, e, f, g),                                                   \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
+                   XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g)))
+#define XLOG_IMPL_CPP_8(site, level, fmt, a, b, c, d, e, f, g, h)                          \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)), decltype((e)), \
+                   decltype((f)), decltype((g)), decltype((h))),                           \
+                  (a, b, c, d, e, f, g, h),                                                \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
+                   XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g), XLOG_IMPL_VA(h)))
+
+/* Calls with a format that is not a literal, and rate-limited calls: the
+ * variable argument list, each argument as printf sees it. */
+#define XLOG_IMPL_CPP_MAPPED(entry, site, level, ...)                                      \
+    XLOG_IMPL_CAT(XLOG_IMPL_CPP_MAPPED_, XLOG_IMPL_COUNT(__VA_ARGS__))(entry, site, level,  \
+                                                                     __VA_ARGS__)
+#define XLOG_IMPL_CPP_MAPPED_V(entry, site, level, ...) entry(site, level, __VA_ARGS__)
+#define XLOG_IMPL_CPP_MAPPED_0(entry, site, level, fmt) entry(site, level, fmt)
+#define XLOG_IMPL_CPP_MAPPED_1(entry, site, level, fmt, a) entry(site, level, fmt, XLOG_IMPL_VA(a))
+#define XLOG_IMPL_CPP_MAPPED_2(entry, site, level, fmt, a, b)                              \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b))
+#define XLOG_IMPL_CPP_MAPPED_3(entry, site, level, fmt, a, b, c)                           \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c))
+#define XLOG_IMPL_CPP_MAPPED_4(entry, site, level, fmt, a, b, c, d)                        \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d))
+#define XLOG_IMPL_CPP_MAPPED_5(entry, site, level, fmt, a, b, c, d, e)                     \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d), \
+          XLOG_IMPL_VA(e))
+#define XLOG_IMPL_CPP_MAPPED_6(entry, site, level, fmt, a, b, c, d, e, f)                  \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d), \
+          XLOG_IMPL_VA(e), XLOG_IMPL_VA(f))
+#define XLOG_IMPL_CPP_MAPPED_7(entry, site, level, fmt, a, b, c, d, e, f, g)               \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d), \
+          XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g))
+#define XLOG_IMPL_CPP_MAPPED_8(entry, site, level, fmt, a, b, c, d, e, f, g, h)            \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d), \
+          XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g), XLOG_IMPL_VA(h))
+#define XLOG_IMPL_DYNAMIC_ENTRY(site, level, ...)                                          \
+    XLOG_IMPL_CPP_MAPPED(xlog_impl_log_dynamic, site, level, __VA_ARGS__)
+#define XLOG_IMPL_RATED_ENTRY(site, level, ...)                                            \
+    XLOG_IMPL_CPP_MAPPED(xlog_impl_log_rated, site, level, __VA_ARGS__)
+#else
+#define XLOG_IMPL_DYNAMIC_ENTRY xlog_impl_log_dynamic
+#define XLOG_IMPL_RATED_ENTRY xlog_impl_log_rated
 #endif
 
 #endif /* XLOG_H */

@@ -1,0 +1,254 @@
+// capture_cpp.cpp - what a C++ user may pass to XLOG (xlog.h, "C++"):
+// every case compiles without a warning (-Wall -Wextra -Werror; not
+// -Wpedantic, under which %p with an int * and %m warn as with printf), writes the line printf would, whole, and takes the entry it
+// must: xlog_impl_log_<n> for scalars, xlog_impl_log_captured with
+// strings, the variable argument list (neither) for what only it carries.
+// Built and run by tests/header/cpp_arguments.sh with g++ and clang++ in
+// each C++ standard they know (C++11 and later), linked with
+// -Wl,--wrap=xlog_impl_log_captured,--wrap=xlog_impl_log_<n> so that it
+// counts those calls; it prints "ok: N cases" and exits 0, or names what
+// differs and exits 1.
+#include <xlog.h>
+
+#include <cinttypes>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+#include <dirent.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int captured_calls, slot_calls;
+
+extern "C" {
+void __real_xlog_impl_log_captured(xlog_impl_site *, int, uint32_t, const xlog_impl_arg *, size_t);
+void __wrap_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                                   const xlog_impl_arg *args, size_t bytes)
+{
+    captured_calls++;
+    __real_xlog_impl_log_captured(site, level, shape, args, bytes);
+}
+#define COUNTED(n, parameters, ...)                                                        \
+    void __real_xlog_impl_log_##n parameters;                                              \
+    void __wrap_xlog_impl_log_##n parameters                                               \
+    {                                                                                      \
+        slot_calls++;                                                                      \
+        __real_xlog_impl_log_##n(__VA_ARGS__);                                             \
+    }
+typedef uint64_t u;
+COUNTED(0, (xlog_impl_site * s, int l), s, l)
+COUNTED(1, (xlog_impl_site * s, int l, u a), s, l, a)
+COUNTED(2, (xlog_impl_site * s, int l, u a, u b), s, l, a, b)
+COUNTED(3, (xlog_impl_site * s, int l, u a, u b, u c), s, l, a, b, c)
+COUNTED(4, (xlog_impl_site * s, int l, u a, u b, u c, u d), s, l, a, b, c, d)
+COUNTED(5, (xlog_impl_site * s, int l, u a, u b, u c, u d, u e), s, l, a, b, c, d, e)
+COUNTED(6, (xlog_impl_site * s, int l, u a, u b, u c, u d, u e, u f), s, l, a, b, c, d, e, f)
+COUNTED(7, (xlog_impl_site * s, int l, u a, u b, u c, u d, u e, u f, u g), s, l, a, b, c, d, e,
+        f, g)
+COUNTED(8, (xlog_impl_site * s, int l, u a, u b, u c, u d, u e, u f, u g, u h), s, l, a, b, c,
+        d, e, f, g, h)
+}
+
+// What a case must give: its line, its message, and how many of its two
+// calls took each entry.
+struct expected_case {
+    int line;
+    std::string message;
+    int captured, slots;
+};
+static std::vector<expected_case> cases;
+static int failures;
+
+// Two calls of the statement (the first prepares its site), then what
+// they must have written and taken.
+#define CASE(want_captured, want_slots, message, ...)                                                \
+    do {                                                                                   \
+        int captured_before = captured_calls, slots_before = slot_calls;                  \
+        for (int k = 0; k < 2; k++)                                                        \
+            xlog_info(__VA_ARGS__);                                                        \
+        expected_case c = {__LINE__, message, captured_calls - captured_before,             \
+                           slot_calls - slots_before};                                     \
+        if (c.captured != (want_captured) || c.slots != (want_slots)) {                              \
+            std::fprintf(stderr, "line %d: %d captured and %d slot calls, expected %d and %d\n", \
+                         __LINE__, c.captured, c.slots, want_captured, want_slots);                  \
+            failures++;                                                                    \
+        }                                                                                  \
+        cases.push_back(c);                                                                \
+    } while (0)
+
+enum plain_color { plain_red, plain_green = 7 };
+enum class scoped_int { one = -1 };
+enum class scoped_long : long { big = 1L << 40 };
+enum class scoped_byte : unsigned char { top = 255 };
+struct opaque;
+
+static std::string name() { return "temporary"; }
+
+static void run_cases()
+{
+    // Integers of every type, as printf promotes them.
+    CASE(0, 2, "1 0 A -5 200 -300 65000 -7", "%d %d %c %hhd %hhu %hd %hu %d", true, false, 'A',
+         (signed char)-5, (unsigned char)200, (short)-300, (unsigned short)65000, -7);
+    CASE(0, 2, "4294967289", "%u", -7u);
+    CASE(0, 2, "-9223372036854775808 18446744073709551615 -3 18446744073709551614",
+         "%ld %lu %lld %llu", INT64_MIN, UINT64_MAX, -3LL, 18446744073709551614ULL);
+    CASE(0, 2, "-8 255 -16 65535 -32 4294967295 -64 18446744073709551615",
+         "%" PRId8 " %" PRIu8 " %" PRId16 " %" PRIu16 " %" PRId32 " %" PRIu32 " %" PRId64
+         " %" PRIu64,
+         (int8_t)-8, (uint8_t)255, (int16_t)-16, (uint16_t)65535, (int32_t)-32,
+         (uint32_t)4294967295u, (int64_t)-64, (uint64_t)UINT64_MAX);
+    CASE(0, 2, "18446744073709551615 -2 -9223372036854775807 66 9731 128512",
+         "%zu %td %jd %d %u %u", SIZE_MAX, (ptrdiff_t)-2, (intmax_t)-INTMAX_MAX, (wchar_t)L'B',
+         (unsigned)u'\u2603', (unsigned)U'\U0001F600');
+    CASE(0, 2, "9731 128512 66", "%d %u %d", u'\u2603', U'\U0001F600', L'B');
+    // Floating point.
+    CASE(0, 2, "1.500000 -0.6667 1e+300 0x1p+0", "%f %.4f %g %a", 1.5f, -2.0 / 3, 1e300, 1.0);
+    CASE(0, 0, "2.250000 x", "%Lf %s", (long double)2.25, "x"); // the variable arguments only
+    // Enums, scoped or not, as their underlying integer.
+    CASE(0, 2, "0 7 -1 1099511627776 255", "%d %d %d %ld %d", plain_red, plain_green,
+         scoped_int::one, scoped_long::big, scoped_byte::top);
+    // Pointers, and nullptr.
+    int x = 0;
+    const opaque *nothing = nullptr;
+    CASE(0, 2, "0x1234 0x10 (nil) (nil)", "%p %p %p %p", (void *)0x1234,
+         (const int *)(uintptr_t)0x10, nothing, nullptr);
+    (void)x;
+    // Strings: pointers, arrays, NULL.
+    char buffer[16] = "buffer";
+    const char fixed[] = "fixed";
+    char *mutable_text = buffer;
+    const char *volatile hidden = nullptr; // so that -Wformat-overflow does not see it
+    const char *none = hidden;
+    CASE(2, 0, "literal buffer fixed buffer (null) ", "%s %s %s %s %s %s", "literal", buffer, fixed,
+         mutable_text, none, "");
+    CASE(2, 0, "bytes signed", "%s %s", (const unsigned char *)"bytes", (const signed char *)"signed");
+    // std::string by value, no c_str().
+    std::string s = "alice";
+    const std::string cs = "const";
+    std::string empty;
+    CASE(2, 0, "user alice const [] temporary", "user %s %s [%s] %s", s, cs, empty, name());
+    std::string with_nul("a\0b", 3);
+    CASE(2, 0, "a", "%s", with_nul); // as printf prints its c_str()
+#if __cplusplus >= 201703L
+    // std::string_view: its bytes only, no NUL needed.
+    std::string_view view = std::string_view("viewpoint", 4);
+    std::string_view empty_view;
+    CASE(2, 0, "[view] [] [alice]", "[%s] [%s] [%s]", view, empty_view, std::string_view(s));
+    // Through the variable arguments (%.*s reads its precision first):
+    // kept whole, in a string that ends.
+    CASE(0, 0, "vi|view", "%.*s|%s", 2, view, view);
+    // The manual's example (xlog.h, XLOG).
+    {
+        std::string user = "alice";
+        std::string_view host = std::string_view("db1.example.org", 3);
+        enum class state : unsigned char { up = 1 } now = state::up;
+        CASE(2, 0, "user alice on db1: state 1, 5 bytes", "user %s on %s: state %d, %zu bytes",
+             user, host, now, user.size());
+    }
+#endif
+    // Strings among scalars, and 8 arguments.
+    CASE(2, 0, "alice=42 2.50 0x10 -7 literal q 255", "%s=%d %.2f %p %ld %s %c %u", s, 42, 2.5,
+         (void *)0x10, -7L, "literal", 'q', scoped_byte::top);
+    // A std::string where %.*s reads it, %m, a wide string: the variable
+    // arguments.
+    CASE(0, 0, "[ali]", "[%.*s]", 3, s);
+    errno = ENOENT;
+    CASE(0, 0, "alice: No such file or directory", "%s: %m", s);
+    CASE(0, 0, "wide alice", "%ls %s", L"wide", s);
+    // No argument; more than 8.
+    CASE(0, 1, "no argument", "no argument"); // the first call prepares the site
+    CASE(0, 0, "1 2 3 4 5 6 7 8 9", "%d %d %d %d %d %d %d %d %d", 1, 2, 3, 4, 5, 6, 7, 8, 9);
+    // Each argument evaluated once.
+    int counter = 0;
+    CASE(2, 0, "once", "%s", (counter++, s.substr(0, 0) + "once"));
+    if (counter != 2) {
+        std::fprintf(stderr, "an argument was evaluated %d times in 2 calls\n", counter);
+        failures++;
+    }
+    // A format that is not a literal: the variable arguments, string
+    // objects as printf sees them.
+    const char *format = getenv("XLOG_TEST_NO_SUCH_VARIABLE") ? "" : "dynamic %s %d";
+    CASE(0, 0, "dynamic alice 5", format, s, 5);
+    // Rate-limited calls take the variable arguments too: one call.
+    int captured_before = captured_calls, slots_before = slot_calls, rated_line = __LINE__ + 1;
+    xlog_info_every_n(1, "rated %s", s);
+    if (captured_calls != captured_before || slot_calls != slots_before) {
+        std::fprintf(stderr, "the rated call did not take the variable arguments\n");
+        failures++;
+    }
+    cases.push_back({rated_line, "rated alice", 0, 0});
+}
+
+static std::string read_logs(const char *dir)
+{
+    std::string text;
+    DIR *d = opendir(dir);
+    for (dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        std::string path = std::string(dir) + "/" + e->d_name;
+        std::ifstream in(path.c_str());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        text += ss.str();
+        unlink(path.c_str());
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+    return text;
+}
+
+int main()
+{
+    char dir[] = "/tmp/xlog-capture-cpp-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = dir;
+    cfg.use_environment = 0;
+    if (xlog_open(&cfg) != 0)
+        return 1;
+    run_cases();
+    xlog_close();
+    std::string text = read_logs(dir);
+
+    // Each line whole: "<date> <time> [INFO] capture_cpp.cpp:<line> run_cases <tid> <message>".
+    std::string tid = std::to_string((long)syscall(SYS_gettid));
+    std::istringstream lines(text);
+    std::string line;
+    size_t n = 0;
+    for (size_t i = 0; i < cases.size(); i++) {
+        int calls = i + 1 == cases.size() ? 1 : 2; // the rated call is made once
+        for (int k = 0; k < calls; k++) {
+            if (!std::getline(lines, line)) {
+                std::fprintf(stderr, "missing line for the case of line %d\n", cases[i].line);
+                return 1;
+            }
+            n++;
+            // The time's two fields, checked for shape only.
+            size_t time_end = line.find(' ', line.find(' ') + 1);
+            std::string rest = time_end == std::string::npos ? "" : line.substr(time_end);
+            std::string expected = " [INFO] capture_cpp.cpp:" + std::to_string(cases[i].line) +
+                                   " run_cases " + tid + " " + cases[i].message;
+            if (rest != expected || line.size() < 30 || line[4] != '-' || line[10] != ' ') {
+                std::fprintf(stderr, "line %d:\n  got      %s\n  expected %s\n", cases[i].line,
+                             line.c_str(), expected.c_str());
+                failures++;
+            }
+        }
+    }
+    if (std::getline(lines, line)) {
+        std::fprintf(stderr, "an extra line: %s\n", line.c_str());
+        failures++;
+    }
+    std::printf("%s: %zu cases, %zu lines, %d failures\n", failures ? "FAIL" : "ok", cases.size(),
+                n, failures);
+    return failures ? 1 : 0;
+}
