@@ -1066,8 +1066,8 @@ static inline __attribute__((always_inline)) void copy_text(char *out, const cha
 
 /* Writes the arguments: a string as its length (lens[i], or
  * XLOG_NULL_STRING) and its bytes, a scalar as its slot. */
-static inline __attribute__((always_inline)) void
-encode_captured(char *out, uint32_t shape, const xlog_impl_arg *args, const uint32_t *lens)
+static void encode_captured(char *out, uint32_t shape, const xlog_impl_arg *args,
+                            const uint32_t *lens)
 {
     for (int i = 0; shape; i++, shape >>= 4) {
         if (!(shape & XLOG_IMPL_ARG_STRING)) {
@@ -1075,14 +1075,38 @@ encode_captured(char *out, uint32_t shape, const xlog_impl_arg *args, const uint
             out += 8;
             continue;
         }
-        uint32_t n = lens ? lens[i] : args[i].value ? (uint32_t)args[i].length : XLOG_NULL_STRING;
-        memcpy(out, &n, 4);
+        memcpy(out, &lens[i], 4);
         out += 4;
-        if (n != XLOG_NULL_STRING) {
-            copy_text(out, (const char *)(uintptr_t)args[i].value, n);
-            out += n;
+        if (lens[i] != XLOG_NULL_STRING) {
+            memcpy(out, (const char *)(uintptr_t)args[i].value, lens[i]);
+            out += lens[i];
         }
     }
+}
+
+/* The same when nothing is cut: each string's length is the one the call
+ * site measured. */
+static inline __attribute__((always_inline)) void
+encode_captured_whole(char *out, uint32_t shape, const xlog_impl_arg *args)
+{
+    do {
+        uint64_t value = args->value;
+        if (!(shape & XLOG_IMPL_ARG_STRING)) {
+            memcpy(out, &value, 8);
+            out += 8;
+        } else if (value) {
+            uint32_t n = (uint32_t)args->length;
+            memcpy(out, &n, 4);
+            copy_text(out + 4, (const char *)(uintptr_t)value, n);
+            out += 4 + n;
+        } else {
+            uint32_t null = XLOG_NULL_STRING;
+            memcpy(out, &null, 4);
+            out += 4;
+        }
+        args++;
+        shape >>= 4;
+    } while (shape);
 }
 
 /* Everything but the shortest path: as log_general, the strings cut at
@@ -1135,7 +1159,7 @@ XLOG_API void xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t s
             rec->flags = (uint8_t)flags;
             rec->nargs = site->nargs;
             rec->site = site->copy;
-            encode_captured((char *)(rec + 1), shape, args, NULL);
+            encode_captured_whole((char *)(rec + 1), shape, args);
             publish_record(r, pos, size);
             xlog_leave();
             return;
