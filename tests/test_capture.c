@@ -16,6 +16,7 @@
 #include "testutil.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <sys/types.h>
 #include <wchar.h>
 
@@ -69,7 +70,7 @@ void __wrap_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t sha
 void __wrap_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
                                    const xlog_impl_arg *args, size_t bytes)
 {
-    captured_calls++;
+    __atomic_fetch_add(&captured_calls, 1, __ATOMIC_RELAXED); /* racers call it too */
     __real_xlog_impl_log_captured(site, level, shape, args, bytes);
 }
 
@@ -159,7 +160,7 @@ static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variabl
     test_drop_dir(dir);
 }
 
-#define STRING_CASE_COUNT 13
+#define STRING_CASE_COUNT 14
 extern void (*const capture_string_cases_c11[STRING_CASE_COUNT])(void);
 extern void (*const capture_string_cases_c99[STRING_CASE_COUNT])(void);
 int string_evaluations;
@@ -193,6 +194,7 @@ static const struct {
     {"0x1234", 0}, /* a string where %p reads a pointer */
     {"kept", 0},   /* an argument without its conversion */
     {NULL, 2},     /* 200,000 bytes: cut in the record, as the ring is 64 KiB */
+    {"[abc|abcd|abcdefg|abcdefgh|0123456789abcdef|0123456789abcdef0123456789abcdef0123456789]", 2},
 };
 
 static void a_call_site_captures_its_strings_and_writes_the_lines_of_the_variable_arguments(
@@ -252,6 +254,101 @@ static void a_call_site_captures_its_strings_and_writes_the_lines_of_the_variabl
                                                                         : zs);
         }
         assert_int_equal(captured_of[i], string_expected[i].captured);
+    }
+    free(text);
+    test_drop_dir(dir);
+}
+
+/* Threads that make the first calls of string sites at the same time:
+ * one prepares each site while the others find it being prepared (they take
+ * the variable argument list) or ready (they capture); every call is
+ * written once, whole.  16 sites (each expansion of RACE_SITE is one), so
+ * that 16 first calls race per run. */
+#define RACERS 4
+#define RACE_SITES 16
+#define RACE_SITE(k) xlog_info("racer %s site %d round %d", racer_names[racer], k, round)
+static const char *const racer_names[RACERS] = {"ann", "bob.smith.long", "", "dee"};
+static pthread_barrier_t racers_start;
+static long race_rounds;
+
+static void *race_string_sites(void *arg)
+{
+    int racer = (int)(intptr_t)arg;
+    pthread_barrier_wait(&racers_start);
+    for (int round = 0; round < race_rounds; round++) {
+        RACE_SITE(0);
+        RACE_SITE(1);
+        RACE_SITE(2);
+        RACE_SITE(3);
+        RACE_SITE(4);
+        RACE_SITE(5);
+        RACE_SITE(6);
+        RACE_SITE(7);
+        RACE_SITE(8);
+        RACE_SITE(9);
+        RACE_SITE(10);
+        RACE_SITE(11);
+        RACE_SITE(12);
+        RACE_SITE(13);
+        RACE_SITE(14);
+        RACE_SITE(15);
+    }
+    return NULL;
+}
+
+static void threads_that_race_to_a_string_site_write_each_call_once(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("capture-race");
+    xlog_config cfg = test_config_in(dir);
+    assert_int_equal(xlog_open(&cfg), 0);
+    race_rounds = test_scaled(200) > 2 ? test_scaled(200) : 2;
+    int captured_before = captured_calls;
+    pthread_barrier_init(&racers_start, NULL, RACERS);
+    pthread_t threads[RACERS];
+    for (int i = 0; i < RACERS; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, race_string_sites, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < RACERS; i++)
+        pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&racers_start);
+    assert_int_equal(xlog_close(), 0);
+    /* After its first calls each site captures (not counted exactly: the
+     * racers' first calls may go either way). */
+    assert_true(captured_calls - captured_before >= RACERS * RACE_SITES * (race_rounds - 1));
+
+    /* Each (racer, site, round) once: every line is one of those, seen
+     * for the first time. */
+    static unsigned char seen[RACERS][RACE_SITES][200];
+    memset(seen, 0, sizeof seen);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), RACERS * RACE_SITES * race_rounds);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line line;
+        char message[256];
+        assert_true(test_parse_line(p, (size_t)(nl - p), &line));
+        test_message(&line, message, sizeof message);
+        int found = 0;
+        for (int r = 0; r < RACERS && !found; r++) {
+            char head[64];
+            int n = snprintf(head, sizeof head, "racer %s site ", racer_names[r]);
+            int site, round, end = 0;
+            if (strncmp(message, head, (size_t)n) == 0 &&
+                sscanf(message + n, "%d round %d%n", &site, &round, &end) == 2 &&
+                message[n + end] == '\0' && site >= 0 && site < RACE_SITES && round >= 0 &&
+                round < race_rounds) {
+                char whole[256];
+                snprintf(whole, sizeof whole, "racer %s site %d round %d", racer_names[r], site,
+                         round);
+                assert_string_equal(message, whole);
+                assert_int_equal(seen[r][site][round], 0);
+                seen[r][site][round] = 1;
+                found = 1;
+            }
+        }
+        if (!found)
+            fail_msg("a line of no call: %s", message);
+        p = nl + 1;
     }
     free(text);
     test_drop_dir(dir);
@@ -352,6 +449,7 @@ int main(void)
             a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variable_arguments),
         cmocka_unit_test(
             a_call_site_captures_its_strings_and_writes_the_lines_of_the_variable_arguments),
+        cmocka_unit_test(threads_that_race_to_a_string_site_write_each_call_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1158,7 +1158,9 @@ XLOG_API void xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t s
             rec->level = (uint8_t)level;
             rec->flags = (uint8_t)flags;
             rec->nargs = site->nargs;
-            rec->site = site->copy;
+            /* Atomic: a racing first call's site_copy_of may still try
+             * to set it (and fail: it was set before the site was ready). */
+            rec->site = __atomic_load_n(&site->copy, __ATOMIC_RELAXED);
             encode_captured_whole((char *)(rec + 1), shape, args);
             publish_record(r, pos, size);
             xlog_leave();

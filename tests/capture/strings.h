@@ -20,6 +20,14 @@ static void string_two(void)
     xlog_info("user %s logged in from %s", "bob.smith.long", "10.0.0.1");
 }
 
+/* Lengths on each side of the copy's cases (below 4, 4 to 7, 8 to 16,
+ * above). */
+static void string_lengths(void)
+{
+    xlog_info("[%s|%s|%s|%s|%s|%s]", "abc", "abcd", "abcdefg", "abcdefgh", "0123456789abcdef",
+              "0123456789abcdef0123456789abcdef0123456789");
+}
+
 static void string_null(void)
 {
     const char *volatile hidden = NULL; /* so that -Wformat-overflow does not see it */
@@ -112,10 +120,11 @@ static void string_extra_argument(void)
 }
 #pragma GCC diagnostic pop
 
-#define STRING_CASE_COUNT 13
+#define STRING_CASE_COUNT 14
 void (*const STRING_CASES[STRING_CASE_COUNT])(void) = {
     string_two,           string_null,           string_empty,
     string_too_long,      string_with_scalars,   string_eight,
     string_evaluated_once, string_star_width,    string_star_precision,
     string_errno,         string_for_pointer,    string_extra_argument, string_longer_than_the_ring,
+    string_lengths,
 };
