@@ -939,6 +939,10 @@ void xlog_stats(xlog_counters *out);
  *     only (printf stops at a NUL: so does the line);
  *   - long double and wchar_t * (%Lf, %ls): always the variable argument
  *     list.
+ * A string_view that goes to the variable argument list is copied, for
+ * that call, into a std::string (printf needs its NUL): an allocation a
+ * captured call never makes.  Bit-fields, volatile values and arrays (as
+ * their address) are read once, like every argument.
  * Anything else does not compile, and the error names the argument:
  * "xlog: argument 2 of this call has a type printf cannot print" (a
  * struct, a std::vector, __int128, a member pointer), or "xlog: argument
@@ -957,11 +961,11 @@ void xlog_stats(xlog_counters *out);
  *     std::string user = "alice";
  *     std::string_view host = std::string_view("db1.example.org", 3);
  *     enum class state : unsigned char { up = 1 } now = state::up;
- *     xlog_info("user %s on %s: state %d, %zu bytes", user, host, now, user.size());
+ *     xlog_info("user %s on %s: state %d, %zu B", user, host, now, user.size());
  *     ```
  *
  *     ```text
- *     2026-11-22 14:45:25.123456789 [INFO] main.cpp:9 main 12345 user alice on db1: state 1, 5 bytes
+ *     2026-11-22 14:45:25.123456789 [INFO] main.cpp:9 main 12345 user alice on db1: state 1, 5 B
  *     ```
  */
 #define XLOG(level, ...) XLOG_IMPL_AT(level, 1, 0, XLOG_IMPL_LITERAL_ENTRY, __VA_ARGS__)
@@ -1591,7 +1595,8 @@ static inline void xlog_impl_log_captured_args(xlog_impl_site *site, int level, 
                                                const xlog_impl_arg *args)
 {
     xlog_impl_log_captured(site, level, shape, args,
-                           XLOG_IMPL_ARG_BYTES(shape, args, 0) + XLOG_IMPL_ARG_BYTES(shape, args, 1) +
+                           XLOG_IMPL_ARG_BYTES(shape, args, 0) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 1) +
                                XLOG_IMPL_ARG_BYTES(shape, args, 2) +
                                XLOG_IMPL_ARG_BYTES(shape, args, 3) +
                                XLOG_IMPL_ARG_BYTES(shape, args, 4) +
@@ -1669,7 +1674,7 @@ template <class T, class Enable = void> struct traits {
 
 template <class T> struct scalar_arg {
     static const bool object = false;
-    static xlog_impl_arg arg(const T &v)
+    static xlog_impl_arg arg(T v) /* by value: a volatile argument is read once */
     {
         xlog_impl_arg a = {traits<T>::slot(v), 0};
         return a;
@@ -1789,6 +1794,22 @@ template <class T> struct of {
     typedef traits<typename std::decay<T>::type> type;
 };
 
+/* The argument as it is passed on: a scalar by value (a bit-field, a
+ * volatile, an array as its pointer: read once, here), anything else by
+ * reference. */
+template <class T>
+inline typename std::enable_if<std::is_scalar<T>::value, T>::type value_of(T v)
+{
+    return v;
+}
+template <class T>
+inline typename std::enable_if<!std::is_scalar<typename std::decay<T>::type>::value,
+                               const T &>::type
+value_of(const T &v)
+{
+    return v;
+}
+
 /* What the variable argument list gets: hold keeps a string_view's bytes
  * with a NUL, in a std::string that lives until the end of the call's
  * statement (only a site that cannot capture its arguments, or a format
@@ -1805,14 +1826,22 @@ inline auto vararg(const T &x) -> decltype(of<T>::type::vararg(x))
 
 /* A compile error for an argument printf cannot print, naming it. */
 template <unsigned I, bool Printable> struct printable {
-    static_assert(Printable || I != 1, "xlog: argument 1 of this call has a type printf cannot print");
-    static_assert(Printable || I != 2, "xlog: argument 2 of this call has a type printf cannot print");
-    static_assert(Printable || I != 3, "xlog: argument 3 of this call has a type printf cannot print");
-    static_assert(Printable || I != 4, "xlog: argument 4 of this call has a type printf cannot print");
-    static_assert(Printable || I != 5, "xlog: argument 5 of this call has a type printf cannot print");
-    static_assert(Printable || I != 6, "xlog: argument 6 of this call has a type printf cannot print");
-    static_assert(Printable || I != 7, "xlog: argument 7 of this call has a type printf cannot print");
-    static_assert(Printable || I != 8, "xlog: argument 8 of this call has a type printf cannot print");
+    static_assert(Printable || I != 1,
+                  "xlog: argument 1 of this call has a type printf cannot print");
+    static_assert(Printable || I != 2,
+                  "xlog: argument 2 of this call has a type printf cannot print");
+    static_assert(Printable || I != 3,
+                  "xlog: argument 3 of this call has a type printf cannot print");
+    static_assert(Printable || I != 4,
+                  "xlog: argument 4 of this call has a type printf cannot print");
+    static_assert(Printable || I != 5,
+                  "xlog: argument 5 of this call has a type printf cannot print");
+    static_assert(Printable || I != 6,
+                  "xlog: argument 6 of this call has a type printf cannot print");
+    static_assert(Printable || I != 7,
+                  "xlog: argument 7 of this call has a type printf cannot print");
+    static_assert(Printable || I != 8,
+                  "xlog: argument 8 of this call has a type printf cannot print");
     static const bool value = Printable;
 };
 
@@ -1827,9 +1856,10 @@ template <unsigned I, class... Ts> struct call_from {
 template <unsigned I, class T, class... Ts> struct call_from<I, T, Ts...> {
     typedef typename of<T>::type t;
     static const bool ok = printable<I + 1, t::cls != cannot_print>::value;
-    static const uint32_t shape = (uint32_t)(t::cls & 7) << (4 * I) | call_from<I + 1, Ts...>::shape;
-    static const bool capturable = ok && t::cls != variadic_only && call_from<I + 1, Ts...>::capturable;
-    static const uint32_t objects = (t::object ? 1u << I : 0u) | call_from<I + 1, Ts...>::objects;
+    typedef call_from<I + 1, Ts...> rest;
+    static const uint32_t shape = (uint32_t)(t::cls & 7) << (4 * I) | rest::shape;
+    static const bool capturable = ok && t::cls != variadic_only && rest::capturable;
+    static const uint32_t objects = (t::object ? 1u << I : 0u) | rest::objects;
 };
 template <class... Ts> struct call : call_from<0, Ts...> {};
 
@@ -1899,14 +1929,22 @@ constexpr unsigned misplaced_string(const char *format, uint32_t objects, unsign
                : misplaced_string(format, objects >> 1, i + 1);
 }
 template <unsigned I> struct string_for_s {
-    static_assert(I != 1, "xlog: argument 1 of this call is a string object and its conversion is not %s");
-    static_assert(I != 2, "xlog: argument 2 of this call is a string object and its conversion is not %s");
-    static_assert(I != 3, "xlog: argument 3 of this call is a string object and its conversion is not %s");
-    static_assert(I != 4, "xlog: argument 4 of this call is a string object and its conversion is not %s");
-    static_assert(I != 5, "xlog: argument 5 of this call is a string object and its conversion is not %s");
-    static_assert(I != 6, "xlog: argument 6 of this call is a string object and its conversion is not %s");
-    static_assert(I != 7, "xlog: argument 7 of this call is a string object and its conversion is not %s");
-    static_assert(I != 8, "xlog: argument 8 of this call is a string object and its conversion is not %s");
+    static_assert(I != 1,
+                  "xlog: argument 1 of this call is a string object and its conversion is not %s");
+    static_assert(I != 2,
+                  "xlog: argument 2 of this call is a string object and its conversion is not %s");
+    static_assert(I != 3,
+                  "xlog: argument 3 of this call is a string object and its conversion is not %s");
+    static_assert(I != 4,
+                  "xlog: argument 4 of this call is a string object and its conversion is not %s");
+    static_assert(I != 5,
+                  "xlog: argument 5 of this call is a string object and its conversion is not %s");
+    static_assert(I != 6,
+                  "xlog: argument 6 of this call is a string object and its conversion is not %s");
+    static_assert(I != 7,
+                  "xlog: argument 7 of this call is a string object and its conversion is not %s");
+    static_assert(I != 8,
+                  "xlog: argument 8 of this call is a string object and its conversion is not %s");
     static const int value = 0;
 };
 
@@ -2000,49 +2038,66 @@ inline bool ready_without_arguments(xlog_impl_site *site, const char *format)
              xlog_impl_captured_ready(site, fmt,                                           \
                                       ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape) ? \
          ::xlog_impl_cpp::log_captured<::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape>( \
-             std::integral_constant<bool,                                                  \
+             ::std::integral_constant<bool,                                                \
                                     ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::capturable>(), \
              site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_LIST args) :                 \
          xlog_impl_log(site, level, fmt, XLOG_IMPL_LIST varargs))
 /* What printf sees of x. */
-#define XLOG_IMPL_VA(x) ::xlog_impl_cpp::vararg(::xlog_impl_cpp::hold(x))
+#define XLOG_IMPL_VA(x) ::xlog_impl_cpp::vararg(::xlog_impl_cpp::hold(XLOG_IMPL_VALUE(x)))
+#define XLOG_IMPL_VALUE(x) ::xlog_impl_cpp::value_of(x)
 #define XLOG_IMPL_CPP_1(site, level, fmt, a)                                               \
-    XLOG_IMPL_CPP(site, level, fmt, (decltype((a))), (a), (XLOG_IMPL_VA(a)))
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a))),                                                         \
+                  (XLOG_IMPL_VALUE(a)),                                                    \
+                  (XLOG_IMPL_VA(a)))
 #define XLOG_IMPL_CPP_2(site, level, fmt, a, b)                                            \
-    XLOG_IMPL_CPP(site, level, fmt, (decltype((a)), decltype((b))), (a, b),                \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b))),                                          \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b)),                                \
                   (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b)))
 #define XLOG_IMPL_CPP_3(site, level, fmt, a, b, c)                                         \
-    XLOG_IMPL_CPP(site, level, fmt, (decltype((a)), decltype((b)), decltype((c))), (a, b, c), \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c))),                           \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c)),            \
                   (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c)))
 #define XLOG_IMPL_CPP_4(site, level, fmt, a, b, c, d)                                      \
     XLOG_IMPL_CPP(site, level, fmt,                                                        \
-                  (decltype((a)), decltype((b)), decltype((c)), decltype((d))), (a, b, c, d), \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d))),            \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d)),                                                    \
                   (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d)))
 #define XLOG_IMPL_CPP_5(site, level, fmt, a, b, c, d, e)                                   \
     XLOG_IMPL_CPP(site, level, fmt,                                                        \
-                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)), decltype((e))), \
-                  (a, b, c, d, e),                                                         \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)),             \
+                   decltype((e))),                                                         \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e)),                                \
                   (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
                    XLOG_IMPL_VA(e)))
 #define XLOG_IMPL_CPP_6(site, level, fmt, a, b, c, d, e, f)                                \
     XLOG_IMPL_CPP(site, level, fmt,                                                        \
-                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)), decltype((e)), \
-                   decltype((f))),                                                         \
-                  (a, b, c, d, e, f),                                                      \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)),             \
+                   decltype((e)), decltype((f))),                                          \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f)),            \
                   (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
                    XLOG_IMPL_VA(e), XLOG_IMPL_VA(f)))
 #define XLOG_IMPL_CPP_7(site, level, fmt, a, b, c, d, e, f, g)                             \
     XLOG_IMPL_CPP(site, level, fmt,                                                        \
-                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)), decltype((e)), \
-                   decltype((f)), decltype((g))),                                          \
-                  (a, b, c, d, e, f, g),                                                   \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)),             \
+                   decltype((e)), decltype((f)), decltype((g))),                           \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f),             \
+                   XLOG_IMPL_VALUE(g)),                                                    \
                   (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
                    XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g)))
 #define XLOG_IMPL_CPP_8(site, level, fmt, a, b, c, d, e, f, g, h)                          \
     XLOG_IMPL_CPP(site, level, fmt,                                                        \
-                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)), decltype((e)), \
-                   decltype((f)), decltype((g)), decltype((h))),                           \
-                  (a, b, c, d, e, f, g, h),                                                \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)),             \
+                   decltype((e)), decltype((f)), decltype((g)), decltype((h))),            \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f),             \
+                   XLOG_IMPL_VALUE(g), XLOG_IMPL_VALUE(h)),                                \
                   (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
                    XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g), XLOG_IMPL_VA(h)))
 

@@ -967,8 +967,9 @@ static int shape_fits(const xlog_impl_site *site, uint32_t shape)
 {
     for (int i = 0; i < site->nargs; i++, shape >>= 4) {
         unsigned arg_class = shape & 15;
-        if (arg_class == XLOG_IMPL_ARG_STRING ? site->kinds[i] != XLOG_ARG_STR
-                                              : !xlog_record_slot_fits(site->kinds[i], (int)arg_class))
+        int kind = site->kinds[i];
+        if (arg_class == XLOG_IMPL_ARG_STRING ? kind != XLOG_ARG_STR
+                                              : !xlog_record_slot_fits(kind, (int)arg_class))
             return 0; /* also a conversion with no argument left */
     }
     return shape == 0; /* and no argument without its conversion */
@@ -1003,7 +1004,8 @@ XLOG_API int xlog_impl_prepare_captured(xlog_impl_site *site, const char *fmt, u
     if (state != XLOG_SITE_NEW && state != XLOG_SITE_PARSING && site->format == fmt) {
         /* An all-scalar shape (C++) takes xlog_impl_log_<n>, whose record
          * names scalar_copy. */
-        ready = (state == XLOG_SITE_READY || state == XLOG_SITE_SCALAR) && shape_fits(site, shape) &&
+        ready = (state == XLOG_SITE_READY || state == XLOG_SITE_SCALAR) &&
+                shape_fits(site, shape) &&
                 ((shape & XLOG_IMPL_SHAPE_STRINGS) ||
                  __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE) != NULL);
         __atomic_store_n(&site->captured_shape, ready ? shape : XLOG_IMPL_SHAPE_NEVER,

@@ -1,9 +1,11 @@
 // capture_cpp.cpp - what a C++ user may pass to XLOG (xlog.h, "C++"):
 // every case compiles without a warning (-Wall -Wextra -Werror; not
-// -Wpedantic, under which %p with an int * and %m warn as with printf), writes the line printf would, whole, and takes the entry it
-// must: xlog_impl_log_<n> for scalars, xlog_impl_log_captured with
-// strings, the variable argument list (neither) for what only it carries.
-// Built and run by tests/header/cpp_arguments.sh with g++ and clang++ in
+// -Wpedantic, under which %p with an int * and %m warn as with printf),
+// writes the line printf would, whole, and takes the entry it must:
+// xlog_impl_log_<n> for scalars, xlog_impl_log_captured with strings, the
+// variable argument list (neither) for what only it carries.
+// Built by CMake (test_capture_cpp, C++17, plain and under the sanitizers)
+// and by tests/header/cpp_arguments.sh with g++ and clang++ in
 // each C++ standard they know (C++11 and later), linked with
 // -Wl,--wrap=xlog_impl_log_captured,--wrap=xlog_impl_log_<n> so that it
 // counts those calls; it prints "ok: N cases" and exits 0, or names what
@@ -67,16 +69,16 @@ static int failures;
 
 // Two calls of the statement (the first prepares its site), then what
 // they must have written and taken.
-#define CASE(want_captured, want_slots, message, ...)                                                \
+#define CASE(want_captured, want_slots, message, ...)                                      \
     do {                                                                                   \
-        int captured_before = captured_calls, slots_before = slot_calls;                  \
+        int captured_before = captured_calls, slots_before = slot_calls;                   \
         for (int k = 0; k < 2; k++)                                                        \
             xlog_info(__VA_ARGS__);                                                        \
-        expected_case c = {__LINE__, message, captured_calls - captured_before,             \
+        expected_case c = {__LINE__, message, captured_calls - captured_before,            \
                            slot_calls - slots_before};                                     \
-        if (c.captured != (want_captured) || c.slots != (want_slots)) {                              \
+        if (c.captured != (want_captured) || c.slots != (want_slots)) {                    \
             std::fprintf(stderr, "line %d: %d captured and %d slot calls, expected %d and %d\n", \
-                         __LINE__, c.captured, c.slots, want_captured, want_slots);                  \
+                         __LINE__, c.captured, c.slots, want_captured, want_slots);        \
             failures++;                                                                    \
         }                                                                                  \
         cases.push_back(c);                                                                \
@@ -107,6 +109,14 @@ static void run_cases()
          "%zu %td %jd %d %u %u", SIZE_MAX, (ptrdiff_t)-2, (intmax_t)-INTMAX_MAX, (wchar_t)L'B',
          (unsigned)u'\u2603', (unsigned)U'\U0001F600');
     CASE(0, 2, "9731 128512 66", "%d %u %d", u'\u2603', U'\U0001F600', L'B');
+    // Bit-fields, volatile and const volatile values: read once, by value.
+    struct {
+        unsigned three : 3;
+        int five : 5;
+    } bits = {5, -3};
+    volatile int shaky = 4;
+    const volatile long steady = -5;
+    CASE(0, 2, "5 -3 4 -5", "%u %d %d %ld", bits.three, bits.five, shaky, steady);
     // Floating point.
     CASE(0, 2, "1.500000 -0.6667 1e+300 0x1p+0", "%f %.4f %g %a", 1.5f, -2.0 / 3, 1e300, 1.0);
     CASE(0, 0, "2.250000 x", "%Lf %s", (long double)2.25, "x"); // the variable arguments only
@@ -119,6 +129,11 @@ static void run_cases()
     CASE(0, 2, "0x1234 0x10 (nil) (nil)", "%p %p %p %p", (void *)0x1234,
          (const int *)(uintptr_t)0x10, nothing, nullptr);
     (void)x;
+    int numbers[3] = {1, 2, 3};
+    char address[32];
+    std::snprintf(address, sizeof address, "%p", (void *)numbers);
+    CASE(0, 2, address, "%p", (void *)numbers);
+    CASE(0, 2, address, "%p", numbers); // an array: its address
     // Strings: pointers, arrays, NULL.
     char buffer[16] = "buffer";
     const char fixed[] = "fixed";
@@ -127,12 +142,15 @@ static void run_cases()
     const char *none = hidden;
     CASE(2, 0, "literal buffer fixed buffer (null) ", "%s %s %s %s %s %s", "literal", buffer, fixed,
          mutable_text, none, "");
-    CASE(2, 0, "bytes signed", "%s %s", (const unsigned char *)"bytes", (const signed char *)"signed");
+    CASE(2, 0, "bytes signed", "%s %s", (const unsigned char *)"bytes",
+         (const signed char *)"signed");
     // std::string by value, no c_str().
     std::string s = "alice";
     const std::string cs = "const";
     std::string empty;
     CASE(2, 0, "user alice const [] temporary", "user %s %s [%s] %s", s, cs, empty, name());
+    const std::string &bound = s;
+    CASE(2, 0, "alice alice", "%s %s", bound, std::move(bound));
     std::string with_nul("a\0b", 3);
     CASE(2, 0, "a", "%s", with_nul); // as printf prints its c_str()
 #if __cplusplus >= 201703L
@@ -148,8 +166,8 @@ static void run_cases()
         std::string user = "alice";
         std::string_view host = std::string_view("db1.example.org", 3);
         enum class state : unsigned char { up = 1 } now = state::up;
-        CASE(2, 0, "user alice on db1: state 1, 5 bytes", "user %s on %s: state %d, %zu bytes",
-             user, host, now, user.size());
+        CASE(2, 0, "user alice on db1: state 1, 5 B", "user %s on %s: state %d, %zu B", user, host,
+             now, user.size());
     }
 #endif
     // Strings among scalars, and 8 arguments.
