@@ -203,6 +203,55 @@ static void run_cases()
     cases.push_back({rated_line, "rated alice", 0, 0});
 }
 
+// The slot of each scalar type is the 8 bytes the library's variable
+// argument path writes for its conversion (record.h,
+// xlog_record_encode_args; the C11 slots of test_capture): an int or
+// anything promoted to one sign-extended as va_arg(ap, int) reads it, even
+// unsigned; 64-bit integers and pointers as they are; a float as the
+// double's bits.  (A zero-extended unsigned would print the same lines.)
+template <class T> static uint64_t slot_of(T v)
+{
+    return xlog_impl_cpp::of<T>::type::slot(v);
+}
+static uint64_t bits_of(double d)
+{
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    return bits;
+}
+#define SAME_SLOT(value, bytes)                                                                  \
+    do {                                                                                         \
+        if (slot_of(value) != (uint64_t)(bytes)) {                                               \
+            std::fprintf(stderr, "slot of %s: %#" PRIx64 ", expected %#" PRIx64 "\n", #value,    \
+                         slot_of(value), (uint64_t)(bytes));                                     \
+            failures++;                                                                          \
+        }                                                                                        \
+    } while (0)
+
+static void check_slots()
+{
+    SAME_SLOT(-7, 0xfffffffffffffff9u);
+    SAME_SLOT(0xfffffff0u, 0xfffffffffffffff0u); // as va_arg(ap, int) reads it for %u
+    SAME_SLOT((unsigned char)200, 200);
+    SAME_SLOT((signed char)-5, 0xfffffffffffffffbu);
+    SAME_SLOT((short)-300, (uint64_t)(int64_t)-300);
+    SAME_SLOT((unsigned short)65000, 65000);
+    SAME_SLOT(true, 1);
+    SAME_SLOT('z', 'z');
+    SAME_SLOT(U'\U0001F600', 0x1F600);
+    SAME_SLOT(INT64_MIN, 0x8000000000000000u);
+    SAME_SLOT(UINT64_MAX, 0xffffffffffffffffu);
+    SAME_SLOT((ptrdiff_t)-2, 0xfffffffffffffffeu);
+    SAME_SLOT(1.5f, bits_of(1.5));
+    SAME_SLOT(-2.0 / 3, bits_of(-2.0 / 3));
+    SAME_SLOT(plain_green, 7);
+    SAME_SLOT(scoped_int::one, 0xffffffffffffffffu);
+    SAME_SLOT(scoped_long::big, 1ull << 40);
+    SAME_SLOT(scoped_byte::top, 255);
+    SAME_SLOT((void *)0x1234, 0x1234);
+    SAME_SLOT(nullptr, 0);
+}
+
 static std::string read_logs(const char *dir)
 {
     std::string text;
@@ -233,6 +282,7 @@ int main()
     cfg.use_environment = 0;
     if (xlog_open(&cfg) != 0)
         return 1;
+    check_slots();
     run_cases();
     xlog_close();
     std::string text = read_logs(dir);
