@@ -1663,13 +1663,13 @@ enum { cannot_print = 0, variadic_only = 8 };
 
 /* traits<T>, for T an argument's type without reference, const or array:
  * its class; whether it is a string object (std::string, string_view),
- * which only %s may take; its slot (slot), its element of
- * xlog_impl_arg (arg), and what printf takes for it (vararg). */
+ * which only %s may take; for a scalar its slot (slot); for what can be
+ * captured its element of xlog_impl_arg (arg); and what printf takes for
+ * it (vararg). */
 template <class T, class Enable = void> struct traits {
     static const unsigned cls = cannot_print;
     static const bool object = false;
     static int vararg(const T &) { return 0; } /* the static_assert says why */
-    static uint64_t slot(const T &) { return 0; }
 };
 
 template <class T> struct scalar_arg {
@@ -1714,7 +1714,6 @@ template <> struct traits<long double> {
     static const unsigned cls = variadic_only;
     static const bool object = false;
     static long double vararg(long double v) { return v; }
-    static uint64_t slot(long double) { return 0; }
 };
 /* Enums, scoped or not: as their underlying integer. */
 template <class T>
@@ -1746,7 +1745,6 @@ template <class C> struct c_string {
         return a;
     }
     static const C *vararg(const C *s) { return s; }
-    static uint64_t slot(const C *) { return 0; }
 };
 template <> struct traits<char *> : c_string<char> {};
 template <> struct traits<const char *> : c_string<char> {};
@@ -1759,7 +1757,6 @@ template <class W> struct wide_string {
     static const unsigned cls = variadic_only;
     static const bool object = false;
     static const W *vararg(const W *s) { return s; }
-    static uint64_t slot(const W *) { return 0; }
 };
 template <> struct traits<wchar_t *> : wide_string<wchar_t> {};
 template <> struct traits<const wchar_t *> : wide_string<wchar_t> {};
@@ -1774,7 +1771,6 @@ template <> struct traits<std::string> {
         return a;
     }
     static const char *vararg(const std::string &s) { return s.c_str(); }
-    static uint64_t slot(const std::string &) { return 0; }
 };
 #ifdef XLOG_IMPL_STRING_VIEW
 template <> struct traits<std::string_view> {
@@ -1786,7 +1782,6 @@ template <> struct traits<std::string_view> {
         xlog_impl_arg a = {(uint64_t)(uintptr_t)(s.data() ? s.data() : ""), s.size()};
         return a;
     }
-    static uint64_t slot(std::string_view) { return 0; }
 };
 #endif
 
