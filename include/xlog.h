@@ -913,17 +913,66 @@ void xlog_stats(xlog_counters *out);
  *
  * Compiled as C11 or later (gcc, clang), a call with a literal format and
  * at most XLOG_MAX_SLOTS arguments that are all integers, enums, floats,
- * doubles or pointers other than strings is captured at the call site:
- * each argument's type picks how it becomes one 8-byte value.  On x86-64
- * (but not under ThreadSanitizer) such a call, from its third on, writes
- * its record into the thread's ring in the program's own code: about 31
- * instructions for three arguments and 24 for none, loop excluded
- * (docs/BENCHMARKS.md), no function call, no atomic read-modify-write;
- * elsewhere it passes the values to a function without a variable argument
- * list.  In that mode an argument of a type printf has no conversion for
- * (a struct, a union, __int128, a complex number) does not compile.
- * Strings, long doubles, more arguments, C99 and C++ take the variable
- * argument list; the lines are the same either way. */
+ * doubles, pointers or strings (char *, signed or unsigned, const or not,
+ * and char arrays) is captured at the call site: each argument's type
+ * picks how it becomes one 8-byte value, or, for a string, its address and
+ * its length (strlen at the call site), and the call passes them to a
+ * function without a variable argument list, which copies each string
+ * once.  On x86-64 (but not under ThreadSanitizer) a call whose arguments
+ * are all scalars, from its third on, writes its record into the thread's
+ * ring in the program's own code: about 31 instructions for three
+ * arguments and 24 for none, loop excluded (docs/BENCHMARKS.md), no
+ * function call, no atomic read-modify-write (C++ too).  In that mode an
+ * argument of a type printf has no conversion for (a struct, a union,
+ * __int128, a complex number) does not compile.  Wide
+ * strings, long doubles, more arguments, formats whose conversions do not
+ * take the arguments as they are (%m, %.*s, a string for %p...) and C99
+ * take the variable argument list; the lines are the same either way.
+ *
+ * From C++ (C++11 and later, g++ and clang++), the same macros classify
+ * each argument by its type with templates, and a call of at most
+ * XLOG_MAX_SLOTS arguments is captured as in C11.  What may be passed, and
+ * what printf is given for it when the call takes the variable argument
+ * list (%m, %.*s, a non-literal format, XLOG_EVERY_N/MS):
+ *   - every integer type, bool and the char types (as the int they
+ *     promote to: %d, %c, %u...), float and double;
+ *   - enums, scoped (enum class) or not: their underlying integer;
+ *   - pointers (void *, T *) and nullptr, for %p;
+ *   - strings, for %s, by value: const char * and char * (NULL prints
+ *     "(null)"), char arrays, std::string and (C++17) std::string_view,
+ *     without c_str() and, for a string_view, without a NUL: its bytes
+ *     only (printf stops at a NUL: so does the line);
+ *   - long double and wchar_t * (%Lf, %ls): always the variable argument
+ *     list.
+ * A string_view that goes to the variable argument list is copied, for
+ * that call, into a std::string (printf needs its NUL): an allocation a
+ * captured call never makes.  Bit-fields, volatile values and arrays (as
+ * their address) are read once, like every argument.
+ * Anything else does not compile, and the error names the argument:
+ * "xlog: argument 2 of this call has a type printf cannot print" (a
+ * struct, a std::vector, __int128, a member pointer), or "xlog: argument
+ * 1 of this call is a string object and its conversion is not %s" (a
+ * std::string or string_view where a literal format reads something else,
+ * or %ls).  -Wformat checks the format against each argument as printf
+ * sees it (a std::string as a const char *), so a bad format warns in C++
+ * as in C.  A call of more than XLOG_MAX_SLOTS arguments passes them as
+ * they are to the variable argument list, as before: no string objects
+ * there.
+ *
+ * For example (the case "the manual's example" of
+ * tests/capture/capture_cpp.cpp):
+ *
+ *     ```cpp
+ *     std::string user = "alice";
+ *     std::string_view host = std::string_view("db1.example.org", 3);
+ *     enum class state : unsigned char { up = 1 } now = state::up;
+ *     xlog_info("user %s on %s: state %d, %zu B", user, host, now, user.size());
+ *     ```
+ *
+ *     ```text
+ *     2026-11-22 14:45:25.123456789 [INFO] main.cpp:9 main 12345 user alice on db1: state 1, 5 B
+ *     ```
+ */
 #define XLOG(level, ...)                                                                     \
     XLOG_IMPL_AT(level, 1, 0, XLOG_IMPL_IN_CALLER, XLOG_IMPL_LITERAL_ENTRY, __VA_ARGS__)
 
@@ -975,10 +1024,10 @@ void xlog_stats(xlog_counters *out);
  * is set, else from CLOCK_MONOTONIC_COARSE. */
 #define XLOG_EVERY_N(level, n, ...)                                                          \
     XLOG_IMPL_AT(level, xlog_impl_every_n(&xlog_impl_site_var, (n)), XLOG_IMPL_RATED,         \
-                 XLOG_IMPL_NOT_IN_CALLER, xlog_impl_log_rated, __VA_ARGS__)
+                 XLOG_IMPL_NOT_IN_CALLER, XLOG_IMPL_RATED_ENTRY, __VA_ARGS__)
 #define XLOG_EVERY_MS(level, ms, ...)                                                        \
     XLOG_IMPL_AT(level, xlog_impl_every_ms(&xlog_impl_site_var, (ms)), XLOG_IMPL_RATED,       \
-                 XLOG_IMPL_NOT_IN_CALLER, xlog_impl_log_rated, __VA_ARGS__)
+                 XLOG_IMPL_NOT_IN_CALLER, XLOG_IMPL_RATED_ENTRY, __VA_ARGS__)
 
 #define xlog_trace_every_n(n, ...) XLOG_EVERY_N(XLOG_TRACE, n, __VA_ARGS__)
 #define xlog_debug_every_n(n, ...) XLOG_EVERY_N(XLOG_DEBUG, n, __VA_ARGS__)
@@ -1053,6 +1102,11 @@ typedef struct xlog_impl_site {
     uint32_t pass;             /* atomic: xlog_impl_pass[level] of the rules
                                   under which a call of this level is written
                                   in the caller's code (see xlog_impl_put) */
+    uint32_t captured_shape;   /* atomic: the shape of the arguments the call
+                                  site captures (see "Strings captured at the
+                                  call site") once the format's kinds take
+                                  them one for one; 0 until the library
+                                  knows, XLOG_IMPL_SHAPE_NEVER if they do not */
 } xlog_impl_site;
 
 #if defined(__GNUC__)
@@ -1135,7 +1189,7 @@ typedef struct xlog_impl_site {
                                                         XLOG_IMPL_NULL, XLOG_IMPL_MODULE,  \
                                                         0, 0, 0, XLOG_IMPL_NULL,           \
                                                         XLOG_IMPL_NULL, 0, 0, {0},         \
-                                                        XLOG_IMPL_LITERAL(__VA_ARGS__), 0}; \
+                                                        XLOG_IMPL_LITERAL(__VA_ARGS__), 0, 0}; \
             int xlog_impl_call_var = 0;                                                    \
             if (!in_caller(&xlog_impl_site_var, xlog_impl_level_var, __VA_ARGS__))         \
                 xlog_impl_call_var = xlog_impl_decide(&xlog_impl_site_var,                 \
@@ -1145,8 +1199,8 @@ typedef struct xlog_impl_site {
                     literal_entry(&xlog_impl_site_var, xlog_impl_call_var | (rated),       \
                                   __VA_ARGS__);                                            \
                 else                                                                       \
-                    xlog_impl_log_dynamic(&xlog_impl_site_var,                             \
-                                          xlog_impl_call_var | (rated), __VA_ARGS__);      \
+                    XLOG_IMPL_DYNAMIC_ENTRY(&xlog_impl_site_var,                           \
+                                            xlog_impl_call_var | (rated), __VA_ARGS__);    \
             }                                                                              \
         }                                                                                  \
     } while (0)
@@ -1183,9 +1237,42 @@ typedef struct xlog_impl_site {
  * record's flags (KEEP, RATED), as the record's level and flags bytes. */
 #define XLOG_IMPL_RECORD_BITS 0x6ff
 
+/* How many arguments follow the format: 0 to 8, or V (more, up to 111). */
+#define XLOG_IMPL_COUNT(...)                                                               \
+    XLOG_IMPL_COUNT_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
+    V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define XLOG_IMPL_COUNT_(f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,   \
+    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31,   \
+    a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48,   \
+    a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65,   \
+    a66, a67, a68, a69, a70, a71, a72, a73, a74, a75, a76, a77, a78, a79, a80, a81, a82,   \
+    a83, a84, a85, a86, a87, a88, a89, a90, a91, a92, a93, a94, a95, a96, a97, a98, a99,   \
+    a100, a101, a102, a103, a104, a105, a106, a107, a108, a109, a110, a111, n, ...) n
+#define XLOG_IMPL_CAT(a, b) XLOG_IMPL_CAT_(a, b)
+#define XLOG_IMPL_CAT_(a, b) a##b
+#define XLOG_IMPL_LIST(...) __VA_ARGS__
+
+/* Arguments captured at the call site with strings among them (see
+ * "Strings captured at the call site" below, and the C++ block): one
+ * element per argument, a scalar's slot (XLOG_IMPL_SLOT) or a string's
+ * address and its length in bytes (a NULL string: address 0, length 0).
+ * The shape of a call (an uint32_t) holds its arguments' classes, 4 bits
+ * each, the first argument's lowest: XLOG_IMPL_SLOT_INT, _64, _DOUBLE, or
+ * XLOG_IMPL_ARG_STRING, and 0 past the last. */
+typedef struct xlog_impl_arg {
+    uint64_t value;
+    size_t length;
+} xlog_impl_arg;
+#define XLOG_IMPL_ARG_STRING 4
+#define XLOG_IMPL_SHAPE_STRINGS 0x44444444u /* the bit of each class that says "string" */
+#define XLOG_IMPL_SHAPE_NEVER 0xffffffffu   /* no call site has this shape */
+
 #if defined(__GNUC__) && !defined(__cplusplus) && defined(__STDC_VERSION__) &&                \
     __STDC_VERSION__ >= 201112L
-#define XLOG_IMPL_LITERAL_ENTRY XLOG_IMPL_CAPTURED
+#define XLOG_IMPL_LITERAL_ENTRY XLOG_IMPL_TEXT_CAPTURED
 
 /* The functions that make slots.  Their first parameter (0) lets
  * xlog_impl_slot_none, which must accept any argument, have the same
@@ -1264,22 +1351,6 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
            site->format == format;
 }
 
-/* How many arguments follow the format: 0 to 8, or V (more, up to 111). */
-#define XLOG_IMPL_COUNT(...)                                                               \
-    XLOG_IMPL_COUNT_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V,    \
-    V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
-#define XLOG_IMPL_COUNT_(f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,   \
-    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31,   \
-    a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48,   \
-    a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65,   \
-    a66, a67, a68, a69, a70, a71, a72, a73, a74, a75, a76, a77, a78, a79, a80, a81, a82,   \
-    a83, a84, a85, a86, a87, a88, a89, a90, a91, a92, a93, a94, a95, a96, a97, a98, a99,   \
-    a100, a101, a102, a103, a104, a105, a106, a107, a108, a109, a110, a111, n, ...) n
-#define XLOG_IMPL_CAT(a, b) XLOG_IMPL_CAT_(a, b)
-#define XLOG_IMPL_CAT_(a, b) a##b
 #define XLOG_IMPL_CAPTURED(site, level, ...)                                               \
     XLOG_IMPL_CAT(XLOG_IMPL_CAPTURE_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
 
@@ -1408,6 +1479,133 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
 #else
 #define XLOG_IMPL_IN_CALLER XLOG_IMPL_NOT_IN_CALLER
 #endif
+
+/* Strings captured at the call site (C11).  A call whose arguments are
+ * all scalars or strings (char *, signed and unsigned char *, const or not,
+ * char arrays), with at least one string, at most XLOG_MAX_SLOTS of them,
+ * passes its arguments to xlog_impl_log_captured as an array of
+ * xlog_impl_arg: a scalar's slot, or a string's address and its length
+ * (strlen at the call site: a constant for a literal).  Each argument's
+ * class is a constant (XLOG_IMPL_TEXT_CLASS), and the call's shape, one
+ * class per 4 bits, tells the library what the array holds; the site takes
+ * that path once the library has found that the format's kinds take the
+ * arguments one for one (a %s for each string, the slot fits of "Capture
+ * at the call site" for the scalars, as many conversions as arguments;
+ * not %ls, %m, a '*' precision for a string, or a fixed one).  Until then,
+ * and for ever if they do not, the call takes the branch of "Capture at
+ * the call site", that is xlog_impl_log, whose -Wformat check is the same
+ * as before. */
+#define XLOG_IMPL_TEXT_TYPES(v)                                                            \
+    char * : v, const char * : v, signed char * : v, const signed char * : v,              \
+        unsigned char * : v, const unsigned char * : v
+#define XLOG_IMPL_TEXT_CLASS(x)                                                            \
+    _Generic(XLOG_IMPL_RVALUE(x), XLOG_IMPL_TEXT_TYPES(XLOG_IMPL_ARG_STRING),              \
+             default: XLOG_IMPL_CLASS(x))
+#define XLOG_IMPL_TK(x, i) ((uint32_t)XLOG_IMPL_TEXT_CLASS(x) << (4 * (i)))
+#define XLOG_IMPL_TS(x) (XLOG_IMPL_TEXT_CLASS(x) != 0)
+
+/* The array element of an argument: x is evaluated once, by the one
+ * association _Generic selects. */
+static inline xlog_impl_arg xlog_impl_arg_string(int unused, const void *s)
+{
+    (void)unused;
+    xlog_impl_arg arg = {(uint64_t)(uintptr_t)s,
+                         s ? __builtin_strlen((const char *)s) : 0};
+    return arg;
+}
+static inline xlog_impl_arg xlog_impl_arg_none(int unused, ...)
+{
+    (void)unused;
+    xlog_impl_arg arg = {0, 0};
+    return arg;
+}
+static inline xlog_impl_arg xlog_impl_arg_slot(uint64_t slot)
+{
+    xlog_impl_arg arg = {slot, 0};
+    return arg;
+}
+#define XLOG_IMPL_ARG(x)                                                                   \
+    _Generic(XLOG_IMPL_RVALUE(x),                                                          \
+             XLOG_IMPL_TEXT_TYPES(_Generic(XLOG_IMPL_RVALUE(x),                            \
+                                           XLOG_IMPL_TEXT_TYPES(xlog_impl_arg_string),     \
+                                           default: xlog_impl_arg_none)(0, (x))),          \
+             default: xlog_impl_arg_slot(XLOG_IMPL_SLOT(x)))
+
+#define XLOG_IMPL_TEXT_CAPTURED(site, level, ...)                                          \
+    XLOG_IMPL_CAT(XLOG_IMPL_TEXT_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
+/* textual: every argument a scalar or a string (a constant); shape: their
+ * classes; args: their xlog_impl_arg, in parentheses; otherwise: the call
+ * of "Capture at the call site". */
+#define XLOG_IMPL_TEXT(site, level, fmt, textual, shape, args, otherwise)                 \
+    ((textual) && ((shape) & XLOG_IMPL_SHAPE_STRINGS) &&                                   \
+             xlog_impl_captured_ready(site, fmt, shape) ?                                  \
+         xlog_impl_log_captured_args(site, (level) & XLOG_IMPL_RECORD_BITS, shape,         \
+                                     (const xlog_impl_arg[]){XLOG_IMPL_LIST args}) :       \
+         otherwise)
+#define XLOG_IMPL_TEXT_V(site, level, ...) XLOG_IMPL_CAPTURE_V(site, level, __VA_ARGS__)
+#define XLOG_IMPL_TEXT_0(site, level, fmt) XLOG_IMPL_CAPTURE_0(site, level, fmt)
+#define XLOG_IMPL_TEXT_1(site, level, fmt, a)                                              \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a), XLOG_IMPL_TK(a, 0), (XLOG_IMPL_ARG(a)), \
+                   XLOG_IMPL_CAPTURE_1(site, level, fmt, a))
+#define XLOG_IMPL_TEXT_2(site, level, fmt, a, b)                                           \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b),                   \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1),                                \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b)),                                   \
+                   XLOG_IMPL_CAPTURE_2(site, level, fmt, a, b))
+#define XLOG_IMPL_TEXT_3(site, level, fmt, a, b, c)                                        \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c), \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2),           \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c)),                 \
+                   XLOG_IMPL_CAPTURE_3(site, level, fmt, a, b, c))
+#define XLOG_IMPL_TEXT_4(site, level, fmt, a, b, c, d)                                     \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d),                                                        \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3),                                                     \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d)), \
+                   XLOG_IMPL_CAPTURE_4(site, level, fmt, a, b, c, d))
+#define XLOG_IMPL_TEXT_5(site, level, fmt, a, b, c, d, e)                                  \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d) && XLOG_IMPL_TS(e),                                     \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3) | XLOG_IMPL_TK(e, 4),                                \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
+                    XLOG_IMPL_ARG(e)),                                                     \
+                   XLOG_IMPL_CAPTURE_5(site, level, fmt, a, b, c, d, e))
+#define XLOG_IMPL_TEXT_6(site, level, fmt, a, b, c, d, e, f)                               \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d) && XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f),                  \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3) | XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5),           \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
+                    XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f)),                                   \
+                   XLOG_IMPL_CAPTURE_6(site, level, fmt, a, b, c, d, e, f))
+#define XLOG_IMPL_TEXT_7(site, level, fmt, a, b, c, d, e, f, g)                            \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d) && XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f) && XLOG_IMPL_TS(g), \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3) | XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5) |          \
+                   XLOG_IMPL_TK(g, 6),                                                     \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
+                    XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f), XLOG_IMPL_ARG(g)),                 \
+                   XLOG_IMPL_CAPTURE_7(site, level, fmt, a, b, c, d, e, f, g))
+#define XLOG_IMPL_TEXT_8(site, level, fmt, a, b, c, d, e, f, g, h)                         \
+    XLOG_IMPL_TEXT(site, level, fmt, XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && \
+                   XLOG_IMPL_TS(d) && XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f) && XLOG_IMPL_TS(g) && \
+                   XLOG_IMPL_TS(h),                                                        \
+                   XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) |          \
+                   XLOG_IMPL_TK(d, 3) | XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5) |          \
+                   XLOG_IMPL_TK(g, 6) | XLOG_IMPL_TK(h, 7),                                \
+                   (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d), \
+                    XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f), XLOG_IMPL_ARG(g), XLOG_IMPL_ARG(h)), \
+                   XLOG_IMPL_CAPTURE_8(site, level, fmt, a, b, c, d, e, f, g, h))
+#elif defined(__cplusplus) && defined(__GNUC__)
+#define XLOG_IMPL_LITERAL_ENTRY XLOG_IMPL_CPP_CAPTURED /* see "C++" at the end */
+#if XLOG_IMPL_PUT_INLINE
+#define XLOG_IMPL_IN_CALLER XLOG_IMPL_CPP_IN_CALLER
+#else
+#define XLOG_IMPL_IN_CALLER XLOG_IMPL_NOT_IN_CALLER
+#endif
 #else
 #define XLOG_IMPL_LITERAL_ENTRY xlog_impl_log
 #define XLOG_IMPL_IN_CALLER XLOG_IMPL_NOT_IN_CALLER
@@ -1468,6 +1666,16 @@ void xlog_impl_log_7(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, 
                      uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6);
 void xlog_impl_log_8(xlog_impl_site *site, int level, uint64_t a0, uint64_t a1, uint64_t a2,
                      uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7);
+/* The call of a site ready for its arguments captured with strings among
+ * them, or, from C++, all scalars too (see "Strings captured at the call
+ * site"); level holds the level and the record flags only
+ * (XLOG_IMPL_RECORD_BITS).  xlog_impl_prepare_captured prepares the site
+ * with format on its first call and says whether the arguments of this
+ * shape fit its format's kinds (then site->captured_shape is shape, else
+ * it becomes XLOG_IMPL_SHAPE_NEVER once that is certain). */
+void xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                            const xlog_impl_arg *args, size_t bytes);
+int xlog_impl_prepare_captured(xlog_impl_site *site, const char *format, uint32_t shape);
 void xlog_impl_check_failed(const char *cond, const char *file, int line, const char *func,
                             const char *format, ...) XLOG_IMPL_PRINTF(5, 6) XLOG_IMPL_NORETURN;
 void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *format, ...)
@@ -1590,6 +1798,43 @@ xlog_impl_send(xlog_impl_site *site, int level, const uint64_t *s, unsigned n)
 }
 #endif
 
+/* Whether the site takes xlog_impl_log_captured with arguments of this
+ * shape: known at once after its first call (an inline function's site may
+ * be reached with several formats: only its first is captured). */
+static inline int xlog_impl_captured_ready(xlog_impl_site *site, const char *format,
+                                           uint32_t shape)
+{
+    uint32_t known = __atomic_load_n(&site->captured_shape, __ATOMIC_ACQUIRE);
+    if (known == shape && site->format == format)
+        return 1;
+    return known == 0 && xlog_impl_prepare_captured(site, format, shape);
+}
+
+/* The call of xlog_impl_log_captured, with the bytes the arguments take
+ * uncut: 8 for a scalar, 4 and its length for a string.  The shape is a
+ * constant: written out term by term, this folds into a sum of the
+ * strings' lengths and a constant (a loop is not always unrolled). */
+#define XLOG_IMPL_ARG_BYTES(shape, args, i)                                                \
+    (((shape) >> (4 * (i)) & 15) == XLOG_IMPL_ARG_STRING ? 4 + (args)[i].length :           \
+     ((shape) >> (4 * (i)) & 15) != 0                   ? 8 :                              \
+                                                          0)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void xlog_impl_log_captured_args(xlog_impl_site *site, int level, uint32_t shape,
+                                               const xlog_impl_arg *args)
+{
+    xlog_impl_log_captured(site, level, shape, args,
+                           XLOG_IMPL_ARG_BYTES(shape, args, 0) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 1) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 2) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 3) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 4) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 5) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 6) +
+                               XLOG_IMPL_ARG_BYTES(shape, args, 7));
+}
+
 static inline int xlog_impl_every_n(xlog_impl_site *site, unsigned long n)
 {
     uint64_t count = __atomic_fetch_add(&site->rate_state, 1, __ATOMIC_RELAXED);
@@ -1609,6 +1854,587 @@ static inline int xlog_enabled(int level)
 
 #ifdef __cplusplus
 }
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* C++: arguments classified by templates (not for direct use)              */
+/* ------------------------------------------------------------------------ */
+
+/* In C++ (11 and later, g++ and clang++), XLOG's arguments are classified
+ * at compile time by their types (see XLOG for what may be passed): a
+ * call of at most XLOG_MAX_SLOTS arguments that are all scalars takes
+ * xlog_impl_log_<n> with the slots C11 would pass, one with strings
+ * (const char *, char arrays, std::string, std::string_view) takes
+ * xlog_impl_log_captured as in C11, once the site is ready (the same
+ * check: xlog_impl_captured_ready).  Until then, and for a site whose
+ * format does not take its arguments as they are (%m, %.*s, a long double,
+ * a wide string...), the call takes xlog_impl_log with each argument as
+ * printf would see it (XLOG_IMPL_CPP_VA: a std::string's c_str(), an
+ * enum's value...), and -Wformat checks that call as it checks a C call.
+ * A call of more than XLOG_MAX_SLOTS arguments passes them as they are to
+ * xlog_impl_log, as before. */
+#if defined(__cplusplus) && defined(__GNUC__)
+#include <cstring>
+#include <string>
+#include <type_traits>
+#if __cplusplus >= 201703L && defined(__has_include)
+#if __has_include(<string_view>)
+#include <string_view>
+#define XLOG_IMPL_STRING_VIEW 1
+#endif
+#endif
+
+namespace xlog_impl_cpp {
+
+/* An argument's class: a slot's (XLOG_IMPL_SLOT_*), a string
+ * (XLOG_IMPL_ARG_STRING), one only the variable argument list carries
+ * (a long double, a wide string), or none: a type printf cannot print. */
+enum { cannot_print = 0, variadic_only = 8 };
+
+/* traits<T>, for T an argument's type without reference, const or array:
+ * its class; whether it is a string object (std::string, string_view),
+ * which only %s may take; for a scalar its slot (slot); for what can be
+ * captured its element of xlog_impl_arg (arg); and what printf takes for
+ * it (vararg). */
+template <class T, class Enable = void> struct traits {
+    static const unsigned cls = cannot_print;
+    static const bool object = false;
+    static int vararg(const T &) { return 0; } /* the static_assert says why */
+};
+
+template <class T> struct scalar_arg {
+    static const bool object = false;
+    static xlog_impl_arg arg(T v) /* by value: a volatile argument is read once */
+    {
+        xlog_impl_arg a = {traits<T>::slot(v), 0};
+        return a;
+    }
+};
+
+/* Every integer promoted to int (bool, the char types, short, int,
+ * unsigned): sign-extended as va_arg(ap, int) reads it. */
+template <class T>
+struct traits<T, typename std::enable_if<std::is_integral<T>::value &&
+                                         sizeof(T) <= sizeof(int)>::type> : scalar_arg<T> {
+    static const unsigned cls = XLOG_IMPL_SLOT_INT;
+    static uint64_t slot(T v) { return (uint64_t)(int64_t)(int)v; }
+    static T vararg(T v) { return v; }
+};
+template <class T>
+struct traits<T, typename std::enable_if<std::is_integral<T>::value && sizeof(T) == 8>::type>
+    : scalar_arg<T> {
+    static const unsigned cls = XLOG_IMPL_SLOT_64;
+    static uint64_t slot(T v) { return (uint64_t)v; }
+    static T vararg(T v) { return v; }
+};
+template <class T>
+struct traits<T, typename std::enable_if<std::is_same<T, float>::value ||
+                                         std::is_same<T, double>::value>::type> : scalar_arg<T> {
+    static const unsigned cls = XLOG_IMPL_SLOT_DOUBLE;
+    static uint64_t slot(T v)
+    {
+        double d = v;
+        uint64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        return bits;
+    }
+    static T vararg(T v) { return v; }
+};
+template <> struct traits<long double> {
+    static const unsigned cls = variadic_only;
+    static const bool object = false;
+    static long double vararg(long double v) { return v; }
+};
+/* Enums, scoped or not: as their underlying integer. */
+template <class T>
+struct traits<T, typename std::enable_if<std::is_enum<T>::value>::type> : scalar_arg<T> {
+    typedef typename std::underlying_type<T>::type underlying;
+    static const unsigned cls = traits<underlying>::cls;
+    static uint64_t slot(T v) { return traits<underlying>::slot(static_cast<underlying>(v)); }
+    static underlying vararg(T v) { return static_cast<underlying>(v); }
+};
+/* Pointers other than strings, and nullptr: their address. */
+template <class T> struct traits<T *, void> : scalar_arg<T *> {
+    static const unsigned cls = XLOG_IMPL_SLOT_64;
+    static uint64_t slot(T *p) { return (uint64_t)(uintptr_t)p; }
+    static T *vararg(T *p) { return p; }
+};
+template <> struct traits<decltype(nullptr)> : scalar_arg<decltype(nullptr)> {
+    static const unsigned cls = XLOG_IMPL_SLOT_64;
+    static uint64_t slot(decltype(nullptr)) { return 0; }
+    static const void *vararg(decltype(nullptr)) { return nullptr; }
+};
+
+/* Strings: the address and the length (strlen); NULL prints "(null)". */
+template <class C> struct c_string {
+    static const unsigned cls = XLOG_IMPL_ARG_STRING;
+    static const bool object = false;
+    static xlog_impl_arg arg(const C *s)
+    {
+        xlog_impl_arg a = {(uint64_t)(uintptr_t)s, s ? __builtin_strlen((const char *)s) : 0};
+        return a;
+    }
+    static const C *vararg(const C *s) { return s; }
+};
+template <> struct traits<char *> : c_string<char> {};
+template <> struct traits<const char *> : c_string<char> {};
+template <> struct traits<signed char *> : c_string<signed char> {};
+template <> struct traits<const signed char *> : c_string<signed char> {};
+template <> struct traits<unsigned char *> : c_string<unsigned char> {};
+template <> struct traits<const unsigned char *> : c_string<unsigned char> {};
+/* Wide strings, for %ls: the variable argument list only. */
+template <class W> struct wide_string {
+    static const unsigned cls = variadic_only;
+    static const bool object = false;
+    static const W *vararg(const W *s) { return s; }
+};
+template <> struct traits<wchar_t *> : wide_string<wchar_t> {};
+template <> struct traits<const wchar_t *> : wide_string<wchar_t> {};
+
+/* String objects, by value: their bytes and their size (no NUL needed). */
+template <> struct traits<std::string> {
+    static const unsigned cls = XLOG_IMPL_ARG_STRING;
+    static const bool object = true;
+    static xlog_impl_arg arg(const std::string &s)
+    {
+        xlog_impl_arg a = {(uint64_t)(uintptr_t)s.data(), s.size()};
+        return a;
+    }
+    static const char *vararg(const std::string &s) { return s.c_str(); }
+};
+#ifdef XLOG_IMPL_STRING_VIEW
+template <> struct traits<std::string_view> {
+    static const unsigned cls = XLOG_IMPL_ARG_STRING;
+    static const bool object = true;
+    static xlog_impl_arg arg(std::string_view s)
+    {
+        /* An empty view may have no address: "" rather than "(null)". */
+        xlog_impl_arg a = {(uint64_t)(uintptr_t)(s.data() ? s.data() : ""), s.size()};
+        return a;
+    }
+};
+#endif
+
+template <class T> struct of {
+    typedef traits<typename std::decay<T>::type> type;
+};
+
+/* The argument as it is passed on: a scalar by value (a bit-field, a
+ * volatile, an array as its pointer: read once, here), anything else by
+ * reference. */
+template <class T>
+inline typename std::enable_if<std::is_scalar<T>::value, T>::type value_of(T v)
+{
+    return v;
+}
+template <class T>
+inline typename std::enable_if<!std::is_scalar<typename std::decay<T>::type>::value,
+                               const T &>::type
+value_of(const T &v)
+{
+    return v;
+}
+
+/* What the variable argument list gets: hold keeps a string_view's bytes
+ * with a NUL, in a std::string that lives until the end of the call's
+ * statement (only a site that cannot capture its arguments, or a format
+ * that is not a literal, gets there); vararg converts. */
+template <class T> inline const T &hold(const T &x) { return x; }
+#ifdef XLOG_IMPL_STRING_VIEW
+inline std::string hold(std::string_view x) { return std::string(x); }
+#endif
+template <class T>
+inline auto vararg(const T &x) -> decltype(of<T>::type::vararg(x))
+{
+    return of<T>::type::vararg(x);
+}
+
+/* A compile error for an argument printf cannot print, naming it. */
+template <unsigned I, bool Printable> struct printable {
+    static_assert(Printable || I != 1,
+                  "xlog: argument 1 of this call has a type printf cannot print");
+    static_assert(Printable || I != 2,
+                  "xlog: argument 2 of this call has a type printf cannot print");
+    static_assert(Printable || I != 3,
+                  "xlog: argument 3 of this call has a type printf cannot print");
+    static_assert(Printable || I != 4,
+                  "xlog: argument 4 of this call has a type printf cannot print");
+    static_assert(Printable || I != 5,
+                  "xlog: argument 5 of this call has a type printf cannot print");
+    static_assert(Printable || I != 6,
+                  "xlog: argument 6 of this call has a type printf cannot print");
+    static_assert(Printable || I != 7,
+                  "xlog: argument 7 of this call has a type printf cannot print");
+    static_assert(Printable || I != 8,
+                  "xlog: argument 8 of this call has a type printf cannot print");
+    static const bool value = Printable;
+};
+
+/* The call's arguments (their types as decltype((x)) gives them), from
+ * the I-th: their shape, whether they can all be captured, and which are
+ * string objects (bit i for argument i). */
+template <unsigned I, class... Ts> struct call_from {
+    static const uint32_t shape = 0;
+    static const bool capturable = true;
+    static const uint32_t objects = 0;
+};
+template <unsigned I, class T, class... Ts> struct call_from<I, T, Ts...> {
+    typedef typename of<T>::type t;
+    static const bool ok = printable<I + 1, t::cls != cannot_print>::value;
+    typedef call_from<I + 1, Ts...> rest;
+    static const uint32_t shape = (uint32_t)(t::cls & 7) << (4 * I) | rest::shape;
+    static const bool capturable = ok && t::cls != variadic_only && rest::capturable;
+    static const uint32_t objects = (t::object ? 1u << I : 0u) | rest::objects;
+};
+template <class... Ts> struct call : call_from<0, Ts...> {};
+
+/* The conversion that reads argument i of a format (a constant
+ * expression, for a literal): 's' for a plain %s, '*' for a '*' width or
+ * precision, 0 for none, else the conversion's letter ('l' for %ls).
+ * %% and %m read nothing.  Text is skipped 8 bytes at a time where it
+ * can be, so that a long format stays within the compiler's constexpr
+ * depth. */
+constexpr bool plain8(const char *p)
+{
+    return p[0] && p[0] != '%' && p[1] && p[1] != '%' && p[2] && p[2] != '%' && p[3] &&
+           p[3] != '%' && p[4] && p[4] != '%' && p[5] && p[5] != '%' && p[6] && p[6] != '%' &&
+           p[7] && p[7] != '%';
+}
+constexpr const char *skip_flags(const char *p)
+{
+    return (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0' || *p == '\'' ||
+            *p == 'I')
+               ? skip_flags(p + 1)
+               : p;
+}
+constexpr const char *skip_digits(const char *p)
+{
+    return *p >= '0' && *p <= '9' ? skip_digits(p + 1) : p;
+}
+constexpr const char *skip_length(const char *p)
+{
+    return (*p == 'h' || *p == 'l' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' ||
+            *p == 'Z' || *p == 't')
+               ? skip_length(p + 1)
+               : p;
+}
+constexpr int conversion_of(const char *p, unsigned i);
+constexpr int at_conversion(const char *c, const char *length, unsigned i)
+{
+    return *c == 0     ? 0
+           : *c == 'm' ? conversion_of(c + 1, i)
+           : i == 0    ? (*c == 's' && length != c ? 'l' : *c)
+                       : conversion_of(c + 1, i - 1);
+}
+constexpr int after_width(const char *p, unsigned i)
+{
+    return *p != '.'     ? at_conversion(skip_length(p), p, i)
+           : p[1] == '*' ? (i == 0 ? '*' : at_conversion(skip_length(p + 2), p + 2, i - 1))
+                         : at_conversion(skip_length(skip_digits(p + 1)), skip_digits(p + 1), i);
+}
+constexpr int after_flags(const char *p, unsigned i)
+{
+    return *p == '*' ? (i == 0 ? '*' : after_width(p + 1, i - 1)) : after_width(skip_digits(p), i);
+}
+constexpr int conversion_of(const char *p, unsigned i)
+{
+    return plain8(p)     ? conversion_of(p + 8, i)
+           : *p == 0     ? 0
+           : *p != '%'   ? conversion_of(p + 1, i)
+           : p[1] == '%' ? conversion_of(p + 2, i)
+                         : after_flags(skip_flags(p + 1), i);
+}
+/* The first string object (objects: bit i for argument i) whose
+ * conversion is not %s, counted from 1; 0 if none. */
+constexpr unsigned misplaced_string(const char *format, uint32_t objects, unsigned i = 0)
+{
+    return objects == 0 ? 0
+           : (objects & 1) && conversion_of(format, i) != 's'
+               ? i + 1
+               : misplaced_string(format, objects >> 1, i + 1);
+}
+template <unsigned I> struct string_for_s {
+    static_assert(I != 1,
+                  "xlog: argument 1 of this call is a string object and its conversion is not %s");
+    static_assert(I != 2,
+                  "xlog: argument 2 of this call is a string object and its conversion is not %s");
+    static_assert(I != 3,
+                  "xlog: argument 3 of this call is a string object and its conversion is not %s");
+    static_assert(I != 4,
+                  "xlog: argument 4 of this call is a string object and its conversion is not %s");
+    static_assert(I != 5,
+                  "xlog: argument 5 of this call is a string object and its conversion is not %s");
+    static_assert(I != 6,
+                  "xlog: argument 6 of this call is a string object and its conversion is not %s");
+    static_assert(I != 7,
+                  "xlog: argument 7 of this call is a string object and its conversion is not %s");
+    static_assert(I != 8,
+                  "xlog: argument 8 of this call is a string object and its conversion is not %s");
+    static const int value = 0;
+};
+
+/* The calls of a ready site. */
+inline void log_slots(xlog_impl_site *s, int l) { xlog_impl_log_0(s, l); }
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a) { xlog_impl_log_1(s, l, a); }
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b)
+{
+    xlog_impl_log_2(s, l, a, b);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c)
+{
+    xlog_impl_log_3(s, l, a, b, c);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    xlog_impl_log_4(s, l, a, b, c, d);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e)
+{
+    xlog_impl_log_5(s, l, a, b, c, d, e);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e, uint64_t f)
+{
+    xlog_impl_log_6(s, l, a, b, c, d, e, f);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e, uint64_t f, uint64_t g)
+{
+    xlog_impl_log_7(s, l, a, b, c, d, e, f, g);
+}
+inline void log_slots(xlog_impl_site *s, int l, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e, uint64_t f, uint64_t g, uint64_t h)
+{
+    xlog_impl_log_8(s, l, a, b, c, d, e, f, g, h);
+}
+
+/* capturable: a constant; a call that cannot be captured never gets here,
+ * but must compile. */
+template <uint32_t Shape, class... A>
+inline void log_captured(std::false_type, xlog_impl_site *, int, const A &...)
+{
+}
+template <uint32_t Shape, class... A>
+inline void log_with_strings(std::true_type, xlog_impl_site *site, int level, const A &...args)
+{
+    const xlog_impl_arg array[] = {of<A>::type::arg(args)...};
+    xlog_impl_log_captured_args(site, level, Shape, array);
+}
+template <uint32_t Shape, class... A>
+inline void log_with_strings(std::false_type, xlog_impl_site *site, int level, const A &...args)
+{
+    log_slots(site, level, of<A>::type::slot(args)...);
+}
+template <uint32_t Shape, class... A>
+inline void log_captured(std::true_type, xlog_impl_site *site, int level, const A &...args)
+{
+    log_with_strings<Shape>(std::integral_constant<bool, (Shape & XLOG_IMPL_SHAPE_STRINGS) != 0>(),
+                            site, level, args...);
+}
+
+#if XLOG_IMPL_PUT_INLINE
+/* A call of scalars only, of a site that passes (XLOG_IMPL_CPP_IN_CALLER):
+ * written in the caller's code, as C11's. */
+template <class... A>
+inline void send_slots(std::true_type, xlog_impl_site *site, int level, const A &...args)
+{
+    const uint64_t slots[] = {of<A>::type::slot(args)...};
+    xlog_impl_send(site, level, slots, sizeof...(A));
+}
+template <class... A> inline void send_slots(std::false_type, xlog_impl_site *, int, const A &...)
+{
+}
+#endif
+
+/* A call without arguments: its slots' site (as C11's XLOG_IMPL_CAPTURE_0). */
+inline bool ready_without_arguments(xlog_impl_site *site, const char *format)
+{
+    return __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE) != nullptr &&
+           site->format == format;
+}
+
+} /* namespace xlog_impl_cpp */
+
+#define XLOG_IMPL_CPP_CAPTURED(site, level, ...)                                           \
+    XLOG_IMPL_CAT(XLOG_IMPL_CPP_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
+#define XLOG_IMPL_CPP_V(site, level, ...) xlog_impl_log(site, level, __VA_ARGS__)
+#define XLOG_IMPL_CPP_0(site, level, fmt)                                                  \
+    (::xlog_impl_cpp::ready_without_arguments(site, fmt) ?                                 \
+         xlog_impl_log_0(site, (level) & XLOG_IMPL_RECORD_BITS) :                          \
+         xlog_impl_log(site, (level) | XLOG_IMPL_SLOTTED, fmt))
+/* types: decltype((x)) of each argument, args: the arguments, in
+ * parentheses.  The string objects' conversions are checked only for a
+ * literal format (__builtin_constant_p: a constant expression either
+ * way). */
+#define XLOG_IMPL_CPP(site, level, fmt, types, args, varargs)                              \
+    ((void)::xlog_impl_cpp::string_for_s<                                                  \
+         ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::objects == 0 || !__builtin_constant_p(fmt) \
+             ? 0                                                                           \
+             : ::xlog_impl_cpp::misplaced_string(                                          \
+                   fmt, ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::objects)>::value,     \
+     ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::capturable &&                            \
+             xlog_impl_captured_ready(site, fmt,                                           \
+                                      ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape) ? \
+         ::xlog_impl_cpp::log_captured<::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape>( \
+             ::std::integral_constant<bool,                                                \
+                                    ::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::capturable>(), \
+             site, (level) & XLOG_IMPL_RECORD_BITS, XLOG_IMPL_LIST args) :                 \
+         xlog_impl_log(site, level, fmt, XLOG_IMPL_LIST varargs))
+/* What printf sees of x. */
+#define XLOG_IMPL_VA(x) ::xlog_impl_cpp::vararg(::xlog_impl_cpp::hold(XLOG_IMPL_VALUE(x)))
+#define XLOG_IMPL_VALUE(x) ::xlog_impl_cpp::value_of(x)
+#define XLOG_IMPL_CPP_1(site, level, fmt, a)                                               \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a))),                                                         \
+                  (XLOG_IMPL_VALUE(a)),                                                    \
+                  (XLOG_IMPL_VA(a)))
+#define XLOG_IMPL_CPP_2(site, level, fmt, a, b)                                            \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b))),                                          \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b)),                                \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b)))
+#define XLOG_IMPL_CPP_3(site, level, fmt, a, b, c)                                         \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c))),                           \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c)),            \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c)))
+#define XLOG_IMPL_CPP_4(site, level, fmt, a, b, c, d)                                      \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d))),            \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d)),                                                    \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d)))
+#define XLOG_IMPL_CPP_5(site, level, fmt, a, b, c, d, e)                                   \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)),             \
+                   decltype((e))),                                                         \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e)),                                \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
+                   XLOG_IMPL_VA(e)))
+#define XLOG_IMPL_CPP_6(site, level, fmt, a, b, c, d, e, f)                                \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)),             \
+                   decltype((e)), decltype((f))),                                          \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f)),            \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
+                   XLOG_IMPL_VA(e), XLOG_IMPL_VA(f)))
+#define XLOG_IMPL_CPP_7(site, level, fmt, a, b, c, d, e, f, g)                             \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)),             \
+                   decltype((e)), decltype((f)), decltype((g))),                           \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f),             \
+                   XLOG_IMPL_VALUE(g)),                                                    \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
+                   XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g)))
+#define XLOG_IMPL_CPP_8(site, level, fmt, a, b, c, d, e, f, g, h)                          \
+    XLOG_IMPL_CPP(site, level, fmt,                                                        \
+                  (decltype((a)), decltype((b)), decltype((c)), decltype((d)),             \
+                   decltype((e)), decltype((f)), decltype((g)), decltype((h))),            \
+                  (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),             \
+                   XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f),             \
+                   XLOG_IMPL_VALUE(g), XLOG_IMPL_VALUE(h)),                                \
+                  (XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d),     \
+                   XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g), XLOG_IMPL_VA(h)))
+
+/* The call written in the caller's code (as C11's XLOG_IMPL_IN_CALLER): 1
+ * when a site of scalars only passes and the call is handled, arguments
+ * evaluated once; 0, nothing evaluated, for the library's way. */
+#define XLOG_IMPL_CPP_IN_CALLER(site, level, ...)                                          \
+    XLOG_IMPL_CAT(XLOG_IMPL_CPP_SEND_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
+#define XLOG_IMPL_CPP_SCALARS(types)                                                       \
+    (::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::capturable &&                            \
+     !(::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape & XLOG_IMPL_SHAPE_STRINGS))
+#define XLOG_IMPL_CPP_SEND(site, level, types, args)                                       \
+    (XLOG_IMPL_CPP_SCALARS(types) && xlog_impl_passes(site, level) ?                       \
+         (::xlog_impl_cpp::send_slots(                                                     \
+              ::std::integral_constant<bool, XLOG_IMPL_CPP_SCALARS(types)>(), site, level,  \
+              XLOG_IMPL_LIST args),                                                        \
+          1) :                                                                             \
+         0)
+#define XLOG_IMPL_CPP_SEND_V(site, level, ...) 0
+#define XLOG_IMPL_CPP_SEND_0(site, level, fmt)                                             \
+    (xlog_impl_passes(site, level) ? (xlog_impl_send(site, level, nullptr, 0), 1) : 0)
+#define XLOG_IMPL_CPP_SEND_1(site, level, fmt, a)                                          \
+    XLOG_IMPL_CPP_SEND(site, level,                                                        \
+                       (decltype((a))),                                                    \
+                       (XLOG_IMPL_VALUE(a)))
+#define XLOG_IMPL_CPP_SEND_2(site, level, fmt, a, b)                                       \
+    XLOG_IMPL_CPP_SEND(site, level,                                                        \
+                       (decltype((a)), decltype((b))),                                     \
+                       (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b)))
+#define XLOG_IMPL_CPP_SEND_3(site, level, fmt, a, b, c)                                    \
+    XLOG_IMPL_CPP_SEND(site, level,                                                        \
+                       (decltype((a)), decltype((b)), decltype((c))),                      \
+                       (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c)))
+#define XLOG_IMPL_CPP_SEND_4(site, level, fmt, a, b, c, d)                                 \
+    XLOG_IMPL_CPP_SEND(site, level,                                                        \
+                       (decltype((a)), decltype((b)), decltype((c)), decltype((d))),       \
+                       (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),        \
+                        XLOG_IMPL_VALUE(d)))
+#define XLOG_IMPL_CPP_SEND_5(site, level, fmt, a, b, c, d, e)                              \
+    XLOG_IMPL_CPP_SEND(site, level,                                                        \
+                       (decltype((a)), decltype((b)), decltype((c)), decltype((d)),        \
+                        decltype((e))),                                                    \
+                       (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),        \
+                        XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e)))
+#define XLOG_IMPL_CPP_SEND_6(site, level, fmt, a, b, c, d, e, f)                           \
+    XLOG_IMPL_CPP_SEND(site, level,                                                        \
+                       (decltype((a)), decltype((b)), decltype((c)), decltype((d)),        \
+                        decltype((e)), decltype((f))),                                     \
+                       (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),        \
+                        XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f)))
+#define XLOG_IMPL_CPP_SEND_7(site, level, fmt, a, b, c, d, e, f, g)                        \
+    XLOG_IMPL_CPP_SEND(site, level,                                                        \
+                       (decltype((a)), decltype((b)), decltype((c)), decltype((d)),        \
+                        decltype((e)), decltype((f)), decltype((g))),                      \
+                       (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),        \
+                        XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f),        \
+                        XLOG_IMPL_VALUE(g)))
+#define XLOG_IMPL_CPP_SEND_8(site, level, fmt, a, b, c, d, e, f, g, h)                     \
+    XLOG_IMPL_CPP_SEND(site, level,                                                        \
+                       (decltype((a)), decltype((b)), decltype((c)), decltype((d)),        \
+                        decltype((e)), decltype((f)), decltype((g)), decltype((h))),       \
+                       (XLOG_IMPL_VALUE(a), XLOG_IMPL_VALUE(b), XLOG_IMPL_VALUE(c),        \
+                        XLOG_IMPL_VALUE(d), XLOG_IMPL_VALUE(e), XLOG_IMPL_VALUE(f),        \
+                        XLOG_IMPL_VALUE(g), XLOG_IMPL_VALUE(h)))
+
+/* Calls with a format that is not a literal, and rate-limited calls: the
+ * variable argument list, each argument as printf sees it. */
+#define XLOG_IMPL_CPP_MAPPED(entry, site, level, ...)                                      \
+    XLOG_IMPL_CAT(XLOG_IMPL_CPP_MAPPED_, XLOG_IMPL_COUNT(__VA_ARGS__))(entry, site, level,  \
+                                                                     __VA_ARGS__)
+#define XLOG_IMPL_CPP_MAPPED_V(entry, site, level, ...) entry(site, level, __VA_ARGS__)
+#define XLOG_IMPL_CPP_MAPPED_0(entry, site, level, fmt) entry(site, level, fmt)
+#define XLOG_IMPL_CPP_MAPPED_1(entry, site, level, fmt, a) entry(site, level, fmt, XLOG_IMPL_VA(a))
+#define XLOG_IMPL_CPP_MAPPED_2(entry, site, level, fmt, a, b)                              \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b))
+#define XLOG_IMPL_CPP_MAPPED_3(entry, site, level, fmt, a, b, c)                           \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c))
+#define XLOG_IMPL_CPP_MAPPED_4(entry, site, level, fmt, a, b, c, d)                        \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d))
+#define XLOG_IMPL_CPP_MAPPED_5(entry, site, level, fmt, a, b, c, d, e)                     \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d), \
+          XLOG_IMPL_VA(e))
+#define XLOG_IMPL_CPP_MAPPED_6(entry, site, level, fmt, a, b, c, d, e, f)                  \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d), \
+          XLOG_IMPL_VA(e), XLOG_IMPL_VA(f))
+#define XLOG_IMPL_CPP_MAPPED_7(entry, site, level, fmt, a, b, c, d, e, f, g)               \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d), \
+          XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g))
+#define XLOG_IMPL_CPP_MAPPED_8(entry, site, level, fmt, a, b, c, d, e, f, g, h)            \
+    entry(site, level, fmt, XLOG_IMPL_VA(a), XLOG_IMPL_VA(b), XLOG_IMPL_VA(c), XLOG_IMPL_VA(d), \
+          XLOG_IMPL_VA(e), XLOG_IMPL_VA(f), XLOG_IMPL_VA(g), XLOG_IMPL_VA(h))
+#define XLOG_IMPL_DYNAMIC_ENTRY(site, level, ...)                                          \
+    XLOG_IMPL_CPP_MAPPED(xlog_impl_log_dynamic, site, level, __VA_ARGS__)
+#define XLOG_IMPL_RATED_ENTRY(site, level, ...)                                            \
+    XLOG_IMPL_CPP_MAPPED(xlog_impl_log_rated, site, level, __VA_ARGS__)
+#else
+#define XLOG_IMPL_DYNAMIC_ENTRY xlog_impl_log_dynamic
+#define XLOG_IMPL_RATED_ENTRY xlog_impl_log_rated
 #endif
 
 #endif /* XLOG_H */

@@ -72,6 +72,18 @@ COUNTED(8, (uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uin
  * calls are not written in the calling code (ThreadSanitizer, not
  * x86-64), every call after the first. */
 #define SLOT_CALLS (XLOG_IMPL_PUT_INLINE ? 1 : C11_CALLS - 1)
+/* Calls of xlog_impl_log_captured (strings captured at the call site). */
+static int captured_calls;
+void __real_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                                   const xlog_impl_arg *args, size_t bytes);
+void __wrap_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                                   const xlog_impl_arg *args, size_t bytes);
+void __wrap_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                                   const xlog_impl_arg *args, size_t bytes)
+{
+    __atomic_fetch_add(&captured_calls, 1, __ATOMIC_RELAXED); /* racers call it too */
+    __real_xlog_impl_log_captured(site, level, shape, args, bytes);
+}
 
 /* What each case of cases.h must write, in its order, and whether its C11
  * site takes the slots.  NULL for the call with more conversions than
@@ -154,6 +166,200 @@ static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variabl
                 assert_true(is_one_then_a_number(messages[k]));
         }
         assert_int_equal(slot_calls_of[i], expected[i].slots ? SLOT_CALLS : 0);
+    }
+    free(text);
+    test_drop_dir(dir);
+}
+
+#define STRING_CASE_COUNT 14
+extern void (*const capture_string_cases_c11[STRING_CASE_COUNT])(void);
+extern void (*const capture_string_cases_c99[STRING_CASE_COUNT])(void);
+int string_evaluations;
+
+/* 300 bytes of the alphabet, as strings.h's string_too_long makes them. */
+static void alphabet(char *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (char)('a' + i % 26);
+    out[n] = '\0';
+}
+
+/* What each case of strings.h must write, and how many of its two C11 calls
+ * take xlog_impl_log_captured: both when the format takes the arguments
+ * as they are (the first call prepares the site on its way), none
+ * otherwise. */
+static const struct {
+    const char *message; /* NULL: a cut string, checked apart */
+    int captured;
+} string_expected[STRING_CASE_COUNT] = {
+    {"user bob.smith.long logged in from 10.0.0.1", 2},
+    {"[(null)|after]", 2},
+    {"[][x]", 2},
+    {NULL, 2},
+    {"array=-42 mid 2.50 0x10 -7 bytes q", 2},
+    {"a 1 bb 2 ccc 3.000000 dddd ff", 2},
+    {"once 7", 2},
+    {"[    ab|c   ]", 2}, /* a '*' width is an int like any other */
+    {"[abc]", 0},         /* a '*' precision bounds the copy */
+    {"open: No such file or directory", 0},
+    {"0x1234", 0}, /* a string where %p reads a pointer */
+    {"kept", 0},   /* an argument without its conversion */
+    {NULL, 2},     /* 200,000 bytes: cut in the record, as the ring is 64 KiB */
+    {"[abc|abcd|abcdefg|abcdefgh|0123456789abcdef|0123456789abcdef0123456789abcdef0123456789]", 2},
+};
+
+static void a_call_site_captures_its_strings_and_writes_the_lines_of_the_variable_arguments(
+    void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("capture-strings");
+    xlog_config cfg = test_config_in(dir);
+    cfg.max_message = 256;
+    cfg.ring_size = (size_t)64 << 10;
+    assert_int_equal(xlog_open(&cfg), 0);
+    int captured_of[STRING_CASE_COUNT];
+    for (int i = 0; i < STRING_CASE_COUNT; i++) {
+        int before = captured_calls, slots_before = slot_calls;
+        string_evaluations = 0;
+        capture_string_cases_c11[i]();
+        capture_string_cases_c11[i]();
+        captured_of[i] = captured_calls - before;
+        before = captured_calls;
+        capture_string_cases_c99[i]();
+        assert_int_equal(captured_calls - before, 0);
+        assert_int_equal(slot_calls - slots_before, 0);
+        if (i == 6) /* string_evaluated_once: one evaluation per call */
+            assert_int_equal(string_evaluations, 3);
+    }
+    assert_int_equal(xlog_close(), 0);
+
+    /* The cut line: the 300 bytes cut at max_message with the mark, the
+     * string after them lost. */
+    char cut[512];
+    alphabet(cut, 256 - strlen(XLOG_TRUNCATED_MARK));
+    strcat(cut, XLOG_TRUNCATED_MARK);
+
+    char zs[512];
+    memset(zs, 'z', 256 - strlen(XLOG_TRUNCATED_MARK));
+    strcpy(zs + 256 - strlen(XLOG_TRUNCATED_MARK), XLOG_TRUNCATED_MARK);
+
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), 3 * STRING_CASE_COUNT);
+    const char *p = text;
+    for (int i = 0; i < STRING_CASE_COUNT; i++) {
+        test_line lines[3];
+        char messages[3][1024];
+        for (int k = 0; k < 3; k++) {
+            const char *nl = strchr(p, '\n');
+            assert_true(test_parse_line(p, (size_t)(nl - p), &lines[k]));
+            test_message(&lines[k], messages[k], sizeof messages[k]);
+            assert_string_equal(lines[k].level, "INFO");
+            p = nl + 1;
+        }
+        print_message("string case %d: %s\n", i, messages[0]);
+        for (int k = 0; k < 3; k++) {
+            assert_string_equal(lines[k].where, lines[0].where);
+            assert_string_equal(lines[k].func, lines[0].func);
+            assert_string_equal(messages[k], string_expected[i].message ? string_expected[i].message
+                                             : i == 3                   ? cut
+                                                                        : zs);
+        }
+        assert_int_equal(captured_of[i], string_expected[i].captured);
+    }
+    free(text);
+    test_drop_dir(dir);
+}
+
+/* Threads that make the first calls of string sites at the same time:
+ * one prepares each site while the others find it being prepared (they take
+ * the variable argument list) or ready (they capture); every call is
+ * written once, whole.  16 sites (each expansion of RACE_SITE is one), so
+ * that 16 first calls race per run. */
+#define RACERS 4
+#define RACE_SITES 16
+#define RACE_SITE(k) xlog_info("racer %s site %d round %d", racer_names[racer], k, round)
+static const char *const racer_names[RACERS] = {"ann", "bob.smith.long", "", "dee"};
+static pthread_barrier_t racers_start;
+static long race_rounds;
+
+static void *race_string_sites(void *arg)
+{
+    int racer = (int)(intptr_t)arg;
+    pthread_barrier_wait(&racers_start);
+    for (int round = 0; round < race_rounds; round++) {
+        RACE_SITE(0);
+        RACE_SITE(1);
+        RACE_SITE(2);
+        RACE_SITE(3);
+        RACE_SITE(4);
+        RACE_SITE(5);
+        RACE_SITE(6);
+        RACE_SITE(7);
+        RACE_SITE(8);
+        RACE_SITE(9);
+        RACE_SITE(10);
+        RACE_SITE(11);
+        RACE_SITE(12);
+        RACE_SITE(13);
+        RACE_SITE(14);
+        RACE_SITE(15);
+    }
+    return NULL;
+}
+
+static void threads_that_race_to_a_string_site_write_each_call_once(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("capture-race");
+    xlog_config cfg = test_config_in(dir);
+    assert_int_equal(xlog_open(&cfg), 0);
+    race_rounds = test_scaled(200) > 2 ? test_scaled(200) : 2;
+    int captured_before = captured_calls;
+    pthread_barrier_init(&racers_start, NULL, RACERS);
+    pthread_t threads[RACERS];
+    for (int i = 0; i < RACERS; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, race_string_sites, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < RACERS; i++)
+        pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&racers_start);
+    assert_int_equal(xlog_close(), 0);
+    /* After its first calls each site captures (not counted exactly: the
+     * racers' first calls may go either way). */
+    assert_true(captured_calls - captured_before >= RACERS * RACE_SITES * (race_rounds - 1));
+
+    /* Each (racer, site, round) once: every line is one of those, seen
+     * for the first time. */
+    static unsigned char seen[RACERS][RACE_SITES][200];
+    memset(seen, 0, sizeof seen);
+    char *text = test_read_dir(dir, NULL);
+    assert_int_equal(test_count_lines(text), RACERS * RACE_SITES * race_rounds);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line line;
+        char message[256];
+        assert_true(test_parse_line(p, (size_t)(nl - p), &line));
+        test_message(&line, message, sizeof message);
+        int found = 0;
+        for (int r = 0; r < RACERS && !found; r++) {
+            char head[64];
+            int n = snprintf(head, sizeof head, "racer %s site ", racer_names[r]);
+            int site, round, end = 0;
+            if (strncmp(message, head, (size_t)n) == 0 &&
+                sscanf(message + n, "%d round %d%n", &site, &round, &end) == 2 &&
+                message[n + end] == '\0' && site >= 0 && site < RACE_SITES && round >= 0 &&
+                round < race_rounds) {
+                char whole[256];
+                snprintf(whole, sizeof whole, "racer %s site %d round %d", racer_names[r], site,
+                         round);
+                assert_string_equal(message, whole);
+                assert_int_equal(seen[r][site][round], 0);
+                seen[r][site][round] = 1;
+                found = 1;
+            }
+        }
+        if (!found)
+            fail_msg("a line of no call: %s", message);
+        p = nl + 1;
     }
     free(text);
     test_drop_dir(dir);
@@ -327,6 +533,9 @@ int main(void)
         cmocka_unit_test(
             a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variable_arguments),
         cmocka_unit_test(a_site_written_in_the_calling_code_obeys_the_level_and_a_threads_own),
+        cmocka_unit_test(
+            a_call_site_captures_its_strings_and_writes_the_lines_of_the_variable_arguments),
+        cmocka_unit_test(threads_that_race_to_a_string_site_write_each_call_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

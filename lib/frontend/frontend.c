@@ -1073,3 +1073,230 @@ XLOG_API void xlogout(unsigned int type, const char *file, int line, const char 
     log_without_site(level, file ? file : "?", line, func ? func : "?", format, caller_errno, ap);
     va_end(ap);
 }
+
+/* ---- strings captured at the call site -----------------------------------
+ *
+ * A call site whose arguments are scalars and strings (C11: xlog.h,
+ * "Strings captured at the call site"; C++: any call of at most
+ * XLOG_MAX_SLOTS arguments) knows each argument's class at compile time,
+ * measures its strings itself (strlen, or a std::string's size) and passes
+ * an array of xlog_impl_arg, once xlog_impl_prepare_captured has found
+ * that the format's kinds take the arguments one for one.  The record is
+ * byte for byte the one xlog_impl_log writes for the same call: strings as
+ * a u32 length and the bytes (XLOG_NULL_STRING for NULL), cut at the
+ * message budget with XLOG_REC_TRUNCATED exactly as
+ * xlog_record_measure_args cuts them; scalars as their 8 bytes.  No
+ * va_list, no parse, and the strings are read once, by the copy. */
+
+/* Whether arguments of this shape (xlog.h, xlog_impl_arg) are, one for one,
+ * what the site's kinds read: a plain %s for a string (no %ls, no '*'
+ * precision: a fixed one made the site dynamic), a fitting slot for a
+ * scalar (xlog_record_slot_fits), as many conversions as arguments. */
+static int shape_fits(const xlog_impl_site *site, uint32_t shape)
+{
+    for (int i = 0; i < site->nargs; i++, shape >>= 4) {
+        unsigned arg_class = shape & 15;
+        int kind = site->kinds[i];
+        if (arg_class == XLOG_IMPL_ARG_STRING ? kind != XLOG_ARG_STR
+                                              : !xlog_record_slot_fits(kind, (int)arg_class))
+            return 0; /* also a conversion with no argument left */
+    }
+    return shape == 0; /* and no argument without its conversion */
+}
+
+/* The level site_prepare expects of a call with slots (slots_fit): the
+ * classes of an all-scalar shape, 2 bits each; nothing for one with
+ * strings (site_prepare then leaves scalar_copy to the format alone, as
+ * for a C99 call). */
+static int slotted_level(uint32_t shape)
+{
+    if (shape & XLOG_IMPL_SHAPE_STRINGS)
+        return 0;
+    unsigned classes = 0;
+    for (int i = 0; shape; i++, shape >>= 4)
+        classes |= (shape & 3) << (2 * i);
+    return XLOG_IMPL_SLOTTED | (int)(classes << XLOG_IMPL_SLOT_SHIFT);
+}
+
+XLOG_API int xlog_impl_prepare_captured(xlog_impl_site *site, const char *fmt, uint32_t shape)
+{
+    if (UNLIKELY(nested_call()))
+        return 0; /* the variable-argument call that follows drops it */
+    xlog_enter();
+    int state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+    /* While xlog is closed the site stays new, as log_general leaves it. */
+    if (state == XLOG_SITE_NEW && xlog_load_acquire(&xlog_front.epoch) != 0) {
+        site_prepare(site, fmt, slotted_level(shape));
+        state = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+    }
+    int ready = 0;
+    if (state != XLOG_SITE_NEW && state != XLOG_SITE_PARSING && site->format == fmt) {
+        /* An all-scalar shape (C++) takes xlog_impl_log_<n>, whose record
+         * names scalar_copy. */
+        ready = (state == XLOG_SITE_READY || state == XLOG_SITE_SCALAR) &&
+                shape_fits(site, shape) &&
+                ((shape & XLOG_IMPL_SHAPE_STRINGS) ||
+                 __atomic_load_n(&site->scalar_copy, __ATOMIC_ACQUIRE) != NULL);
+        __atomic_store_n(&site->captured_shape, ready ? shape : XLOG_IMPL_SHAPE_NEVER,
+                         __ATOMIC_RELEASE);
+    }
+    xlog_leave();
+    return ready;
+}
+
+/* The bytes the arguments take in the record (strings cut at budget) and
+ * each string's length as written (lens, by argument); sets
+ * XLOG_REC_TRUNCATED in *flags when one was cut, as
+ * xlog_record_measure_args does. */
+static uint64_t captured_size(uint32_t shape, const xlog_impl_arg *args, size_t budget,
+                              uint32_t *lens, unsigned *flags)
+{
+    uint64_t bytes = 0;
+    for (int i = 0; shape; i++, shape >>= 4) {
+        if (!(shape & XLOG_IMPL_ARG_STRING)) {
+            bytes += 8;
+            continue;
+        }
+        size_t n = args[i].length;
+        if (args[i].value == 0) {
+            lens[i] = XLOG_NULL_STRING;
+            bytes += 4;
+            continue;
+        }
+        if (n > budget) {
+            n = budget;
+            *flags |= XLOG_REC_TRUNCATED;
+        }
+        budget -= n;
+        lens[i] = (uint32_t)n;
+        bytes += 4 + n;
+    }
+    return bytes;
+}
+
+/* A string's bytes; most are short, and a call of memcpy costs more than
+ * copying them here. */
+static inline __attribute__((always_inline)) void copy_text(char *out, const char *in, size_t n)
+{
+    if (n - 8 <= 8) { /* 8 to 16 bytes: two that may overlap */
+        uint64_t head, tail;
+        memcpy(&head, in, 8);
+        memcpy(&tail, in + n - 8, 8);
+        memcpy(out, &head, 8);
+        memcpy(out + n - 8, &tail, 8);
+    } else if (n - 4 <= 3) { /* 4 to 7 */
+        uint32_t head, tail;
+        memcpy(&head, in, 4);
+        memcpy(&tail, in + n - 4, 4);
+        memcpy(out, &head, 4);
+        memcpy(out + n - 4, &tail, 4);
+    } else {
+        memcpy(out, in, n);
+    }
+}
+
+/* Writes the arguments: a string as its length (lens[i], or
+ * XLOG_NULL_STRING) and its bytes, a scalar as its slot. */
+static void encode_captured(char *out, uint32_t shape, const xlog_impl_arg *args,
+                            const uint32_t *lens)
+{
+    for (int i = 0; shape; i++, shape >>= 4) {
+        if (!(shape & XLOG_IMPL_ARG_STRING)) {
+            memcpy(out, &args[i].value, 8);
+            out += 8;
+            continue;
+        }
+        memcpy(out, &lens[i], 4);
+        out += 4;
+        if (lens[i] != XLOG_NULL_STRING) {
+            memcpy(out, (const char *)(uintptr_t)args[i].value, lens[i]);
+            out += lens[i];
+        }
+    }
+}
+
+/* The same when nothing is cut: each string's length is the one the call
+ * site measured. */
+static inline __attribute__((always_inline)) void
+encode_captured_whole(char *out, uint32_t shape, const xlog_impl_arg *args)
+{
+    do {
+        uint64_t value = args->value;
+        if (!(shape & XLOG_IMPL_ARG_STRING)) {
+            memcpy(out, &value, 8);
+            out += 8;
+        } else if (value) {
+            uint32_t n = (uint32_t)args->length;
+            memcpy(out, &n, 4);
+            copy_text(out + 4, (const char *)(uintptr_t)value, n);
+            out += 4 + n;
+        } else {
+            uint32_t null = XLOG_NULL_STRING;
+            memcpy(out, &null, 4);
+            out += 4;
+        }
+        args++;
+        shape >>= 4;
+    } while (shape);
+}
+
+/* Everything but the shortest path: as log_general, the strings cut at
+ * the budget. */
+static __attribute__((noinline)) void log_captured_general(xlog_impl_site *site, int level,
+                                                           uint32_t shape,
+                                                           const xlog_impl_arg *args)
+{
+    xlog_ring *r = ring_for_call();
+    if (!r)
+        return;
+    uint32_t lens[XLOG_MAX_SLOTS];
+    unsigned flags = call_flags(level);
+    uint64_t size = xlog_align8(sizeof(xlog_record) +
+                                captured_size(shape, args, message_budget(r), lens, &flags) +
+                                suppressed_size(flags));
+    uint64_t pos;
+    xlog_record *rec = begin_site_record(r, site, size, level, flags, &pos);
+    if (!rec)
+        return;
+    xlog_tsan_acquire(&r->tail);
+    encode_captured((char *)(rec + 1), shape, args, lens);
+    xlog_tsan_release(&r->head);
+    publish_record(r, pos, size);
+}
+
+/* bytes: what the arguments take uncut (xlog_impl_log_captured_args): when
+ * the budget holds them all, nothing is cut and the record's size is
+ * known without looking at them. */
+XLOG_API void xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t shape,
+                                     const xlog_impl_arg *args, size_t bytes)
+{
+    if (UNLIKELY(nested_call())) {
+        drop_nested();
+        return;
+    }
+    xlog_enter();
+    xlog_ring *r = my_ring();
+    unsigned flags = call_flags(level);
+    if (LIKELY(r != NULL) && LIKELY(bytes <= message_budget(r)) &&
+        LIKELY(!(flags & XLOG_REC_RATED))) {
+        uint64_t size = xlog_align8(sizeof(xlog_record) + bytes), pos;
+        if (LIKELY((r = room_for(size, &pos)) != NULL)) {
+            xlog_record *rec = (xlog_record *)(r->base + pos);
+            rec->tsc = begin_record();
+            rec->size = (uint32_t)size;
+            rec->type = XLOG_REC_SITE;
+            rec->level = (uint8_t)level;
+            rec->flags = (uint8_t)flags;
+            rec->nargs = site->nargs;
+            /* Atomic: a racing first call's site_copy_of may still try
+             * to set it (and fail: it was set before the site was ready). */
+            rec->site = __atomic_load_n(&site->copy, __ATOMIC_RELAXED);
+            encode_captured_whole((char *)(rec + 1), shape, args);
+            publish_record(r, pos, size);
+            xlog_leave();
+            return;
+        }
+    }
+    log_captured_general(site, level, shape, args);
+    xlog_leave();
+}

@@ -3,7 +3,9 @@
 # a C11 call site that captures its scalar arguments itself (xlog.h,
 # "Capture at the call site") still names the variable-argument function
 # with the format attribute, so each bad call below gives the same -Wformat
-# diagnostics as the same call compiled as C99 (today's path), at least one.
+# diagnostics as the same call compiled as C99 (today's path), at least one;
+# and as C++ (g++, clang++), where XLOG's templates pass each argument to it
+# as printf sees it.
 #   format_still_checked.sh INCLUDE_DIR
 set -euo pipefail
 include=$1
@@ -43,5 +45,45 @@ for cc in gcc clang; do
     done
   done
 done
-echo "-Wformat saw each of ${#bad_calls[@]} bad calls in $checked compilations"
+# In C++ (xlog.h, "C++") the arguments go to the variable-argument function
+# as printf sees them: the same bad calls warn, in every standard alike, and
+# a std::string or a string_view for %s, or an enum for %d, does not.
+good_cpp_calls=(
+  'std::string s = "a"; xlog_info("%s %d", s, 1);'
+  'enum class E : long { x }; xlog_info("%ld %s", E::x, std::string("b"));'
+  '#if __cplusplus >= 201703L\nstd::string_view v = "c"; xlog_info("[%s]", v);\n#endif'
+)
+for cxx in g++ clang++; do
+  command -v $cxx >/dev/null || { echo "$cxx: not installed, skipped"; continue; }
+  for i in "${!bad_calls[@]}"; do
+    printf '#include <xlog.h>\nvoid f();\nvoid f() { %s }\n' "${bad_calls[$i]}" > "$work/bad.cpp"
+    expected=""
+    for std in c++11 c++17 c++20; do
+      if $cxx -std=$std -fsyntax-only -Wformat -Wno-unused -I"$include" "$work/bad.cpp" \
+            > "$work/out" 2>&1; then :; fi
+      n=$(count_format_diagnostics "$work/out")
+      if [ "$n" -lt 1 ]; then
+        echo "FAIL: $cxx -std=$std gave no -Wformat diagnostic for: ${bad_calls[$i]}"; cat "$work/out"; exit 1
+      fi
+      [ -z "$expected" ] && expected=$n
+      if [ "$n" != "$expected" ]; then
+        echo "FAIL: $cxx -std=$std gave $n -Wformat diagnostics, C++11 gave $expected, for: ${bad_calls[$i]}"
+        cat "$work/out"; exit 1
+      fi
+      checked=$((checked + 1))
+    done
+  done
+  for call in "${good_cpp_calls[@]}"; do
+    printf '#include <string>\n#if __cplusplus >= 201703L\n#include <string_view>\n#endif\n#include <xlog.h>\nvoid f();\nvoid f() {\n%b\n}\n' \
+      "$call" > "$work/good.cpp"
+    for std in c++11 c++17 c++20; do
+      if ! $cxx -std=$std -fsyntax-only -Wall -Wextra -Werror -I"$include" "$work/good.cpp" \
+            > "$work/out" 2>&1; then
+        echo "FAIL: $cxx -std=$std warned about: $call"; cat "$work/out"; exit 1
+      fi
+      checked=$((checked + 1))
+    done
+  done
+done
+echo "-Wformat saw each of ${#bad_calls[@]} bad calls, and none of ${#good_cpp_calls[@]} good C++ calls, in $checked compilations"
 [ $checked -gt 0 ]
