@@ -1440,42 +1440,93 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
 #define XLOG_IMPL_SEND_V(site, level, ...) 0
 #define XLOG_IMPL_SEND_0(site, level, fmt)                                                 \
     (xlog_impl_passes(site, level) ? (xlog_impl_send(site, level, XLOG_IMPL_NULL, 0), 1) : 0)
+/* scalar: every argument a scalar (a constant), slots: their slots;
+ * textual: every argument a scalar or a string, shape: their classes, args:
+ * their xlog_impl_arg (see "Strings captured at the call site"); each list
+ * in parentheses. */
+#define XLOG_IMPL_SEND_ANY(site, level, n, scalar, slots, textual, shape, args)            \
+    ((scalar) ? XLOG_IMPL_SEND(site, level, 1, XLOG_IMPL_LIST slots)                      \
+     : (textual) && xlog_impl_passes(site, level)                                         \
+         ? (xlog_impl_send_text(site, level, shape,                                       \
+                                (const xlog_impl_arg[]){XLOG_IMPL_LIST args}, n),         \
+            1)                                                                            \
+         : 0)
 #define XLOG_IMPL_SEND_1(site, level, fmt, a)                                              \
-    XLOG_IMPL_SEND(site, level, XLOG_IMPL_S(a), XLOG_IMPL_SLOT(a))
+    XLOG_IMPL_SEND_ANY(site, level, 1,                                                     \
+                       XLOG_IMPL_S(a),                                                     \
+                       (XLOG_IMPL_SLOT(a)),                                                \
+                       XLOG_IMPL_TS(a),                                                    \
+                       XLOG_IMPL_TK(a, 0),                                                 \
+                       (XLOG_IMPL_ARG(a)))
 #define XLOG_IMPL_SEND_2(site, level, fmt, a, b)                                           \
-    XLOG_IMPL_SEND(site, level, XLOG_IMPL_S(a) && XLOG_IMPL_S(b), XLOG_IMPL_SLOT(a),        \
-                   XLOG_IMPL_SLOT(b))
+    XLOG_IMPL_SEND_ANY(site, level, 2,                                                     \
+                       XLOG_IMPL_S(a) && XLOG_IMPL_S(b),                                   \
+                       (XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b)),                             \
+                       XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b),                                 \
+                       XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1),                            \
+                       (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b)))
 #define XLOG_IMPL_SEND_3(site, level, fmt, a, b, c)                                        \
-    XLOG_IMPL_SEND(site, level, XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c),         \
-                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c))
+    XLOG_IMPL_SEND_ANY(site, level, 3,                                                     \
+                       XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c),                 \
+                       (XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c)),          \
+                       XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c),              \
+                       XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2),       \
+                       (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c)))
 #define XLOG_IMPL_SEND_4(site, level, fmt, a, b, c, d)                                     \
-    XLOG_IMPL_SEND(site, level,                                                            \
-                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d),    \
-                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d))
+    XLOG_IMPL_SEND_ANY(site, level, 4,                                                     \
+                       XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d),\
+                       (XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d)),\
+                       XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && XLOG_IMPL_TS(d),\
+                       XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) | XLOG_IMPL_TK(d, 3),\
+                       (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d)))
 #define XLOG_IMPL_SEND_5(site, level, fmt, a, b, c, d, e)                                  \
-    XLOG_IMPL_SEND(site, level,                                                            \
-                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&  \
-                       XLOG_IMPL_S(e),                                                     \
-                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), \
-                   XLOG_IMPL_SLOT(e))
+    XLOG_IMPL_SEND_ANY(site, level, 5,                                                     \
+                       XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&\
+                           XLOG_IMPL_S(e),                                                 \
+                       (XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d),\
+                        XLOG_IMPL_SLOT(e)),                                                \
+                       XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && XLOG_IMPL_TS(d) &&\
+                           XLOG_IMPL_TS(e),                                                \
+                       XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) | XLOG_IMPL_TK(d, 3) |\
+                           XLOG_IMPL_TK(e, 4),                                             \
+                       (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d),\
+                        XLOG_IMPL_ARG(e)))
 #define XLOG_IMPL_SEND_6(site, level, fmt, a, b, c, d, e, f)                               \
-    XLOG_IMPL_SEND(site, level,                                                            \
-                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&  \
-                       XLOG_IMPL_S(e) && XLOG_IMPL_S(f),                                   \
-                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), \
-                   XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f))
+    XLOG_IMPL_SEND_ANY(site, level, 6,                                                     \
+                       XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&\
+                           XLOG_IMPL_S(e) && XLOG_IMPL_S(f),                               \
+                       (XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d),\
+                        XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f)),                             \
+                       XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && XLOG_IMPL_TS(d) &&\
+                           XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f),                             \
+                       XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) | XLOG_IMPL_TK(d, 3) |\
+                           XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5),                        \
+                       (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d),\
+                        XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f)))
 #define XLOG_IMPL_SEND_7(site, level, fmt, a, b, c, d, e, f, g)                            \
-    XLOG_IMPL_SEND(site, level,                                                            \
-                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&  \
-                       XLOG_IMPL_S(e) && XLOG_IMPL_S(f) && XLOG_IMPL_S(g),                 \
-                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), \
-                   XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g))
+    XLOG_IMPL_SEND_ANY(site, level, 7,                                                     \
+                       XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&\
+                           XLOG_IMPL_S(e) && XLOG_IMPL_S(f) && XLOG_IMPL_S(g),             \
+                       (XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d),\
+                        XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g)),          \
+                       XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && XLOG_IMPL_TS(d) &&\
+                           XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f) && XLOG_IMPL_TS(g),          \
+                       XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) | XLOG_IMPL_TK(d, 3) |\
+                           XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5) | XLOG_IMPL_TK(g, 6),   \
+                       (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d),\
+                        XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f), XLOG_IMPL_ARG(g)))
 #define XLOG_IMPL_SEND_8(site, level, fmt, a, b, c, d, e, f, g, h)                         \
-    XLOG_IMPL_SEND(site, level,                                                            \
-                   XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&  \
-                       XLOG_IMPL_S(e) && XLOG_IMPL_S(f) && XLOG_IMPL_S(g) && XLOG_IMPL_S(h), \
-                   XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d), \
-                   XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g), XLOG_IMPL_SLOT(h))
+    XLOG_IMPL_SEND_ANY(site, level, 8,                                                     \
+                       XLOG_IMPL_S(a) && XLOG_IMPL_S(b) && XLOG_IMPL_S(c) && XLOG_IMPL_S(d) &&\
+                           XLOG_IMPL_S(e) && XLOG_IMPL_S(f) && XLOG_IMPL_S(g) && XLOG_IMPL_S(h),\
+                       (XLOG_IMPL_SLOT(a), XLOG_IMPL_SLOT(b), XLOG_IMPL_SLOT(c), XLOG_IMPL_SLOT(d),\
+                        XLOG_IMPL_SLOT(e), XLOG_IMPL_SLOT(f), XLOG_IMPL_SLOT(g), XLOG_IMPL_SLOT(h)),\
+                       XLOG_IMPL_TS(a) && XLOG_IMPL_TS(b) && XLOG_IMPL_TS(c) && XLOG_IMPL_TS(d) &&\
+                           XLOG_IMPL_TS(e) && XLOG_IMPL_TS(f) && XLOG_IMPL_TS(g) && XLOG_IMPL_TS(h),\
+                       XLOG_IMPL_TK(a, 0) | XLOG_IMPL_TK(b, 1) | XLOG_IMPL_TK(c, 2) | XLOG_IMPL_TK(d, 3) |\
+                           XLOG_IMPL_TK(e, 4) | XLOG_IMPL_TK(f, 5) | XLOG_IMPL_TK(g, 6) | XLOG_IMPL_TK(h, 7),\
+                       (XLOG_IMPL_ARG(a), XLOG_IMPL_ARG(b), XLOG_IMPL_ARG(c), XLOG_IMPL_ARG(d),\
+                        XLOG_IMPL_ARG(e), XLOG_IMPL_ARG(f), XLOG_IMPL_ARG(g), XLOG_IMPL_ARG(h)))
 #else
 #define XLOG_IMPL_IN_CALLER XLOG_IMPL_NOT_IN_CALLER
 #endif
@@ -1642,7 +1693,9 @@ typedef struct xlog_impl_ring {
                             asleep: lib/frontend/frontend.c, "Room") */
     char *base;          /* the address of position 0 in this lap's terms:
                             the record at pos is at base + pos */
-    uint64_t library_only[5];
+    uint64_t text_budget; /* bytes of strings a record carries uncut
+                            (cfg.max_message, at most a quarter of the ring) */
+    uint64_t library_only[4];
     uint64_t head;       /* published end; bit 0 set while a call writes */
 } xlog_impl_ring;
 
@@ -1834,6 +1887,108 @@ static inline void xlog_impl_log_captured_args(xlog_impl_site *site, int level, 
                                XLOG_IMPL_ARG_BYTES(shape, args, 6) +
                                XLOG_IMPL_ARG_BYTES(shape, args, 7));
 }
+
+/* A string's bytes into a record: a call of memcpy costs more than most
+ * strings of a log line, so 4 to 16 bytes are two loads and two stores
+ * that may overlap. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void xlog_impl_copy_text(char *out, const char *in, size_t n)
+{
+    if (n - 8 <= 8) {
+        uint64_t head, tail;
+        __builtin_memcpy(&head, in, 8);
+        __builtin_memcpy(&tail, in + n - 8, 8);
+        __builtin_memcpy(out, &head, 8);
+        __builtin_memcpy(out + n - 8, &tail, 8);
+    } else if (n - 4 <= 3) {
+        uint32_t head, tail;
+        __builtin_memcpy(&head, in, 4);
+        __builtin_memcpy(&tail, in + n - 4, 4);
+        __builtin_memcpy(out, &head, 4);
+        __builtin_memcpy(out + n - 4, &tail, 4);
+    } else {
+        __builtin_memcpy(out, in, n);
+    }
+}
+
+#if XLOG_IMPL_PUT_INLINE
+/* Writes the record of a call with strings (see "Strings captured at the
+ * call site") into the thread's ring, as xlog_impl_put does for slots:
+ * each string as its length (XLOG_NULL_STRING, all ones, for NULL) and
+ * its bytes, each scalar as its slot.  0, nothing written, when the
+ * library must write it: no room, or strings the library would cut
+ * (more than the ring's text_budget). */
+static inline __attribute__((always_inline)) int
+xlog_impl_put_text(xlog_impl_site *site, int level, uint32_t shape, const xlog_impl_arg *args,
+                   unsigned n)
+{
+    uint64_t bytes = XLOG_IMPL_ARG_BYTES(shape, args, 0) + XLOG_IMPL_ARG_BYTES(shape, args, 1) +
+                     XLOG_IMPL_ARG_BYTES(shape, args, 2) + XLOG_IMPL_ARG_BYTES(shape, args, 3) +
+                     XLOG_IMPL_ARG_BYTES(shape, args, 4) + XLOG_IMPL_ARG_BYTES(shape, args, 5) +
+                     XLOG_IMPL_ARG_BYTES(shape, args, 6) + XLOG_IMPL_ARG_BYTES(shape, args, 7);
+    xlog_impl_ring *r = xlog_impl_my_ring;
+    unsigned char under_way;
+    __asm__ __volatile__("btsq $0, %0" : "+m"(r->head), "=@ccc"(under_way) : : "memory");
+    if (XLOG_IMPL_UNLIKELY(under_way))
+        return 0;
+    uint64_t pos = r->write_pos;
+    uint64_t size = (sizeof(xlog_impl_record) + bytes + 7) & ~(uint64_t)7;
+    if (XLOG_IMPL_UNLIKELY(bytes > XLOG_IMPL_PEEK(r->text_budget) ||
+                           pos + size > XLOG_IMPL_PEEK(r->room_end))) {
+        __atomic_store_n(&r->head, pos, __ATOMIC_RELAXED);
+        return 0;
+    }
+    xlog_impl_record *rec = (xlog_impl_record *)(r->base + pos);
+    rec->size = (uint32_t)size;
+    rec->type = XLOG_IMPL_RECORD_SITE;
+    rec->level = (uint8_t)level;
+    rec->flags = 0;
+    rec->nargs = (uint8_t)n;
+    __asm__ __volatile__("rdtsc" : "=a"(rec->tsc[0]), "=d"(rec->tsc[1]));
+    rec->site = __atomic_load_n(&site->copy, __ATOMIC_RELAXED);
+    char *out = (char *)(rec + 1);
+    /* Unrolled, each argument's class and a literal's address and length
+     * are constants. */
+#if defined(__clang__)
+#pragma unroll
+#else
+#pragma GCC unroll 8
+#endif
+    for (unsigned i = 0; i < n; i++) {
+        if ((shape >> (4 * i) & 15) == XLOG_IMPL_ARG_STRING) {
+            uint32_t length = args[i].value ? (uint32_t)args[i].length : 0xffffffffu;
+            __builtin_memcpy(out, &length, 4);
+            out += 4;
+            if (args[i].value) {
+                xlog_impl_copy_text(out, (const char *)(uintptr_t)args[i].value, args[i].length);
+                out += args[i].length;
+            }
+        } else {
+            __builtin_memcpy(out, &args[i].value, 8);
+            out += 8;
+        }
+    }
+    r->write_pos = pos + size;
+    __atomic_store_n(&r->head, pos + size, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return 1;
+}
+
+/* A call with strings of a site that passes: written here, or by the
+ * library after its own decision. */
+static inline __attribute__((always_inline)) void
+xlog_impl_send_text(xlog_impl_site *site, int level, uint32_t shape, const xlog_impl_arg *args,
+                    unsigned n)
+{
+    if (xlog_impl_put_text(site, level, shape, args, n))
+        return;
+    int decided = xlog_impl_decide(site, level);
+    if (decided)
+        xlog_impl_log_captured_args(site, decided & XLOG_IMPL_RECORD_BITS, shape, args);
+}
+#endif
 
 static inline int xlog_impl_every_n(xlog_impl_site *site, unsigned long n)
 {
@@ -2245,6 +2400,18 @@ inline void send_slots(std::true_type, xlog_impl_site *site, int level, const A 
 template <class... A> inline void send_slots(std::false_type, xlog_impl_site *, int, const A &...)
 {
 }
+/* A call with strings, of a site that passes: written in the caller's code
+ * (xlog_impl_put_text), as C11's. */
+template <uint32_t Shape, class... A>
+inline void send_text(std::true_type, xlog_impl_site *site, int level, const A &...args)
+{
+    const xlog_impl_arg array[] = {of<A>::type::arg(args)...};
+    xlog_impl_send_text(site, level, Shape, array, sizeof...(A));
+}
+template <uint32_t Shape, class... A>
+inline void send_text(std::false_type, xlog_impl_site *, int, const A &...)
+{
+}
 #endif
 
 /* A call without arguments: its slots' site (as C11's XLOG_IMPL_CAPTURE_0). */
@@ -2348,13 +2515,21 @@ inline bool ready_without_arguments(xlog_impl_site *site, const char *format)
 #define XLOG_IMPL_CPP_SCALARS(types)                                                       \
     (::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::capturable &&                            \
      !(::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape & XLOG_IMPL_SHAPE_STRINGS))
+#define XLOG_IMPL_CPP_TEXT(types)                                                          \
+    (::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::capturable &&                            \
+     (::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape & XLOG_IMPL_SHAPE_STRINGS))
 #define XLOG_IMPL_CPP_SEND(site, level, types, args)                                       \
-    (XLOG_IMPL_CPP_SCALARS(types) && xlog_impl_passes(site, level) ?                       \
-         (::xlog_impl_cpp::send_slots(                                                     \
-              ::std::integral_constant<bool, XLOG_IMPL_CPP_SCALARS(types)>(), site, level,  \
-              XLOG_IMPL_LIST args),                                                        \
-          1) :                                                                             \
-         0)
+    (XLOG_IMPL_CPP_SCALARS(types) && xlog_impl_passes(site, level)                         \
+         ? (::xlog_impl_cpp::send_slots(                                                   \
+                ::std::integral_constant<bool, XLOG_IMPL_CPP_SCALARS(types)>(), site,       \
+                level, XLOG_IMPL_LIST args),                                               \
+            1)                                                                             \
+     : XLOG_IMPL_CPP_TEXT(types) && xlog_impl_passes(site, level)                          \
+         ? (::xlog_impl_cpp::send_text<::xlog_impl_cpp::call<XLOG_IMPL_LIST types>::shape>( \
+                ::std::integral_constant<bool, XLOG_IMPL_CPP_TEXT(types)>(), site, level,   \
+                XLOG_IMPL_LIST args),                                                      \
+            1)                                                                             \
+         : 0)
 #define XLOG_IMPL_CPP_SEND_V(site, level, ...) 0
 #define XLOG_IMPL_CPP_SEND_0(site, level, fmt)                                             \
     (xlog_impl_passes(site, level) ? (xlog_impl_send(site, level, nullptr, 0), 1) : 0)

@@ -343,11 +343,21 @@ void xlog_front_own_threshold_changed(void)
         open_room(r);
 }
 
+/* Bytes of text one record may carry (format and strings together): at most
+ * max_message, and little enough that a record always fits in this ring
+ * (the ring may predate a later xlog_open with a larger max_message). */
+static size_t message_budget(const xlog_ring *r)
+{
+    size_t max_message = xlog_load(&xlog_front.max_message);
+    return max_message < r->capacity / 4 ? max_message : r->capacity / 4;
+}
+
 /* The shortest paths may now write below end in the lap that starts at
  * lap_start. */
 static void set_room(xlog_ring *r, uint64_t lap_start, uint64_t end)
 {
     r->base = (char *)((uintptr_t)r->buffer - (uintptr_t)lap_start);
+    r->text_budget = message_budget(r);
     r->room = end;
     open_room(r);
 }
@@ -460,14 +470,6 @@ static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t si
 
 /* ---- argument capture --------------------------------------------------- */
 
-/* Bytes of text one record may carry (format and strings together): at most
- * max_message, and little enough that a record always fits in this ring
- * (the ring may predate a later xlog_open with a larger max_message). */
-static size_t message_budget(const xlog_ring *r)
-{
-    size_t max_message = xlog_load(&xlog_front.max_message);
-    return max_message < r->capacity / 4 ? max_message : r->capacity / 4;
-}
 
 /* ---- the dynamic path --------------------------------------------------- */
 
@@ -1174,27 +1176,6 @@ static uint64_t captured_size(uint32_t shape, const xlog_impl_arg *args, size_t 
     return bytes;
 }
 
-/* A string's bytes; most are short, and a call of memcpy costs more than
- * copying them here. */
-static inline __attribute__((always_inline)) void copy_text(char *out, const char *in, size_t n)
-{
-    if (n - 8 <= 8) { /* 8 to 16 bytes: two that may overlap */
-        uint64_t head, tail;
-        memcpy(&head, in, 8);
-        memcpy(&tail, in + n - 8, 8);
-        memcpy(out, &head, 8);
-        memcpy(out + n - 8, &tail, 8);
-    } else if (n - 4 <= 3) { /* 4 to 7 */
-        uint32_t head, tail;
-        memcpy(&head, in, 4);
-        memcpy(&tail, in + n - 4, 4);
-        memcpy(out, &head, 4);
-        memcpy(out + n - 4, &tail, 4);
-    } else {
-        memcpy(out, in, n);
-    }
-}
-
 /* Writes the arguments: a string as its length (lens[i], or
  * XLOG_NULL_STRING) and its bytes, a scalar as its slot. */
 static void encode_captured(char *out, uint32_t shape, const xlog_impl_arg *args,
@@ -1228,7 +1209,7 @@ encode_captured_whole(char *out, uint32_t shape, const xlog_impl_arg *args)
         } else if (value) {
             uint32_t n = (uint32_t)args->length;
             memcpy(out, &n, 4);
-            copy_text(out + 4, (const char *)(uintptr_t)value, n);
+            xlog_impl_copy_text(out + 4, (const char *)(uintptr_t)value, n);
             out += 4 + n;
         } else {
             uint32_t null = XLOG_NULL_STRING;
@@ -1293,10 +1274,12 @@ XLOG_API void xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t s
             rec->site = __atomic_load_n(&site->copy, __ATOMIC_RELAXED);
             encode_captured_whole((char *)(rec + 1), shape, args);
             publish_record(r, pos, size);
+            xlog_remember_pass(site, level);
             xlog_leave();
             return;
         }
     }
     log_captured_general(site, level, shape, args);
+    xlog_remember_pass(site, level);
     xlog_leave();
 }

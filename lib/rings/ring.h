@@ -67,15 +67,14 @@ typedef struct xlog_ring {
                                                 frontend.c, "Room"; the back end and
                                                 xlog_close may make it 0 */
     char *base;                              /* buffer minus the lap's first position */
+    uint64_t text_budget;                    /* bytes of strings a record may carry
+                                                uncut (frontend.c, message_budget) */
     uint64_t room;                           /* the shortest paths write below it
                                                 (frontend.c, "Room") */
     uint64_t cached_tail;                    /* producer's last view of tail */
     uint64_t lap_end;                        /* the producer wraps at this offset */
     uint64_t epoch;                          /* atomic: the xlog_open this ring belongs
                                                 to; 0 once the back end retired it */
-    uint64_t lap_stays_till;                 /* the lap could not grow (no room for
-                                                its pages): not tried again before
-                                                this position, the next lap's start */
 
     /* Written by the producer at every call, polled by the back end: alone
      * on its line (the producer only stores to it). */
@@ -86,6 +85,10 @@ typedef struct xlog_ring {
     _Alignas(XLOG_CACHE_LINE) uint64_t dropped[XLOG_DROP_REASONS]; /* atomic */
     uint64_t blocked;                        /* atomic: calls that waited for room */
     uint64_t shared_lap_end;                 /* atomic: lap_end, for the back end */
+    uint64_t lap_stays_till;                 /* the producer's: the lap could not grow
+                                                (no room for its pages): not tried
+                                                again before this position, the next
+                                                lap's start */
     uint64_t populated;                      /* atomic: bytes of the buffer in memory
                                                 (and in its file): the producer writes
                                                 none beyond; raised by either end
@@ -134,6 +137,7 @@ typedef struct xlog_ring {
 _Static_assert(offsetof(xlog_ring, write_pos) == offsetof(xlog_impl_ring, write_pos), "ABI");
 _Static_assert(offsetof(xlog_ring, room_end) == offsetof(xlog_impl_ring, room_end), "ABI");
 _Static_assert(offsetof(xlog_ring, base) == offsetof(xlog_impl_ring, base), "ABI");
+_Static_assert(offsetof(xlog_ring, text_budget) == offsetof(xlog_impl_ring, text_budget), "ABI");
 _Static_assert(offsetof(xlog_ring, head) == offsetof(xlog_impl_ring, head), "ABI");
 
 #endif
