@@ -36,6 +36,7 @@ libclang-rt-CLANG_MAJOR-dev   # clang's libFuzzer and sanitizer runtimes, for th
 gzip                          # tests read compressed rotated files
 logrotate                     # tests rotate files as an operator would
 rsyslog                       # tests send syslog messages to a real rsyslogd
+valgrind                      # a test counts the instructions of a log call (callgrind)
 locales                       # the format tests build de_DE, fr_FR ... locales (localedef)
 END
 )

@@ -1,0 +1,2 @@
+/* The counted statements as C++. */
+#include "statements.h"
