@@ -2392,7 +2392,8 @@ inline void log_captured(std::true_type, xlog_impl_site *site, int level, const 
 /* A call of scalars only, of a site that passes (XLOG_IMPL_CPP_IN_CALLER):
  * written in the caller's code, as C11's. */
 template <class... A>
-inline void send_slots(std::true_type, xlog_impl_site *site, int level, const A &...args)
+__attribute__((always_inline)) inline void send_slots(std::true_type, xlog_impl_site *site,
+                                                      int level, const A &...args)
 {
     const uint64_t slots[] = {of<A>::type::slot(args)...};
     xlog_impl_send(site, level, slots, sizeof...(A));
@@ -2403,7 +2404,8 @@ template <class... A> inline void send_slots(std::false_type, xlog_impl_site *, 
 /* A call with strings, of a site that passes: written in the caller's code
  * (xlog_impl_put_text), as C11's. */
 template <uint32_t Shape, class... A>
-inline void send_text(std::true_type, xlog_impl_site *site, int level, const A &...args)
+__attribute__((always_inline)) inline void send_text(std::true_type, xlog_impl_site *site,
+                                                     int level, const A &...args)
 {
     const xlog_impl_arg array[] = {of<A>::type::arg(args)...};
     xlog_impl_send_text(site, level, Shape, array, sizeof...(A));
