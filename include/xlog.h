@@ -1692,7 +1692,9 @@ typedef struct xlog_impl_ring {
                             (a retired ring, another xlog_open, the back end
                             asleep: lib/frontend/frontend.c, "Room") */
     char *base;          /* the address of position 0 in this lap's terms:
-                            the record at pos is at base + pos */
+                            the record at pos is at base + pos, added as
+                            integers (base may lie below the buffer by any
+                            multiple of its size) */
     uint64_t text_budget; /* bytes of strings a record carries uncut
                             (cfg.max_message, at most a quarter of the ring) */
     uint64_t library_only[4];
@@ -1807,7 +1809,7 @@ xlog_impl_put(xlog_impl_site *site, int level, const uint64_t *slots, unsigned n
         __atomic_store_n(&r->head, pos, __ATOMIC_RELAXED);
         return 0;
     }
-    xlog_impl_record *rec = (xlog_impl_record *)(r->base + pos);
+    xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + pos);
     rec->size = (uint32_t)size;
     rec->type = XLOG_IMPL_RECORD_SITE;
     rec->level = (uint8_t)level;
@@ -1940,7 +1942,7 @@ xlog_impl_put_text(xlog_impl_site *site, int level, uint32_t shape, const xlog_i
         __atomic_store_n(&r->head, pos, __ATOMIC_RELAXED);
         return 0;
     }
-    xlog_impl_record *rec = (xlog_impl_record *)(r->base + pos);
+    xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + pos);
     rec->size = (uint32_t)size;
     rec->type = XLOG_IMPL_RECORD_SITE;
     rec->level = (uint8_t)level;

@@ -802,7 +802,7 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
         uint64_t size = site->fixed_size, pos;
         xlog_ring *r = room_for(size, &pos);
         if (LIKELY(r != NULL)) {
-            xlog_record *rec = (xlog_record *)(r->base + pos);
+            xlog_record *rec = (xlog_record *)((uintptr_t)r->base + pos);
             rec->tsc = begin_record();
             rec->size = (uint32_t)size;
             rec->type = XLOG_REC_SITE;
@@ -877,7 +877,7 @@ static inline __attribute__((always_inline)) int log_slots_fast(xlog_impl_site *
     xlog_ring *r = room_for(size, &pos);
     if (UNLIKELY(r == NULL))
         return 0;
-    xlog_record *rec = (xlog_record *)(r->base + pos);
+    xlog_record *rec = (xlog_record *)((uintptr_t)r->base + pos);
     rec->tsc = begin_record();
     rec->size = (uint32_t)size;
     rec->type = XLOG_REC_SITE;
@@ -1262,7 +1262,7 @@ XLOG_API void xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t s
         LIKELY(!(flags & XLOG_REC_RATED))) {
         uint64_t size = xlog_align8(sizeof(xlog_record) + bytes), pos;
         if (LIKELY((r = room_for(size, &pos)) != NULL)) {
-            xlog_record *rec = (xlog_record *)(r->base + pos);
+            xlog_record *rec = (xlog_record *)((uintptr_t)r->base + pos);
             rec->tsc = begin_record();
             rec->size = (uint32_t)size;
             rec->type = XLOG_REC_SITE;
