@@ -918,11 +918,14 @@ void xlog_stats(xlog_counters *out);
  * picks how it becomes one 8-byte value, or, for a string, its address and
  * its length (strlen at the call site), and the call passes them to a
  * function without a variable argument list, which copies each string
- * once.  On x86-64 (but not under ThreadSanitizer) a call whose arguments
- * are all scalars, from its third on, writes its record into the thread's
- * ring in the program's own code: about 31 instructions for three
- * arguments and 24 for none, loop excluded (docs/BENCHMARKS.md), no
- * function call, no atomic read-modify-write (C++ too).  In that mode an
+ * once.  On x86-64 (but not under ThreadSanitizer) such a call, once its
+ * site is known (from its second or third call on), writes its record into
+ * the thread's ring in the program's own code, in C and in C++: 31
+ * instructions on the caller for three scalar arguments, 24 for none, 82
+ * for two strings of 5 to 17 bytes, loop excluded, counted by callgrind
+ * (docs/BENCHMARKS.md; NanoLog 40, fmtlog 42, quill 51 for the first, as
+ * the issue that asked for this measured them), with no function call and
+ * no atomic read-modify-write.  In that mode an
  * argument of a type printf has no conversion for (a struct, a union,
  * __int128, a complex number) does not compile.  Wide
  * strings, long doubles, more arguments, formats whose conversions do not
