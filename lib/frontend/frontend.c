@@ -77,7 +77,8 @@ uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
  * it.  A ring's room is how far the shortest paths may write without
  * looking at its lap and its tail: the end of the lap the last reservation
  * was in, or the back end's last known tail plus the capacity, whichever
- * comes first (ring_reserve sets it).
+ * comes first (ring_reserve sets it, and renew_room when the shortest
+ * paths reach it).
  *
  * A call in the program's code checks room_end, which is room or 0: 0 when
  * the library must see every call, which it does by sending it here.  It
@@ -375,6 +376,76 @@ static int wait_unclaimed(xlog_ring *r, uint64_t need)
     return 1;
 }
 
+/* The shortest paths may now write below the lap's end or the tail's
+ * last known room, whichever comes first, for a record at pos that fits
+ * in both. */
+static void set_room_from(xlog_ring *r, uint64_t pos)
+{
+    uint64_t lap_start = pos - (pos & r->mask);
+    uint64_t lap_room = lap_start + r->lap_end, tail_room = r->cached_tail + r->capacity;
+    set_room(r, lap_start, lap_room < tail_room ? lap_room : tail_room);
+}
+
+/* Whether this lap, which ends where next_lap starts, may not grow: it is
+ * the whole buffer, or its pages could not be had (ring.h, "Laps"). */
+static inline int lap_is_last(const xlog_ring *r, uint64_t next_lap)
+{
+    return r->lap_stays_till == next_lap || r->lap_end == r->capacity;
+}
+
+/* The lap is over at pos (ring.h, "Laps"): reads the tail, and says
+ * whether a record of size bytes may follow a wrap now, neither waiting
+ * nor lengthening the lap: early, when the back end has read everything,
+ * or at the end of a lap that may not grow, once it has read the start. */
+static inline int may_wrap(xlog_ring *r, uint64_t pos, uint64_t size)
+{
+    uint64_t offset = pos & r->mask, next_lap = pos - offset + r->capacity;
+    r->cached_tail = xlog_load_acquire(&r->tail);
+    int empty = r->cached_tail == pos && size <= offset;
+    return (empty || lap_is_last(r, next_lap)) && next_lap + size - r->cached_tail <= r->capacity;
+}
+
+/* Ends the lap at pos with a padding record, published with the record
+ * that follows it; the next lap's start. */
+static inline uint64_t wrap(xlog_ring *r, uint64_t pos)
+{
+    uint64_t offset = pos & r->mask;
+    xlog_record *filler = (xlog_record *)(r->buffer + offset);
+    filler->size = (uint32_t)(r->capacity - offset);
+    filler->type = XLOG_REC_PAD;
+    return pos - offset + r->capacity;
+}
+
+/* The shortest paths' room ends at the tail the thread last read or at
+ * the end of the lap (see "Room"), so they find none about twice a lap
+ * although the back end has read on.  With the ring claimed: reads the
+ * tail, wraps when the lap is over and may_wrap says so, and gives the
+ * room to a record of size bytes at *pos (moved to the next lap after a
+ * wrap): 1.  Or 0, still claimed, with nothing written, when ring_reserve
+ * must wait, lengthen the lap or drop, or when the back end retired the
+ * ring (its epoch, read after the claim, is 0): then its pages may be
+ * going back, and only ring_for_call's new ring may be written.  Out of
+ * line (the shortest paths stay short) but not cold: it runs every lap,
+ * and the general path it spares costs microseconds in cache misses. */
+static __attribute__((noinline)) int renew_room(xlog_ring *r, uint64_t *pos, uint64_t size)
+{
+    uint64_t at = *pos;
+    if (UNLIKELY(xlog_load(&r->epoch) == 0))
+        return 0;
+    if ((at & r->mask) + size > r->lap_end) {
+        if (size > r->lap_end || !may_wrap(r, at, size))
+            return 0;
+        at = wrap(r, at);
+    } else {
+        r->cached_tail = xlog_load_acquire(&r->tail);
+        if (at + size - r->cached_tail > r->capacity)
+            return 0;
+    }
+    set_room_from(r, at);
+    *pos = at;
+    return 1;
+}
+
 /* Reserves size bytes of contiguous room; returns where, with its position
  * in *record_pos, or NULL when the message is dropped.  Nothing is
  * published yet: a padding record that ends a lap is published with the
@@ -395,28 +466,21 @@ static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
                     continue;
                 }
             }
-            uint64_t lap_room = pos - offset + r->lap_end, tail_room = r->cached_tail + r->capacity;
-            set_room(r, pos - offset, lap_room < tail_room ? lap_room : tail_room);
+            set_room_from(r, pos);
             *record_pos = pos;
             return r->buffer + offset;
         }
-        /* The lap is over (ring.h, "Laps").  Wrap early if the back end has
-         * read everything, or at the end of the buffer once it has read
-         * the start; otherwise make the lap longer.  A lap that cannot
-         * grow (tried once a lap: it is a system call) is as the end of
-         * the buffer: wrap once the back end has read the start, waiting
-         * or dropping as with a full ring.  A record too long to follow a
-         * wrap there is dropped, as waiting cannot help, and the next
-         * record tries to grow the lap again. */
+        /* The lap is over: wrap if may_wrap; otherwise make the lap
+         * longer.  A lap that cannot grow (tried once a lap: it is a
+         * system call) is as the end of the buffer: wrap once the back
+         * end has read the start, waiting or dropping as with a full
+         * ring.  A record too long to follow a wrap there is dropped, as
+         * waiting cannot help, and the next record tries to grow the lap
+         * again. */
         uint64_t next_lap = pos - offset + r->capacity;
-        r->cached_tail = xlog_load_acquire(&r->tail);
-        int empty = r->cached_tail == pos && size <= offset;
-        int last_lap = r->lap_stays_till == next_lap || r->lap_end == r->capacity;
-        if ((empty || last_lap) && next_lap + size - r->cached_tail <= r->capacity) {
-            xlog_record *filler = (xlog_record *)(r->buffer + offset);
-            filler->size = (uint32_t)(r->capacity - offset);
-            filler->type = XLOG_REC_PAD;
-            pos = next_lap;
+        int last_lap = lap_is_last(r, next_lap);
+        if (may_wrap(r, pos, size)) {
+            pos = wrap(r, pos);
         } else if (!last_lap) {
             if (!lengthen_lap(r, offset + size))
                 r->lap_stays_till = next_lap;
@@ -442,9 +506,9 @@ static inline uint64_t begin_record(void)
 }
 
 /* The thread's ring, claimed, when size bytes fit in its room (see "Room"),
- * with the position they go to; else NULL, for the general path.  Gives
- * the calls in the program's code their room back after the back end
- * took it to sleep. */
+ * renewed if need be, with the position they go to; else NULL, for the
+ * general path.  Gives the calls in the program's code their room back
+ * after the back end took it to sleep. */
 static inline xlog_ring *room_for(uint64_t size, uint64_t *pos)
 {
     xlog_ring *r = my_ring();
@@ -452,7 +516,7 @@ static inline xlog_ring *room_for(uint64_t size, uint64_t *pos)
         return NULL;
     claim(r);
     *pos = r->write_pos;
-    if (UNLIKELY(*pos + size > r->room)) {
+    if (UNLIKELY(*pos + size > r->room) && !renew_room(r, pos, size)) {
         unclaim(r);
         return NULL;
     }
