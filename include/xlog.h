@@ -1788,31 +1788,36 @@ static inline int xlog_impl_passes(xlog_impl_site *site, int level)
            __atomic_load_n(&site->pass, __ATOMIC_ACQUIRE) == XLOG_IMPL_PEEK(xlog_impl_pass[level]);
 }
 
-/* Writes the record of a call with n slots into the thread's ring, as the
- * library's shortest path does (lib/frontend/frontend.c): sets bit 0 of
- * head and learns whether it was set already in one instruction, which a
- * signal cannot cut in two: set, a call of this thread (the one a signal
- * handler's call interrupted) is under way, and the library drops and
- * counts this one; then checks the room, which the back end makes 0
- * before it sleeps or retires the ring, after which it looks at every
- * head (membarrier): either it sees this call under way or the call sees
- * no room; reads the clock; writes the header and the slots; publishes.
- * 0, with nothing written, when the call must take the library's way. */
-static inline __attribute__((always_inline)) int
-xlog_impl_put(xlog_impl_site *site, int level, const uint64_t *slots, unsigned n)
+/* Claims room for a call's record of size bytes in the thread's ring, and
+ * its position, as the library's shortest path does
+ * (lib/frontend/frontend.c, "Room"): sets bit 0 of head and learns whether
+ * it was set already in one instruction, which a signal cannot cut in two:
+ * set, a call of this thread (the one a signal handler's call interrupted)
+ * is under way, and the library drops and counts this one; then checks
+ * the room, which the back end makes 0 before it sleeps or retires the
+ * ring, after which it looks at every head (membarrier): either it sees
+ * this call under way or the call sees no room.  0, nothing written and
+ * bit 0 as it was, when the call must take the library's way.  The record
+ * goes to base + pos, added as integers (see xlog_impl_ring). */
+static inline __attribute__((always_inline)) int xlog_impl_claim(xlog_impl_ring *r,
+                                                                 uint64_t size, uint64_t *pos)
 {
-    xlog_impl_ring *r = xlog_impl_my_ring;
     unsigned char under_way;
     __asm__ __volatile__("btsq $0, %0" : "+m"(r->head), "=@ccc"(under_way) : : "memory");
     if (XLOG_IMPL_UNLIKELY(under_way))
         return 0;
-    uint64_t pos = r->write_pos;
-    uint64_t size = sizeof(xlog_impl_record) + 8 * (uint64_t)n;
-    if (XLOG_IMPL_UNLIKELY(pos + size > XLOG_IMPL_PEEK(r->room_end))) {
-        __atomic_store_n(&r->head, pos, __ATOMIC_RELAXED);
+    *pos = r->write_pos;
+    if (XLOG_IMPL_UNLIKELY(*pos + size > XLOG_IMPL_PEEK(r->room_end))) {
+        __atomic_store_n(&r->head, *pos, __ATOMIC_RELAXED);
         return 0;
     }
-    xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + pos);
+    return 1;
+}
+
+/* The header of a claimed record, with the clock read now. */
+static inline __attribute__((always_inline)) void
+xlog_impl_header(xlog_impl_record *rec, uint64_t size, int level, unsigned n, const void *copy)
+{
     rec->size = (uint32_t)size;
     rec->type = XLOG_IMPL_RECORD_SITE;
     rec->level = (uint8_t)level;
@@ -1820,13 +1825,33 @@ xlog_impl_put(xlog_impl_site *site, int level, const uint64_t *slots, unsigned n
     rec->nargs = (uint8_t)n;
     /* rdtsc's two halves, stored as they come. */
     __asm__ __volatile__("rdtsc" : "=a"(rec->tsc[0]), "=d"(rec->tsc[1]));
-    rec->site = __atomic_load_n(&site->scalar_copy, __ATOMIC_RELAXED);
+    rec->site = copy;
+}
+
+/* Publishes the records up to end (bit 0 of head clear again). */
+static inline __attribute__((always_inline)) void xlog_impl_publish(xlog_impl_ring *r,
+                                                                    uint64_t end)
+{
+    r->write_pos = end;
+    __atomic_store_n(&r->head, end, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Writes the record of a call with n slots into the thread's ring; 0,
+ * nothing written, when the call must take the library's way. */
+static inline __attribute__((always_inline)) int
+xlog_impl_put(xlog_impl_site *site, int level, const uint64_t *slots, unsigned n)
+{
+    xlog_impl_ring *r = xlog_impl_my_ring;
+    uint64_t pos, size = sizeof(xlog_impl_record) + 8 * (uint64_t)n;
+    if (!xlog_impl_claim(r, size, &pos))
+        return 0;
+    xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + pos);
+    xlog_impl_header(rec, size, level, n, __atomic_load_n(&site->scalar_copy, __ATOMIC_RELAXED));
     uint64_t *args = (uint64_t *)(rec + 1);
     for (unsigned i = 0; i < n; i++)
         args[i] = slots[i];
-    r->write_pos = pos + size;
-    __atomic_store_n(&r->head, pos + size, __ATOMIC_RELEASE);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    xlog_impl_publish(r, pos + size);
     return 1;
 }
 
@@ -1934,25 +1959,13 @@ xlog_impl_put_text(xlog_impl_site *site, int level, uint32_t shape, const xlog_i
                      XLOG_IMPL_ARG_BYTES(shape, args, 4) + XLOG_IMPL_ARG_BYTES(shape, args, 5) +
                      XLOG_IMPL_ARG_BYTES(shape, args, 6) + XLOG_IMPL_ARG_BYTES(shape, args, 7);
     xlog_impl_ring *r = xlog_impl_my_ring;
-    unsigned char under_way;
-    __asm__ __volatile__("btsq $0, %0" : "+m"(r->head), "=@ccc"(under_way) : : "memory");
-    if (XLOG_IMPL_UNLIKELY(under_way))
+    if (XLOG_IMPL_UNLIKELY(bytes > XLOG_IMPL_PEEK(r->text_budget)))
         return 0;
-    uint64_t pos = r->write_pos;
-    uint64_t size = (sizeof(xlog_impl_record) + bytes + 7) & ~(uint64_t)7;
-    if (XLOG_IMPL_UNLIKELY(bytes > XLOG_IMPL_PEEK(r->text_budget) ||
-                           pos + size > XLOG_IMPL_PEEK(r->room_end))) {
-        __atomic_store_n(&r->head, pos, __ATOMIC_RELAXED);
+    uint64_t pos, size = (sizeof(xlog_impl_record) + bytes + 7) & ~(uint64_t)7;
+    if (!xlog_impl_claim(r, size, &pos))
         return 0;
-    }
     xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + pos);
-    rec->size = (uint32_t)size;
-    rec->type = XLOG_IMPL_RECORD_SITE;
-    rec->level = (uint8_t)level;
-    rec->flags = 0;
-    rec->nargs = (uint8_t)n;
-    __asm__ __volatile__("rdtsc" : "=a"(rec->tsc[0]), "=d"(rec->tsc[1]));
-    rec->site = __atomic_load_n(&site->copy, __ATOMIC_RELAXED);
+    xlog_impl_header(rec, size, level, n, __atomic_load_n(&site->copy, __ATOMIC_RELAXED));
     char *out = (char *)(rec + 1);
     /* Unrolled, each argument's class and a literal's address and length
      * are constants. */
@@ -1975,9 +1988,7 @@ xlog_impl_put_text(xlog_impl_site *site, int level, uint32_t shape, const xlog_i
             out += 8;
         }
     }
-    r->write_pos = pos + size;
-    __atomic_store_n(&r->head, pos + size, __ATOMIC_RELEASE);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    xlog_impl_publish(r, pos + size);
     return 1;
 }
 

@@ -85,6 +85,26 @@ void __wrap_xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t sha
     __real_xlog_impl_log_captured(site, level, shape, args, bytes);
 }
 
+/* The lines of one case from p (its C11 calls', then its C99 call's): each
+ * whole, INFO, all from the same file:line and function; their messages in
+ * messages.  Where the next case's lines start. */
+#define CASE_MESSAGE 1024
+static const char *read_case_lines(const char *p, char messages[C11_CALLS + 1][CASE_MESSAGE])
+{
+    test_line lines[C11_CALLS + 1];
+    for (int k = 0; k < C11_CALLS + 1; k++) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        assert_true(test_parse_line(p, (size_t)(nl - p), &lines[k]));
+        test_message(&lines[k], messages[k], CASE_MESSAGE);
+        assert_string_equal(lines[k].level, "INFO");
+        assert_string_equal(lines[k].where, lines[0].where);
+        assert_string_equal(lines[k].func, lines[0].func);
+        p = nl + 1;
+    }
+    return p;
+}
+
 /* What each case of cases.h must write, in its order, and whether its C11
  * site takes the slots.  NULL for the call with more conversions than
  * arguments, whose second number is whatever the variable argument list
@@ -147,19 +167,10 @@ static void a_call_site_captures_its_scalars_and_writes_the_lines_of_the_variabl
     assert_int_equal(test_count_lines(text), (C11_CALLS + 1) * CAPTURE_CASE_COUNT);
     const char *p = text;
     for (int i = 0; i < CAPTURE_CASE_COUNT; i++) {
-        test_line lines[C11_CALLS + 1];
-        char messages[C11_CALLS + 1][256];
-        for (int k = 0; k < C11_CALLS + 1; k++) {
-            const char *nl = strchr(p, '\n');
-            assert_true(test_parse_line(p, (size_t)(nl - p), &lines[k]));
-            test_message(&lines[k], messages[k], sizeof messages[k]);
-            assert_string_equal(lines[k].level, "INFO");
-            p = nl + 1;
-        }
+        char messages[C11_CALLS + 1][CASE_MESSAGE];
+        p = read_case_lines(p, messages);
         print_message("case %d: %s\n", i, messages[0]);
         for (int k = 0; k < C11_CALLS + 1; k++) {
-            assert_string_equal(lines[k].where, lines[0].where);
-            assert_string_equal(lines[k].func, lines[0].func);
             if (expected[i].message)
                 assert_string_equal(messages[k], expected[i].message);
             else
@@ -255,19 +266,10 @@ static void a_call_site_captures_its_strings_and_writes_the_lines_of_the_variabl
     assert_int_equal(test_count_lines(text), (C11_CALLS + 1) * STRING_CASE_COUNT);
     const char *p = text;
     for (int i = 0; i < STRING_CASE_COUNT; i++) {
-        test_line lines[C11_CALLS + 1];
-        char messages[C11_CALLS + 1][1024];
-        for (int k = 0; k < C11_CALLS + 1; k++) {
-            const char *nl = strchr(p, '\n');
-            assert_true(test_parse_line(p, (size_t)(nl - p), &lines[k]));
-            test_message(&lines[k], messages[k], sizeof messages[k]);
-            assert_string_equal(lines[k].level, "INFO");
-            p = nl + 1;
-        }
+        char messages[C11_CALLS + 1][CASE_MESSAGE];
+        p = read_case_lines(p, messages);
         print_message("string case %d: %s\n", i, messages[0]);
         for (int k = 0; k < C11_CALLS + 1; k++) {
-            assert_string_equal(lines[k].where, lines[0].where);
-            assert_string_equal(lines[k].func, lines[0].func);
             assert_string_equal(messages[k], string_expected[i].message ? string_expected[i].message
                                              : i == 3                   ? cut
                                                                         : zs);
