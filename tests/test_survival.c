@@ -150,6 +150,8 @@ typedef struct shared_page {
     int flushed;            /* atomic: after that, an xlog_flush returned */
     int full;               /* atomic: the disk is full for the child */
     int persistent;         /* atomic: processes that found their directory */
+    int forked;             /* atomic: the child forked a child of its own
+                               (1), or could not (-1) */
 } shared_page;
 
 typedef struct run_config {
@@ -1839,6 +1841,56 @@ static void a_kill_right_after_xlog_open_leaves_nothing_to_recover(void **state)
     }
 }
 
+/* A process killed while a child it forked lives on: the child has a copy
+ * of every mapping of its parent, the "process" file's among them, and a
+ * mapping holds its open file.  Its lock, which says whether its owner is
+ * alive, was taken through the file that was mapped, so it stayed taken as
+ * long as the child lived: recovery took the dead parent for a living one
+ * and wrote none of its lines (the same held a dead process's lock for a
+ * moment after it was reaped while anything read its /proc/<pid>/maps or
+ * stat, as ps does: a kill right after xlog_open left its directory once
+ * on a busy machine).  The child here never logs, and is ended after the
+ * checks by closing the pipe it waits on. */
+static void a_killed_process_is_recovered_while_a_child_it_forked_lives_on(void **state)
+{
+    (void)state;
+    SKIP_IF_SANITIZER_CANNOT_FORK();
+    place p;
+    start_case(&p, "forklives", "a killed process whose forked child lives on");
+    run_config rc = leftovers_config(250);
+    shared_page *page = page_new();
+    int held[2];
+    assert_int_equal(pipe(held), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        close(held[1]);
+        child_start(&rc, &p, page);
+        while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < THREADS)
+            pause_us(1000);
+        pid_t its_child = fork();
+        if (its_child == 0) {
+            alarm(60); /* against a hang only */
+            char c;
+            while (read(held[0], &c, 1) < 0 && errno == EINTR) {
+            }
+            _exit(0);
+        }
+        __atomic_store_n(&page->forked, its_child > 0 ? 1 : -1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    close(held[0]);
+    wait_logging(page, child);
+    while (!__atomic_load_n(&page->forked, __ATOMIC_ACQUIRE))
+        pause_us(1000);
+    CHECK(__atomic_load_n(&page->forked, __ATOMIC_ACQUIRE) == 1, "the child could not fork");
+    kill_and_reap(child);
+    expect_every_line_recovered_here(&p, &rc, child, page, 0);
+    check_nothing_left(&p);
+    close(held[1]);
+    remove_case(&p, page);
+}
+
 /* ---- xlog-recover --------------------------------------------------------------------- */
 
 #ifdef XLOG_RECOVER_PROGRAM
@@ -3140,6 +3192,7 @@ int main(void)
         cmocka_unit_test(default_persistent_dir_keeps_nothing_of_ours),
         cmocka_unit_test(a_new_threads_first_call_takes_a_ready_ring),
         cmocka_unit_test(a_kill_right_after_xlog_open_leaves_nothing_to_recover),
+        cmocka_unit_test(a_killed_process_is_recovered_while_a_child_it_forked_lives_on),
         cmocka_unit_test(a_ring_from_an_open_without_persistence_never_serves_one_with_it),
         cmocka_unit_test(a_damaged_leftover_is_skipped_with_a_notice_not_a_crash),
         cmocka_unit_test(recovery_never_writes_through_a_linked_log_directory),
