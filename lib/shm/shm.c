@@ -474,10 +474,25 @@ int xlog_survival_start(const xlog_config *cfg)
         rc = -errno;
     else
         rc = -posix_fallocate(fd, 0, (off_t)(header + DICTIONARY_STEP));
-    if (rc == 0)
-        p = mmap(NULL, sv.process_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (rc == 0) {
+        /* Mapped through an open file of its own, never through the locked
+         * one: a mapping holds its open file, and so the lock, for as long
+         * as the mapping lives, which can be after the process is gone and
+         * reaped (a reader of /proc/<pid>/maps or stat, such as ps, holds a
+         * dead process's memory for a moment; a forked child keeps its copy
+         * of the mapping for its whole life).  Recovery would take the
+         * process for a living one.  A descriptor goes with the process. */
+        int map = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (map < 0) {
+            rc = -errno;
+        } else {
+            p = mmap(NULL, sv.process_size, PROT_READ | PROT_WRITE, MAP_SHARED, map, 0);
+            if (p == MAP_FAILED)
+                rc = -errno;
+            close(map);
+        }
+    }
     if (p == MAP_FAILED) {
-        rc = rc ? rc : -errno;
         close(fd);
         unlink(path);
         rmdir(sv.dir);

@@ -16,8 +16,9 @@
  *       file.<n>           a file's buffer: xlog_survival_file, then the bytes
  *
  * The owner holds an flock on its "process" file (opened O_CLOEXEC, so exec
- * lets go of it as death does); a directory whose lock can be taken belongs
- * to a process that is gone.
+ * lets go of it as death does) through a descriptor that is never mapped
+ * (a mapping would hold the lock after death: shm.c, xlog_survival_start);
+ * a directory whose lock can be taken belongs to a process that is gone.
  *
  * Exactly once: a record is "buffered" (its line is in a file buffer here,
  * or it makes none) when its ring's buffered position is past it; a
