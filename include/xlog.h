@@ -1436,8 +1436,8 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
 #if XLOG_IMPL_PUT_INLINE
 #define XLOG_IMPL_IN_CALLER(site, level, ...)                                              \
     XLOG_IMPL_CAT(XLOG_IMPL_SEND_, XLOG_IMPL_COUNT(__VA_ARGS__))(site, level, __VA_ARGS__)
-#define XLOG_IMPL_SEND(site, level, scalar, ...)                                           \
-    ((scalar) && xlog_impl_passes(site, level) ?                                           \
+#define XLOG_IMPL_SEND(site, level, ...)                                                   \
+    (xlog_impl_passes(site, level) ?                                                       \
          (xlog_impl_send(site, level, (const uint64_t[]){__VA_ARGS__},                     \
                          sizeof((uint64_t[]){__VA_ARGS__}) / 8), 1) : 0)
 #define XLOG_IMPL_SEND_V(site, level, ...) 0
@@ -1448,7 +1448,7 @@ static inline int xlog_impl_site_ready(xlog_impl_site *site, const char *format)
  * their xlog_impl_arg (see "Strings captured at the call site"); each list
  * in parentheses. */
 #define XLOG_IMPL_SEND_ANY(site, level, n, scalar, slots, textual, shape, args)            \
-    ((scalar) ? XLOG_IMPL_SEND(site, level, 1, XLOG_IMPL_LIST slots)                      \
+    ((scalar) ? XLOG_IMPL_SEND(site, level, XLOG_IMPL_LIST slots)                         \
      : (textual) && xlog_impl_passes(site, level)                                         \
          ? (xlog_impl_send_text(site, level, shape,                                       \
                                 (const xlog_impl_arg[]){XLOG_IMPL_LIST args}, n),         \

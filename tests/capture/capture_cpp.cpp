@@ -12,6 +12,8 @@
 // differs and exits 1.
 #include <xlog.h>
 
+#include "read_logs.hpp"
+
 #include <cinttypes>
 #include <cstddef>
 #include <cstdint>
@@ -267,26 +269,6 @@ static void check_slots()
     SAME_SLOT(scoped_byte::top, 255);
     SAME_SLOT((void *)0x1234, 0x1234);
     SAME_SLOT(nullptr, 0);
-}
-
-static std::string read_logs(const char *dir)
-{
-    std::string text;
-    DIR *d = opendir(dir);
-    for (dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        std::string path = std::string(dir) + "/" + e->d_name;
-        std::ifstream in(path.c_str());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        text += ss.str();
-        unlink(path.c_str());
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-    return text;
 }
 
 int main()
