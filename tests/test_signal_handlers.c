@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <cmocka.h>
 
 #include <xlog.h>
@@ -324,12 +325,167 @@ static void handler_interrupting_a_threads_first_call_neither_deadlocks_nor_lose
 #endif
 }
 
+#if XLOG_IMPL_PUT_INLINE
+/* ---- a handler inside the caller's code, one instruction at a time -------
+ *
+ * A call written in the program's code loads the thread's ring, then sets
+ * bit 0 of its head (xlog_impl_claim).  A signal handler that runs between
+ * the two and logs may give the thread another ring (its ring is from before
+ * an xlog_close and xlog_open): the call it interrupted then goes on with
+ * the ring it loaded.  The main code's call is single-stepped (the trap
+ * flag), and the SIGTRAP handler logs when the next instruction is the
+ * call's bts, so the handler lands there every time. */
+enum { CHILD_NOT_THERE = 94 };
+
+static volatile sig_atomic_t stepping, stepped_to_bts;
+
+/* Whether code is `btsq $0, disp8(reg)`, the claim's instruction. */
+static int is_claim(const unsigned char *code)
+{
+    return (code[0] & 0xf8) == 0x48 && code[1] == 0x0f && code[2] == 0xba &&
+           (code[3] & 0xf8) == 0x68 && (code[3] & 7) != 4 && code[5] == 0;
+}
+
+static void step_handler(int sig, siginfo_t *info, void *context)
+{
+    (void)sig;
+    (void)info;
+    ucontext_t *uc = context;
+    if (!stepping) {
+        uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x100;
+        return;
+    }
+    if (!stepped_to_bts && is_claim((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP])) {
+        stepped_to_bts = 1;
+        log_from_handler(sig);
+    }
+}
+
+/* The main code's call, each instruction a trap from the first on. */
+static __attribute__((noinline)) void step_through(long i)
+{
+    stepped_to_bts = 0;
+    stepping = 1;
+    __asm__ __volatile__("pushfq; orq $0x100, (%%rsp); popfq" ::: "memory", "cc");
+    log_main(i);
+    stepping = 0;
+    __asm__ __volatile__("nop" ::: "memory");
+}
+
+static void *make_sites_ready(void *unused)
+{
+    (void)unused;
+    for (int k = 0; k < 3; k++) {
+        log_main(-2);
+        log_main(-1);
+        xlog_info("handler %d %s", -1, "with a string argument");
+        xlog_info("handler %d", -2);
+    }
+    return NULL;
+}
+
+/* After each xlog_close and xlog_open the thread still points at its ring
+ * of before, and another thread has made the sites pass under the new
+ * rules: the main code's call (of slots, then of strings) is written in
+ * its code, and the handler's call gives the thread its new ring. */
+static int handler_between_ring_and_claim(const char *dir, long cycles, long unused_b,
+                                          long unused_c)
+{
+    (void)unused_b;
+    (void)unused_c;
+    xlog_config cfg = test_config_in(dir);
+    char persistent[PATH_MAX];
+    snprintf(persistent, sizeof persistent, "%s/../%s.rings", dir, strrchr(dir, '/') + 1);
+    cfg.persistent_dir = persistent;
+    cfg.crash_handlers = 0;
+    signal(SIGSEGV, SIG_DFL); /* a crash is the parent's to report */
+    struct sigaction action = {.sa_sigaction = step_handler, .sa_flags = SA_SIGINFO};
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTRAP, &action, NULL);
+    int status = CHILD_OK;
+    for (long i = 0; i < cycles && status == CHILD_OK; i++) {
+        if (xlog_open(&cfg) != 0)
+            return CHILD_OPEN_FAILED;
+        log_main(2 * i);
+        xlog_close();
+        if (xlog_open(&cfg) != 0)
+            return CHILD_OPEN_FAILED;
+        pthread_t t;
+        pthread_create(&t, NULL, make_sites_ready, NULL);
+        pthread_join(t, NULL);
+        step_through(2 * i + 1);
+        if (!stepped_to_bts)
+            status = CHILD_NOT_THERE;
+        xlog_close();
+    }
+    test_remove_tree(persistent);
+    if (status != CHILD_OK)
+        return status;
+    /* Every line, in order: the main code's, the handler's. */
+    char *text = test_read_dir(dir, NULL);
+    char expected[16384] = "";
+    size_t n = 0;
+    long handler = 0;
+    for (long i = 0; i < cycles; i++) {
+        char line[128];
+        main_message(2 * i, line, sizeof line);
+        n += (size_t)snprintf(expected + n, sizeof expected - n, "%s\n", line);
+        for (int k = 0; k < 3; k++) {
+            main_message(-2, line, sizeof line);
+            n += (size_t)snprintf(expected + n, sizeof expected - n, "%s\n", line);
+            main_message(-1, line, sizeof line);
+            n += (size_t)snprintf(expected + n, sizeof expected - n, "%s\n", line);
+            n += (size_t)snprintf(expected + n, sizeof expected - n,
+                                  "handler -1 with a string argument\nhandler -2\n");
+        }
+        handler_message(++handler, line, sizeof line);
+        n += (size_t)snprintf(expected + n, sizeof expected - n, "%s\n", line);
+        handler_message(++handler, line, sizeof line);
+        n += (size_t)snprintf(expected + n, sizeof expected - n, "%s\n", line);
+        main_message(2 * i + 1, line, sizeof line);
+        n += (size_t)snprintf(expected + n, sizeof expected - n, "%s\n", line);
+    }
+    char messages[16384] = "";
+    size_t m = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        test_line l;
+        char msg[256];
+        if (!nl || !test_parse_line(p, (size_t)(nl - p), &l)) {
+            free(text);
+            return CHILD_BAD_LINE;
+        }
+        m += (size_t)snprintf(messages + m, sizeof messages - m, "%s\n",
+                              test_message(&l, msg, sizeof msg));
+        p = nl + 1;
+    }
+    free(text);
+    xlog_counters c;
+    xlog_stats(&c);
+    if (strcmp(messages, expected) != 0)
+        return CHILD_BAD_LINE;
+    return c.dropped == 0 ? CHILD_OK : CHILD_MISCOUNT;
+}
+#endif
+
+static void handler_that_gives_the_thread_a_new_ring_inside_a_call_breaks_nothing(void **state)
+{
+    (void)state;
+#if XLOG_IMPL_PUT_INLINE
+    long cycles = test_scaled(20) < 4 ? 4 : test_scaled(20);
+    in_watched_child(handler_between_ring_and_claim, cycles, 0, 0, 120);
+#else
+    skip(); /* no call is written in the caller's code */
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(handler_logging_inside_a_call_is_dropped_and_counted_when_blocking),
         cmocka_unit_test(handler_logging_inside_a_call_is_dropped_and_counted_when_dropping),
         cmocka_unit_test(handler_interrupting_a_threads_first_call_neither_deadlocks_nor_loses_count),
+        cmocka_unit_test(handler_that_gives_the_thread_a_new_ring_inside_a_call_breaks_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

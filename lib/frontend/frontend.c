@@ -163,8 +163,12 @@ static void take_alt_stack(xlog_ring *r)
     r->alt_stack = NULL;
 }
 
-/* The thread is ending: its ring stays until the back end has written what
- * is in it. */
+/* The ring the thread had before its last change of ring (see
+ * ring_for_this_thread), given back at its next change or when it ends. */
+static XLOG_IMPL_TLS xlog_ring *left_ring;
+
+/* The thread is ending: its rings stay until the back end has written what
+ * is in them. */
 static void thread_exited(void *ring)
 {
     xlog_ring *r = ring;
@@ -172,6 +176,10 @@ static void thread_exited(void *ring)
     set_my_ring(NULL);
     take_alt_stack(r);
     xlog_ring_leave(r);
+    if (left_ring) {
+        xlog_ring_leave(left_ring);
+        left_ring = NULL;
+    }
     xlog_leave();
 }
 
@@ -181,8 +189,16 @@ static void make_thread_exit_key(void)
 }
 
 /* The thread's first message in this epoch, or after the back end retired
- * its idle ring: a ring of its own.  The old one is left to the back end or
- * recycled; the signal stack stays with the thread. */
+ * its idle ring: a ring of its own; the signal stack stays with the thread.
+ * The old one is given back (left to the back end, recycled or unmapped)
+ * only at the thread's next change of ring, or when it ends: this call may
+ * be a signal handler's that interrupted a call in the program's code
+ * between its load of xlog_impl_my_ring and its claim (xlog_impl_claim),
+ * which then sets bit 0 of the old ring's head, reads its write position
+ * and, finding no room (the old ring's room_end is 0, or it is "the one
+ * call" of a retired ring), comes here.  Given back at once, the old ring
+ * could be unmapped (a ring in a file of an earlier xlog_open), or in the
+ * pool and another thread's, under that call. */
 static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
 {
     pthread_once(&thread_exit_key_once, make_thread_exit_key);
@@ -198,8 +214,12 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
     }
     set_my_ring(r);
     pthread_setspecific(thread_exit_key, r);
-    if (old)
-        xlog_ring_leave(old);
+    if (old) {
+        xlog_ring *before = left_ring;
+        left_ring = old;
+        if (before)
+            xlog_ring_leave(before);
+    }
     return r;
 }
 
@@ -215,6 +235,7 @@ void xlog_front_after_fork(void)
         free(stack);
     }
     set_my_ring(NULL);
+    left_ring = NULL;
     if (mine)
         pthread_setspecific(thread_exit_key, NULL);
 }

@@ -47,13 +47,14 @@
  * Idle rings: a ring whose laps grew in a burst keeps those pages while its
  * thread logs.  When it has been empty and still for IDLE_NS, the back end
  * retires it: it sets the ring's epoch to 0, so the thread's next message
- * takes a small ring from the pool (and hands this one back, to be drained
- * and recycled).  Only a call that had already read the old epoch can still
- * write here, and only one: a thread's calls follow each other, and its
- * next one reads the epoch again.  After IDLE_NS more without a new record,
- * the back end gives back every page but the two windows that one call
- * could write: at the write position, and at the start of the buffer (if
- * its lap ends there).  So an idle thread costs a few pages, and no page is
+ * takes a small ring from the pool (and hands this one back at its next
+ * change of ring or when it ends, to be drained and recycled: frontend.c,
+ * ring_for_this_thread).  Only a call that had already read the old epoch
+ * can still write here, and only one: a thread's calls follow each other,
+ * and its next one reads the epoch again.  After IDLE_NS more without a new
+ * record, the back end gives back every page but the two windows that one
+ * call could write: at the write position, and at the start of the buffer
+ * (if its lap ends there).  So an idle thread costs a few pages, and no page is
  * ever taken from under a record being written.
  *
  * Spares: making a ring in a file costs a thread's first call some 60 us
@@ -83,7 +84,9 @@
  *   the thread ends: marked exited; the back end writes what is left,
  *     unlists it and puts it in the pool;
  *   xlog_close: the listed rings become stale (xlog_rings.stale); each
- *     thread gives its stale ring back at its next message or when it ends.
+ *     thread takes a new ring at its next message, and gives the stale one
+ *     back at its change of ring after that or when it ends (frontend.c,
+ *     ring_for_this_thread).
  */
 #define _GNU_SOURCE
 #include <errno.h>
