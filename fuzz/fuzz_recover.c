@@ -272,8 +272,8 @@ static void store(void *field, size_t width, size_t room_left, uint64_t value)
 static xlog_record *nth_record(left_file *ring, unsigned n, size_t *room)
 {
     xlog_ring *r = (xlog_ring *)ring->bytes;
-    if (ring->size < sizeof *r || !r->capacity || r->capacity >= ring->size)
-        return NULL;
+    if (ring->size < sizeof *r || !r->capacity || r->capacity % 8 || r->capacity >= ring->size)
+        return NULL; /* an earlier edit broke the ring: recovery refuses it, nothing to walk */
     char *buffer = ring->bytes + (ring->size - r->capacity);
     uint64_t end = r->head & ~(uint64_t)1, pos = 0;
     for (unsigned i = 0; pos < end && pos < r->capacity; i++) {
@@ -293,8 +293,8 @@ static xlog_record *nth_record(left_file *ring, unsigned n, size_t *room)
 static xlog_survival_site *nth_site(left_file *proc, unsigned n, size_t *room)
 {
     xlog_survival_process *p = (xlog_survival_process *)proc->bytes;
-    if (proc->size < sizeof *p || p->header_size > proc->size)
-        return NULL;
+    if (proc->size < sizeof *p || p->header_size > proc->size || p->header_size % 8)
+        return NULL; /* an earlier edit moved the dictionary: recovery refuses it */
     size_t at = p->header_size, end = p->header_size + p->dictionary_used;
     if (end > proc->size)
         end = proc->size;
