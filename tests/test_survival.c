@@ -1904,13 +1904,19 @@ static void a_killed_process_is_recovered_while_a_child_it_forked_lives_on(void 
             pause_us(1000);
         pid_t its_child = fork();
         if (its_child == 0) {
+            /* Said from here: fork's handlers have run in this process
+             * (its copy of the lock's descriptor is closed) before fork
+             * returns in it, not necessarily before it returns in the
+             * parent, which may be killed first on a busy machine. */
+            __atomic_store_n(&page->forked, 1, __ATOMIC_RELEASE);
             alarm(60); /* against a hang only */
             char c;
             while (read(held[0], &c, 1) < 0 && errno == EINTR) {
             }
             _exit(0);
         }
-        __atomic_store_n(&page->forked, its_child > 0 ? 1 : -1, __ATOMIC_RELEASE);
+        if (its_child < 0)
+            __atomic_store_n(&page->forked, -1, __ATOMIC_RELEASE);
         for (;;)
             pause();
     }
