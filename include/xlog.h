@@ -787,7 +787,9 @@ xlog_config xlog_defaults(void);
  * cannot be made, max_message above ring_size / 4, a syslog address that is
  * not host:port) is reported as for a program's configuration.
  *
- * The strings and sinks the file gives are xlog's until xlog_close.
+ * A path in a file is taken as the field takes it: a relative dir is
+ * relative to the current directory at xlog_open, not to the file's.  The
+ * strings and sinks the file gives are xlog's until xlog_close.
  *
  *     # /etc/myservice/xlog.conf
  *     dir = /var/log/myservice
@@ -812,10 +814,13 @@ xlog_config xlog_defaults(void);
 /* Life cycle                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Starts logging: checks cfg (NULL means the defaults), creates the
- * directory, opens the first file and starts the back-end thread.  Returns 0,
+/* Starts logging: applies the configuration file over cfg (NULL means the
+ * defaults) if XLOG_CONFIG or cfg->config_file names one (see
+ * "Configuration file"), checks the result, creates the directory, opens
+ * the first file and starts the back-end thread.  Returns 0,
  * or a negative errno value: -EINVAL for a bad field (a cfg.console that
- * is not an open descriptor included), -EALREADY if xlog is already open,
+ * is not an open descriptor included) or a configuration file that cannot
+ * be read or has a mistake (nothing of it applied), -EALREADY if xlog is already open,
  * or the error of mkdir/open (never -EBADF, which means "xlog is not
  * open" wherever it is returned).  xlog_strerror(rc) explains the
  * code and xlog_last_error() names the field or file.  A relative cfg.dir

@@ -8,7 +8,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <stdarg.h>
 #include <cmocka.h>
 
@@ -848,6 +851,69 @@ static void the_environment_overrides_the_file_and_the_file_the_program(void **s
     free(file_logs);
 }
 
+/* The text after an RFC 5424 header's time, of the next datagram on fd
+ * (within 20 s), its PRI and version checked against pri. */
+static void receive_after_time(int fd, const char *pri, char *out, size_t size)
+{
+    struct pollfd waiting = {.fd = fd, .events = POLLIN};
+    assert_int_equal(poll(&waiting, 1, 20000), 1);
+    char datagram[4096];
+    ssize_t n = recv(fd, datagram, sizeof datagram - 1, 0);
+    assert_true(n > 0);
+    datagram[n] = '\0';
+    assert_memory_equal(datagram, pri, strlen(pri));
+    const char *after = strchr(datagram + strlen(pri), ' ');
+    assert_non_null(after);
+    snprintf(out, size, "%s", after + 1);
+}
+
+static void a_syslog_section_sends_its_lines_to_its_collector(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("cfgfile");
+    char *logs = test_path(dir, "logs"), *socket_path = test_path(dir, "collector.sock");
+    int collector = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path);
+    assert_int_equal(bind(collector, (struct sockaddr *)&address, sizeof address), 0);
+    char text[1024];
+    int n = snprintf(text, sizeof text,
+                     "dir = %s\npersistent = false\n"
+                     "[syslog local]\n"
+                     "transport = unix\naddress = %s\nformat = rfc5424\nfacility = local3\n"
+                     "app_name = cfgtest\nhostname = host-1\nlevel = warn\n"
+                     "pattern = {level} {message}\n",
+                     logs, socket_path);
+    char *conf = write_file(dir, "xlog.conf", text, (size_t)n);
+    xlog_config cfg = test_config_in("unused");
+    cfg.config_file = conf;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("info: the files only");
+    xlog_warn("warn: sent");
+    xlog_error("error: sent %d", 2);
+    assert_int_equal(xlog_close(), 0);
+    /* local3 is facility 19: PRI 19 * 8 + 4 (WARN), + 3 (ERROR). */
+    char got[4096], want[256];
+    receive_after_time(collector, "<156>1 ", got, sizeof got);
+    snprintf(want, sizeof want, "host-1 cfgtest %d - - WARN warn: sent", (int)getpid());
+    assert_string_equal(got, want);
+    receive_after_time(collector, "<155>1 ", got, sizeof got);
+    snprintf(want, sizeof want, "host-1 cfgtest %d - - ERROR error: sent 2", (int)getpid());
+    assert_string_equal(got, want);
+    char more;
+    assert_int_equal(recv(collector, &more, 1, 0), -1); /* nothing else was sent */
+    assert_int_equal(errno, EAGAIN);
+    close(collector);
+    char *files = read_log(logs);
+    assert_int_equal(test_count_lines(files), 3);
+    free(files);
+    test_remove_tree(dir);
+    free(dir);
+    free(logs);
+    free(socket_path);
+    free(conf);
+}
+
 /* What examples/xlog.conf says, field by field. */
 static void the_example_file_says_what_its_comments_say(void **state)
 {
@@ -989,6 +1055,7 @@ int main(void)
         cmocka_unit_test(a_bad_file_fails_xlog_open_and_applies_nothing),
         cmocka_unit_test(the_files_pattern_and_levels_decide_the_lines_written),
         cmocka_unit_test(the_environment_overrides_the_file_and_the_file_the_program),
+        cmocka_unit_test(a_syslog_section_sends_its_lines_to_its_collector),
         cmocka_unit_test(the_example_file_says_what_its_comments_say),
         cmocka_unit_test(the_example_file_does_what_it_says),
     };
