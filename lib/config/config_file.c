@@ -182,7 +182,10 @@ static const key syslog_keys[] = {
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+/* The most keys a section has (parser.seen has a slot for each). */
 #define MAX_KEYS COUNT(top_keys)
+_Static_assert(COUNT(console_keys) <= MAX_KEYS && COUNT(syslog_keys) <= MAX_KEYS,
+               "MAX_KEYS must be the largest section's count");
 
 typedef enum section_id { SECTION_TOP, SECTION_CONSOLE, SECTION_SYSLOG } section_id;
 
