@@ -658,6 +658,14 @@ xlog_config xlog_defaults(void);
  * the environment (and cfg.use_environment is set), else the file named by
  * cfg.config_file, if any.  examples/xlog.conf shows every key.
  *
+ *     ```c fragment
+ *     xlog_config cfg = xlog_defaults();
+ *     cfg.dir = "logs";                              // the program's own
+ *     cfg.config_file = "/etc/myservice/xlog.conf";  // applied over it
+ *     if (xlog_open(&cfg) != 0)
+ *         fprintf(stderr, "%s\n", xlog_last_error()); // file:line:column: what
+ *     ```
+ *
  * Precedence, lowest first: the program's xlog_config; the file, key by key
  * (a key the file does not name keeps the program's value); XLOG_DIR and
  * XLOG_LEVEL, which override dir and both level and filter.
