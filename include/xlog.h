@@ -781,10 +781,12 @@ xlog_config xlog_defaults(void);
  *     xlog.conf:5:13: ring_size: "32K" is not between 64K and 1G
  *     xlog.conf:6:1: level given twice (first on line 2)
  *     xlog.conf:7:2: unknown section [files] (console, or syslog NAME)
- *     xlog.conf:8:7: "=" missing after the key "level"
- *     xlog.conf:9:7: unterminated quoted string
- *     xlog.conf:10:4097: line longer than 4096 bytes
- *     xlog.conf:2:10: filter="warn,net=loud": "loud" at column 10 is not a
+ *     xlog.conf:8:1: dir is not a key of a section: it goes before the
+ *         first section
+ *     xlog.conf:9:7: "=" missing after the key "level"
+ *     xlog.conf:10:7: unterminated quoted string
+ *     xlog.conf:11:4097: line longer than 4096 bytes
+ *     xlog.conf:12:10: filter="warn,net=loud": "loud" at column 10 is not a
  *         level (trace, debug, info, warn or warning, error or err, fatal
  *         or off)
  *

@@ -707,6 +707,11 @@ static int set_key(parser *p, const char *line, size_t length, size_t key_at, ch
         int shown = key_length > SHOWN ? SHOWN : (int)key_length;
         if (p->section == SECTION_TOP)
             return fail(p, key_at + 1, "unknown key \"%.*s\"", shown, name);
+        for (size_t t = 0; t < COUNT(top_keys); t++)
+            if (strlen(top_keys[t].name) == key_length &&
+                memcmp(top_keys[t].name, name, key_length) == 0)
+                return fail(p, key_at + 1, "%s is not a key of a section: it goes before the "
+                            "first section", top_keys[t].name);
         if (p->section == SECTION_CONSOLE)
             return fail(p, key_at + 1, "unknown key \"%.*s\" in [console]", shown, name);
         return fail(p, key_at + 1, "unknown key \"%.*s\" in [syslog %s]", shown, name,
