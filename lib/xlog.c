@@ -397,7 +397,8 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         open_cfg = cfg;
         open_file = file;
         xlog_store_release(&xlog_front.epoch, ++last_epoch);
-        /* XLOG_LEVEL replaces the file's filter, which adds to cfg.level. */
+        /* The rules in force: XLOG_LEVEL's, else the file's filter (either
+         * over cfg.level where it names no level), else cfg.level alone. */
         const char *filter = cfg.use_environment ? getenv("XLOG_LEVEL") : NULL;
         if (filter && *filter)
             xlog_apply_filter(filter, "XLOG_LEVEL", cfg.level, 0); /* checked above */
@@ -555,8 +556,9 @@ XLOG_API const char *xlog_strerror(int rc)
         return "success";
     case -EINVAL:
         return "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR, or "
-               "a line of the configuration file) is out of range or cannot be used (cfg.console not an open descriptor, a custom "
-               "sink without a write function); xlog_last_error() says which";
+               "a line of the configuration file) is out of range or cannot be used "
+               "(cfg.console not an open descriptor, a custom sink without a write function); "
+               "xlog_last_error() says which";
     case -EALREADY:
         return "xlog is already open";
     case -EDEADLK:
