@@ -643,6 +643,18 @@ static void unreadable_files_are_refused_with_the_reason(void **state)
     snprintf(expected, sizeof expected, "%s: cannot read: Is a directory", dir);
     assert_string_equal(xlog_last_error(), expected);
 
+    /* Any errno of open(2): a path through a file (as root, who reads a
+     * file of mode 0, this is the case that always runs). */
+    char *through = test_path(missing, "x");
+    char *plain = write_file(dir, "missing.conf", "", 0);
+    cfg.config_file = through;
+    assert_int_equal(xlog_open(&cfg), -EINVAL);
+    snprintf(expected, sizeof expected, "%s: cannot read: Not a directory", through);
+    assert_string_equal(xlog_last_error(), expected);
+    unlink(plain);
+    free(plain);
+    free(through);
+
     char *fifo = test_path(dir, "fifo.conf");
     assert_int_equal(mkfifo(fifo, 0600), 0);
     cfg.config_file = fifo;
