@@ -447,8 +447,16 @@ typedef struct xlog_config {
 
     /* Non-zero: XLOG_LEVEL (a filter string: "Levels, modules and
      * filters" below) and XLOG_DIR in the environment override level (and
-     * set module rules) and dir, for operators.  Default 1. */
+     * set module rules) and dir, for operators, and XLOG_CONFIG names the
+     * configuration file (in place of config_file).  Default 1. */
     int use_environment;
+
+    /* A configuration file read by xlog_open over this configuration (see
+     * "Configuration file" below), or NULL (the default) for none.  A field
+     * rather than a function of its own, so that a program keeps one way to
+     * open xlog: what a file cannot say (wall_clock_ns, custom sinks) stays
+     * in the configuration the file is applied over. */
+    const char *config_file;
 
     /* Backtrace on error: with backtrace_lines > 0, each thread keeps its
      * last backtrace_lines messages that are below the level written but at
@@ -642,13 +650,187 @@ typedef struct xlog_config {
 xlog_config xlog_defaults(void);
 
 /* ------------------------------------------------------------------------ */
+/* Configuration file                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Operators can change xlog_config and the syslog sinks without a rebuild:
+ * xlog_open reads a configuration file when XLOG_CONFIG=/path/to/file is in
+ * the environment (and cfg.use_environment is set), else the file named by
+ * cfg.config_file, if any.  examples/xlog.conf shows every key.
+ *
+ *     ```c fragment
+ *     xlog_config cfg = xlog_defaults();
+ *     cfg.dir = "logs";                              // the program's own
+ *     cfg.config_file = "/etc/myservice/xlog.conf";  // applied over it
+ *     if (xlog_open(&cfg) != 0)
+ *         fprintf(stderr, "%s\n", xlog_last_error()); // file:line:column: what
+ *     ```
+ *
+ * Precedence, lowest first: the program's xlog_config; the file, key by key
+ * (a key the file does not name keeps the program's value); XLOG_DIR and
+ * XLOG_LEVEL, which override dir and both level and filter.
+ *
+ * The format, line by line (lines end in LF or CR LF; a UTF-8 byte order
+ * mark at the start is skipped; a line holds at most 4096 bytes):
+ *
+ *     # a comment: from '#' to the end of the line
+ *     key = value           # blanks (spaces, tabs) around '=' are ignored
+ *     [console]             # the keys below belong to the console
+ *     [syslog central]      # a syslog sink named "central"
+ *
+ * Keys given before the first section are xlog_config's; the keys of a
+ * section belong to it, up to the next section.  Keys and section kinds are
+ * lower case, as listed below.  A key may be given once per section; a
+ * section once (by kind and name).  Section names: letters, digits, '_',
+ * '-' and '.', at most 64 bytes; at most 30 [syslog NAME] sections.
+ *
+ * Values: a bare value runs from the first non-blank after '=' to the end
+ * of the line or to a '#', without its trailing blanks; it may hold blanks
+ * and quotes (pattern = {time} [{level}] "{message}").  A value that begins
+ * with '"' is quoted: it ends at the next '"', and inside it \" is a quote
+ * and \\ a backslash (no other escape); only blanks and a comment may
+ * follow it.  Quote a value that holds a '#', begins or ends with a blank,
+ * begins with '"', or is empty ("").  No value may hold a control character
+ * other than a tab.  The kinds of value:
+ *
+ *     level     trace, debug, info, warn (or warning), error (or err),
+ *               fatal, off; in any case
+ *     boolean   true or false
+ *     number    decimal digits
+ *     size      a number of bytes, or a number followed by K, M or G
+ *               (1K = 1024 bytes): 65536, 64K, 1M
+ *     duration  a number in the key's unit (_ms: milliseconds, _us:
+ *               microseconds), or followed by us, ms, s, m or h: 250ms,
+ *               2s; it must come to a whole number of the key's unit
+ *     string    any text (paths, addresses, names)
+ *     pattern   a text layout's pattern ("Layouts" above), checked here
+ *     a name    one of those listed, as written
+ *
+ * Keys before any section (xlog_config's field of the same name, which
+ * documents it; the range is what xlog_open accepts):
+ *
+ *     dir                string
+ *     file_mode          shared, per_thread or per_process
+ *     level              level
+ *     filter             a filter string, as XLOG_LEVEL ("Levels, modules
+ *                        and filters" below): "info,net=debug"; it is made
+ *                        the rules in force at xlog_open, with level as the
+ *                        process-wide level where it names none (no field)
+ *     ring_size          size, 64K to 1G
+ *     full_policy        block or drop
+ *     max_message        size, 256 to 256M (and ring_size / 4)
+ *     write_buffer       size, at least 4K
+ *     flush_interval_ms  duration
+ *     idle_sleep_us      duration
+ *     backtrace_lines    number, 0 to 100000
+ *     backtrace_level    level
+ *     flush_level        level
+ *     sync_level         level
+ *     crash_handlers     boolean
+ *     persistent         boolean
+ *     persistent_dir     string
+ *     follow_symlinks    boolean
+ *     rotate_size        size, 0 or at least 64K
+ *     rotate_keep        number, 1 to 100000
+ *     keep_days          number
+ *     rotate_local_time  boolean
+ *     compress           none or gzip
+ *     check_interval_ms  duration, 1 to 86400000 (a day)
+ *     file_layout        text or json
+ *     file_pattern       pattern
+ *     file_level         level
+ *
+ * [console] (the console_* fields of xlog_config; the console is shown only
+ * where output says, or the program's cfg.console):
+ *
+ *     output    off, stdout, stderr or a descriptor number (cfg.console)
+ *     level     level (cfg.console_level)
+ *     buffer    size, at least 64K (cfg.console_buffer)
+ *     color     auto, never or always (cfg.console_color)
+ *     layout    text or json (cfg.console_layout)
+ *     pattern   pattern (cfg.console_pattern)
+ *
+ * [syslog NAME] (a syslog sink, added after the program's cfg.sinks; its
+ * xlog_syslog_config starts from xlog_syslog_defaults(); NAME is only the
+ * section's):
+ *
+ *     level      level (sink.level)
+ *     layout     text or json (sink.layout)
+ *     pattern    pattern (sink.pattern)
+ *     transport  unix, udp or tcp
+ *     address    string: a socket's path, or host:port
+ *     format     auto, rfc5424 or rfc3164
+ *     facility   0 to 23, or kern, user, mail, daemon, auth, syslog, lpr,
+ *                news, uucp, cron, authpriv, ftp, local0 ... local7
+ *     app_name   string
+ *     hostname   string
+ *     buffer     size, at least 64K
+ *
+ * Not in a file: use_environment and config_file (the operator's
+ * environment always has the last word, and a file names no other file),
+ * wall_clock_ns (a function) and custom sinks (xlog_custom_sink: code);
+ * a program passes them in its xlog_config, and the file's settings are
+ * applied over it.
+ *
+ * A file with a mistake is refused whole: nothing of it is applied and
+ * xlog_open fails with -EINVAL; xlog_last_error() says where, as
+ * "<path>:<line>:<column>: <what>" (columns count bytes from 1), e.g.
+ *
+ *     xlog.conf:3:1: unknown key "levle"
+ *     xlog.conf:4:15: rotate_keep: "0" is not between 1 and 100000
+ *     xlog.conf:5:13: ring_size: "32K" is not between 64K and 1G
+ *     xlog.conf:6:1: level given twice (first on line 2)
+ *     xlog.conf:7:2: unknown section [files] (console, or syslog NAME)
+ *     xlog.conf:8:1: dir is not a key of a section: it goes before the
+ *         first section
+ *     xlog.conf:9:7: "=" missing after the key "level"
+ *     xlog.conf:10:7: unterminated quoted string
+ *     xlog.conf:11:4097: line longer than 4096 bytes
+ *     xlog.conf:12:10: filter="warn,net=loud": "loud" at column 10 is not a
+ *         level (trace, debug, info, warn or warning, error or err, fatal
+ *         or off)
+ *
+ * and for a file that cannot be read, "<path>: cannot read: <the system's
+ * reason>" ("No such file or directory", "Is a directory", "Permission
+ * denied"; also "not a regular file"); a file longer than 1 MiB is
+ * refused.  What only xlog_open or a sink can check (a directory that
+ * cannot be made, max_message above ring_size / 4, a syslog address that is
+ * not host:port) is reported as for a program's configuration.
+ *
+ * A path in a file is taken as the field takes it: a relative dir is
+ * relative to the current directory at xlog_open, not to the file's.  The
+ * strings and sinks the file gives are xlog's until xlog_close.
+ *
+ *     # /etc/myservice/xlog.conf
+ *     dir = /var/log/myservice
+ *     level = info
+ *     filter = info,storage=debug
+ *     rotate_size = 64M
+ *     keep_days = 14
+ *     compress = gzip
+ *     file_pattern = "{time:iso} {level} [{module}] {message}"
+ *
+ *     [console]
+ *     output = stderr
+ *     level = warn
+ *
+ *     [syslog central]
+ *     transport = tcp
+ *     address = 10.0.0.5:514
+ *     level = error
+ */
+
+/* ------------------------------------------------------------------------ */
 /* Life cycle                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Starts logging: checks cfg (NULL means the defaults), creates the
- * directory, opens the first file and starts the back-end thread.  Returns 0,
+/* Starts logging: applies the configuration file over cfg (NULL means the
+ * defaults) if XLOG_CONFIG or cfg->config_file names one (see
+ * "Configuration file"), checks the result, creates the directory, opens
+ * the first file and starts the back-end thread.  Returns 0,
  * or a negative errno value: -EINVAL for a bad field (a cfg.console that
- * is not an open descriptor included), -EALREADY if xlog is already open,
+ * is not an open descriptor included) or a configuration file that cannot
+ * be read or has a mistake (nothing of it applied), -EALREADY if xlog is already open,
  * or the error of mkdir/open (never -EBADF, which means "xlog is not
  * open" wherever it is returned).  xlog_strerror(rc) explains the
  * code and xlog_last_error() names the field or file.  A relative cfg.dir

@@ -31,6 +31,7 @@
 #include "base/error.h"
 #include "base/guard.h"
 #include "base/settings.h"
+#include "config/config_file.h"
 #include "frontend/filter.h"
 #include "frontend/frontend.h"
 #include "recovery/recovery.h"
@@ -46,6 +47,9 @@ static uint64_t last_epoch;
 /* The configuration in force, for the child of a fork to start again with. */
 static xlog_config open_cfg;
 static char open_dir[PATH_MAX];
+/* The configuration file open_cfg was read from: its strings and sinks,
+ * which open_cfg points to until xlog_close (NULL: none). */
+static xlog_config_file *open_file;
 
 /* Messages dropped while xlog was closed that the log has announced. */
 static uint64_t closed_drops_announced;
@@ -166,8 +170,24 @@ static int resolve_dir(xlog_config *cfg)
     return 0;
 }
 
+/* The configuration file, if any (XLOG_CONFIG when the environment is
+ * used, else cfg.config_file), over the program's configuration: 0 with
+ * *file set (NULL: no file), or -EINVAL (-ENOMEM) with nothing applied. */
+static int apply_config_file(xlog_config *cfg, xlog_config_file **file)
+{
+    *file = NULL;
+    const char *path = cfg->config_file;
+    const char *from_environment = cfg->use_environment ? getenv("XLOG_CONFIG") : NULL;
+    if (from_environment && *from_environment)
+        path = from_environment;
+    if (!path || !*path)
+        return 0;
+    return xlog_config_file_load(path, cfg, file);
+}
+
 /* Applies the environment and checks every field: 0, or -EINVAL with the
- * reason in last_error. */
+ * reason in last_error.  The environment comes after the configuration
+ * file: XLOG_DIR and XLOG_LEVEL override it. */
 static int settle_config(xlog_config *cfg)
 {
     if (cfg->use_environment) {
@@ -293,6 +313,8 @@ static void resume_after_fork(void)
             xlog_store_release(&xlog_front.epoch, ++last_epoch);
         } else {
             xlog_survival_stop();
+            xlog_config_file_free(open_file);
+            open_file = NULL;
             is_open = 0;
         }
     }
@@ -340,9 +362,12 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         return -EDEADLK;
     xlog_clear_error();
     xlog_config cfg = user_cfg ? *user_cfg : xlog_defaults();
+    xlog_config_file *file = NULL;
     xlog_enter();
     pthread_mutex_lock(&lifecycle_lock);
-    int rc = is_open ? -EALREADY : settle_config(&cfg);
+    int rc = is_open ? -EALREADY : apply_config_file(&cfg, &file);
+    if (rc == 0)
+        rc = settle_config(&cfg);
     if (rc == -EALREADY)
         xlog_set_error("xlog is already open");
     if (rc == 0) {
@@ -365,13 +390,20 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
                 xlog_set_error("%s", strerror(-rc));
         }
     }
+    if (rc != 0)
+        xlog_config_file_free(file);
     if (rc == 0) {
         is_open = 1;
         open_cfg = cfg;
+        open_file = file;
         xlog_store_release(&xlog_front.epoch, ++last_epoch);
+        /* The rules in force: XLOG_LEVEL's, else the file's filter (either
+         * over cfg.level where it names no level), else cfg.level alone. */
         const char *filter = cfg.use_environment ? getenv("XLOG_LEVEL") : NULL;
         if (filter && *filter)
             xlog_apply_filter(filter, "XLOG_LEVEL", cfg.level, 0); /* checked above */
+        else if (file && xlog_config_file_filter(file))
+            xlog_apply_filter(xlog_config_file_filter(file), "filter", cfg.level, 0);
         else
             xlog_set_level(cfg.level);
         xlog_set_backtrace_level(cfg.backtrace_lines ? cfg.backtrace_level : XLOG_OFF);
@@ -433,6 +465,8 @@ XLOG_API int xlog_close(void)
             xlog_survival_recover_dead();
             xlog_survival_stop();
         }
+        xlog_config_file_free(open_file);
+        open_file = NULL;
         is_open = 0;
         rc = 0;
     }
@@ -521,9 +555,10 @@ XLOG_API const char *xlog_strerror(int rc)
     case 0:
         return "success";
     case -EINVAL:
-        return "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR) is "
-               "out of range or cannot be used (cfg.console not an open descriptor, a custom "
-               "sink without a write function); xlog_last_error() says which";
+        return "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR, or "
+               "a line of the configuration file) is out of range or cannot be used "
+               "(cfg.console not an open descriptor, a custom sink without a write function); "
+               "xlog_last_error() says which";
     case -EALREADY:
         return "xlog is already open";
     case -EDEADLK:

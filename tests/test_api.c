@@ -742,8 +742,8 @@ static void each_error_code_has_one_meaning_and_text(void **state)
     assert_string_equal(xlog_last_error(), "cfg.console: descriptor 99 is not open (Bad file "
                                            "descriptor)");
     assert_string_equal(xlog_strerror(-EINVAL),
-                        "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR) "
-                        "is out of range or cannot be used (cfg.console not an open descriptor, a "
+                        "invalid configuration: a field of xlog_config (or XLOG_LEVEL / XLOG_DIR, "
+                        "or a line of the configuration file) is out of range or cannot be used (cfg.console not an open descriptor, a "
                         "custom sink without a write function); xlog_last_error() says which");
     assert_string_equal(xlog_strerror(-EALREADY), "xlog is already open");
     test_drop_dir(dir);

@@ -29,6 +29,7 @@ def run(program, args, cwd, env=None):
     full_env = dict(os.environ)
     full_env.pop("XLOG_LEVEL", None)
     full_env.pop("XLOG_DIR", None)
+    full_env.pop("XLOG_CONFIG", None)
     full_env.update(env or {})
     done = subprocess.run([program] + args, cwd=cwd, env=full_env, capture_output=True,
                           text=True, timeout=120)
@@ -130,10 +131,45 @@ def modules(examples, work):
     check(got == want, "modules, XLOG_LEVEL from the operator: %r" % got)
 
 
+def config_file(examples, work):
+    program = os.path.join(examples, "example_config_file")
+    run(program, [], work)
+    got = [(level, message) for level, _, _, message in log_lines(os.path.join(work, "logs"))]
+    check(got == [("INFO", "service started"), ("WARN", "disk 91% full")],
+          "config_file without a file: the program's own settings: %r" % got)
+
+    with open(os.path.join(work, "debug.conf"), "w") as f:
+        f.write("# the operator's file\n"
+                "dir = debug-logs\n"
+                "level = debug\n"
+                "file_pattern = {level} {message}\n")
+    run(program, ["debug.conf"], work)
+    names = os.listdir(os.path.join(work, "debug-logs"))
+    check(len(names) == 1, "config_file with a file: one file in its dir: %r" % names)
+    with open(os.path.join(work, "debug-logs", names[0]), encoding="utf-8") as f:
+        got = f.read()
+    check(got == "INFO service started\nDEBUG cache of 128 entries\nWARN disk 91% full\n",
+          "config_file with a file: its level and pattern: %r" % got)
+
+    # XLOG_CONFIG names another file in place of the program's; its mistake
+    # stops the program, which says where it is.
+    with open(os.path.join(work, "bad.conf"), "w") as f:
+        f.write("level = debug\nrotate_keep = none\n")
+    env = dict(os.environ)
+    env.pop("XLOG_LEVEL", None)
+    env.pop("XLOG_DIR", None)
+    env["XLOG_CONFIG"] = "bad.conf"
+    done = subprocess.run([program, "debug.conf"], cwd=work, env=env, capture_output=True,
+                          text=True, timeout=120)
+    check(done.returncode == 1 and done.stdout == "" and done.stderr ==
+          'xlog_open: bad.conf:2:15: rotate_keep: "none" is not a number\n',
+          "config_file with a mistake: %d %r %r" % (done.returncode, done.stdout, done.stderr))
+
+
 def main():
     examples, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
-    cases = (hello, threads, custom_sink, modules)
+    cases = (hello, threads, custom_sink, modules, config_file)
     failed = 0
     for case in cases:
         os.makedirs(os.path.join(work, case.__name__))
