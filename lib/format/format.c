@@ -965,3 +965,166 @@ size_t xlog_fmt_render(const char *fmt, size_t fmt_len, const xlog_arg *args, si
     }
     return o.len;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Formats parsed once                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* How a parsed step renders its conversion. */
+enum step_op {
+    OP_END,      /* none: the text after the last conversion */
+    OP_UNSIGNED, /* %u with no flags, width or precision; any length */
+    OP_SIGNED,   /* %d %i, the same */
+    OP_STRING,   /* %s of a char string, no flags, width or precision */
+    OP_FIXED,    /* %f %F of a double, no flags or width; any precision */
+    OP_GENERAL   /* any other: render_conversion */
+};
+
+/* The bits an integer conversion of this length reads, as a shift that
+ * keeps them (narrow_signed and narrow_unsigned's widths). */
+static unsigned char integer_shift(unsigned char length)
+{
+    switch (length) {
+    case XLOG_LEN_HH: return 64 - CHAR_BIT;
+    case XLOG_LEN_H: return 64 - CHAR_BIT * sizeof(short);
+    case XLOG_LEN_NONE: return 64 - CHAR_BIT * sizeof(int);
+    case XLOG_LEN_L: return 64 - CHAR_BIT * sizeof(long);
+    default: return 0; /* ll j z t: 64 bits */
+    }
+}
+
+static unsigned char step_op(const xlog_conv *c)
+{
+    bool plain = c->flags == 0 && c->width == XLOG_FMT_NONE;
+    if (!plain)
+        return OP_GENERAL;
+    switch (c->conv) {
+    case 'u':
+        return c->precision == XLOG_FMT_NONE ? OP_UNSIGNED : OP_GENERAL;
+    case 'd': case 'i':
+        return c->precision == XLOG_FMT_NONE ? OP_SIGNED : OP_GENERAL;
+    case 's':
+        return c->kind == XLOG_ARG_STR && c->precision == XLOG_FMT_NONE ? OP_STRING : OP_GENERAL;
+    case 'f': case 'F':
+        return c->kind == XLOG_ARG_DOUBLE && c->precision != XLOG_FMT_STAR ? OP_FIXED
+                                                                            : OP_GENERAL;
+    default:
+        return OP_GENERAL;
+    }
+}
+
+int xlog_fmt_parse(const char *fmt, size_t fmt_len, xlog_fmt_parsed *out)
+{
+    out->usable = 0;
+    if (fmt_len > XLOG_FMT_PARSED_MAX_LENGTH)
+        return 0;
+    out->fmt_len = (uint16_t)fmt_len;
+    const char *cursor = fmt, *end = fmt + fmt_len;
+    size_t count = 0, needed = 0, tail_at = fmt_len;
+    xlog_conv c;
+    xlog_fmt_step *s = out->steps;
+    while (xlog_fmt_next(&cursor, end, &c)) {
+        if (!c.conv) { /* the text after the last conversion */
+            tail_at = (size_t)(c.lit - fmt);
+            break;
+        }
+        if (count == XLOG_FMT_PARSED_CONVERSIONS)
+            return 0;
+        *s = (xlog_fmt_step){
+            .lit_at = (uint16_t)(c.lit - fmt), .lit_len = (uint16_t)c.lit_len,
+            .spec_at = (uint16_t)(c.spec - fmt), .spec_len = (uint16_t)c.spec_len,
+            .op = step_op(&c), .shift = integer_shift(c.length), .conv = c.conv,
+            .flags = (unsigned char)c.flags, .length = c.length, .kind = c.kind,
+            .width = c.width, .precision = c.precision,
+        };
+        needed += (size_t)(c.width == XLOG_FMT_STAR) + (c.precision == XLOG_FMT_STAR) +
+                  (c.kind != XLOG_ARG_NONE);
+        count++;
+        s++;
+    }
+    *s = (xlog_fmt_step){ .lit_at = (uint16_t)tail_at, .lit_len = (uint16_t)(fmt_len - tail_at),
+                          .op = OP_END };
+    out->args_needed = (unsigned char)needed;
+    out->usable = 1;
+    return 1;
+}
+
+/* A decimal integer without padding: the "%d" and "%lu" of most lines.  The
+ * digits go straight to the output when it has room for any. */
+static inline void put_decimal(sink *o, uint64_t magnitude)
+{
+    char buf[20];
+    char *end = buf + sizeof buf, *digits = write_decimal(end, magnitude);
+    put(o, digits, (size_t)(end - digits));
+}
+
+size_t xlog_fmt_render_parsed(const xlog_fmt_parsed *parsed, const char *fmt,
+                              const xlog_arg *args, size_t nargs, char *out, size_t cap)
+{
+    /* A missing argument makes this and every later conversion literal:
+     * rare, and xlog_fmt_render's walk does it. */
+    if (nargs < parsed->args_needed)
+        return xlog_fmt_render(fmt, parsed->fmt_len, args, nargs, out, cap);
+    sink o = { .buf = out, .cap = cap, .len = 0 };
+    size_t next_arg = 0;
+    for (const xlog_fmt_step *s = parsed->steps;; s++) {
+        put(&o, fmt + s->lit_at, s->lit_len);
+        switch (s->op) {
+        case OP_END:
+            return o.len;
+        case OP_UNSIGNED:
+            put_decimal(&o, args[next_arg++].u << s->shift >> s->shift);
+            break;
+        case OP_SIGNED: {
+            int64_t v = (int64_t)(args[next_arg++].u << s->shift) >> s->shift;
+            if (v < 0)
+                put_char(&o, '-');
+            put_decimal(&o, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+            break;
+        }
+        case OP_STRING: {
+            field f = { .flags = 0, .width = 0, .precision = XLOG_FMT_NONE };
+            render_string(&o, &f, &args[next_arg++]);
+            break;
+        }
+        default: {
+            xlog_conv c = { .lit = fmt + s->lit_at, .lit_len = s->lit_len, .conv = s->conv,
+                            .spec = fmt + s->spec_at, .spec_len = s->spec_len,
+                            .flags = s->flags, .width = s->width, .precision = s->precision,
+                            .length = s->length, .kind = s->kind };
+            if (s->op == OP_FIXED) {
+                field f = { .flags = 0, .width = 0, .precision = s->precision };
+                if (!render_float(&o, &f, &c, &args[next_arg++]))
+                    put(&o, c.spec, c.spec_len);
+            } else {
+                render_conversion(&o, &c, args, nargs, &next_arg);
+            }
+            break;
+        }
+        }
+    }
+}
+
+static size_t cache_slot(const char *fmt)
+{
+    uintptr_t a = (uintptr_t)fmt;
+    return (size_t)((a >> 4) ^ (a >> 13)) & (XLOG_FMT_CACHE_SLOTS - 1);
+}
+
+const xlog_fmt_parsed *xlog_fmt_cache_get(xlog_fmt_cache *cache, const char *fmt,
+                                          size_t fmt_len, xlog_fmt_parsed *local)
+{
+    int enclosed = cache->held++ > 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* held before any read of a slot */
+    xlog_fmt_cache_slot *slot = &cache->slots[cache_slot(fmt)];
+    if (slot->fmt == fmt && slot->parsed.fmt_len == fmt_len)
+        return slot->parsed.usable ? &slot->parsed : NULL;
+    if (enclosed) /* the get we interrupt may be reading or writing this slot */
+        return xlog_fmt_parse(fmt, fmt_len, local) ? local : NULL;
+    slot->fmt = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    xlog_fmt_parse(fmt, fmt_len, &slot->parsed);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    slot->fmt = fmt;
+    return slot->parsed.usable ? &slot->parsed : NULL;
+}
