@@ -39,6 +39,7 @@
 
 #include <cmocka.h>
 
+#include "format/digits.h"
 #include "format/format.h"
 #include "record/record.h"
 #include "format_reference.h"
@@ -1459,6 +1460,71 @@ static void test_cache_get_inside_another_leaves_its_slot_alone(void **state)
     free(block);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Decimal digits (format/digits.h)                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Every digit count and every way of writing digits agrees with snprintf,
+ * at the powers of ten and either side of them, at the 32-bit and 10^8
+ * boundaries where the writers change method, and at random values. */
+static void test_digits_are_written_as_snprintf_writes_them(void **state)
+{
+    (void)state;
+    uint64_t values[4096];
+    size_t n = 0;
+    uint64_t power = 1;
+    for (int i = 0; i < 20; i++, power *= 10) {
+        values[n++] = power - 1;
+        values[n++] = power;
+        values[n++] = power + 1;
+        values[n++] = power * 2 - 1;
+    }
+    static const uint64_t edges[] = {0, UINT32_MAX, (uint64_t)UINT32_MAX + 1, 99999999,
+                                     100000000, 9999999999999999u, 10000000000000000u,
+                                     UINT64_MAX, UINT64_MAX - 1, 12345678901234567890u};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        values[n++] = edges[i];
+    while (n < sizeof values / sizeof values[0])
+        values[n++] = rand64() >> rand_below(64);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = values[i];
+        char expected[32];
+        int len = snprintf(expected, sizeof expected, "%llu", (unsigned long long)v);
+        assert_int_equal(xlog_decimal_length(v), len);
+        /* every count, 0 to 20: the last count digits, zeros in front */
+        char padded[48];
+        snprintf(padded, sizeof padded, "%020llu", (unsigned long long)v);
+        for (int count = 0; count <= 20; count++) {
+            char at[48], before[48];
+            memset(at, '#', sizeof at);
+            memset(before, '#', sizeof before);
+            char *end = xlog_digits_at(at + 4, v, count);
+            assert_ptr_equal(end, at + 4 + count);
+            assert_memory_equal(at + 4, padded + 20 - count, (size_t)count);
+            assert_memory_equal(at, "####", 4); /* nothing before */
+            /* after: at most up to 8 bytes in all */
+            for (int k = count > 8 ? count : 8; k < 40; k++)
+                assert_int_equal(at[4 + k], '#');
+            char *start = xlog_digits_before(before + 24, v, count);
+            assert_ptr_equal(start, before + 24 - count);
+            assert_memory_equal(start, padded + 20 - count, (size_t)count);
+            for (int k = 0; k < 24 - count; k++)
+                assert_int_equal(before[k], '#');
+            for (int k = 24; k < 48; k++)
+                assert_int_equal(before[k], '#');
+        }
+    }
+    /* xlog_digits8 on every value below 10^5 and a stride through 10^8 */
+    for (uint32_t v = 0; v < 100000000; v += v < 100000 ? 1 : 9973) {
+        char expected[16];
+        snprintf(expected, sizeof expected, "%08u", v);
+        char got[8];
+        xlog_digits_at(got, v, 8);
+        if (memcmp(got, expected, 8) != 0)
+            fail_msg("%u: [%.8s]", v, got);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1488,6 +1554,7 @@ int main(void)
         cmocka_unit_test(test_null_string_under_short_precision_prints_like_glibc),
         cmocka_unit_test(test_raw_bytes_come_out_as_snprintf_writes_them),
         cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_digits_are_written_as_snprintf_writes_them),
         cmocka_unit_test(test_cache_of_many_sites_renders_each_sites_format),
         cmocka_unit_test(test_cache_keeps_the_same_format_at_two_sites_apart),
         cmocka_unit_test(test_cache_declines_a_format_with_too_many_conversions),

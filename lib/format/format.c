@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE /* strerror_r returning the text, strerrorname_np, GROUPING */
 #include "format.h"
+#include "digits.h"
 
 #include <fenv.h>
 #include <float.h>
@@ -336,42 +337,15 @@ static void put_number(sink *o, const field *f, const number_text *n, bool zero_
 /* Integers                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static const char two_digits[] =
+const char xlog_digit_pairs[200] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
 /* Writes v in decimal so that it ends just before end; returns its start. */
-static char *write_decimal(char *end, uint64_t v)
+static inline char *write_decimal(char *end, uint64_t v)
 {
-    while (v >= 100) {
-        unsigned pair = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--end = two_digits[pair + 1];
-        *--end = two_digits[pair];
-    }
-    if (v >= 10) {
-        *--end = two_digits[v * 2 + 1];
-        *--end = two_digits[v * 2];
-    } else {
-        *--end = (char)('0' + v);
-    }
-    return end;
-}
-
-/* Writes the last ndigits decimal digits of v, leading zeros included, so
- * that they end just before end; returns their start. */
-static char *write_decimal_digits(char *end, uint64_t v, int ndigits)
-{
-    for (; ndigits >= 2; ndigits -= 2) {
-        unsigned pair = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--end = two_digits[pair + 1];
-        *--end = two_digits[pair];
-    }
-    if (ndigits > 0)
-        *--end = (char)('0' + v % 10);
-    return end;
+    return xlog_digits_before(end, v, xlog_decimal_length(v));
 }
 
 /* The value as printf reads it for a signed conversion with this length. */
@@ -585,17 +559,23 @@ static bool render_fixed_fast(sink *o, const field *f, double x)
         ip++;
     }
 
+    /* ip < 2^64 (20 digits), the point, the fraction (15), and the 8 bytes
+     * xlog_digits_at may write */
     char buf[48];
-    char *end = buf + sizeof buf;
-    char *start = write_decimal_digits(end, digits_after, precision);
+    char *end = xlog_digits_at(buf, ip, xlog_decimal_length(ip));
     if (precision > 0 || (f->flags & XLOG_FMT_FLAG_HASH))
-        *--start = '.';
-    start = write_decimal(start, ip);
+        *end++ = '.';
+    end = xlog_digits_at(end, digits_after, precision);
 
     char prefix[1];
     size_t prefix_len = sign_prefix(prefix, signbit(x), f->flags);
-    size_t ndigits = (size_t)(end - start);
-    number_text text = { .prefix = prefix, .prefix_len = prefix_len, .digits = start,
+    size_t ndigits = (size_t)(end - buf);
+    if (f->width == 0) { /* "%f", "%.3f": nothing to lay out */
+        put(o, prefix, prefix_len);
+        put(o, buf, ndigits);
+        return true;
+    }
+    number_text text = { .prefix = prefix, .prefix_len = prefix_len, .digits = buf,
                          .ndigits = ndigits, .inner_at = ndigits };
     put_number(o, f, &text, true);
     return true;
@@ -1050,12 +1030,17 @@ int xlog_fmt_parse(const char *fmt, size_t fmt_len, xlog_fmt_parsed *out)
 }
 
 /* A decimal integer without padding: the "%d" and "%lu" of most lines.  The
- * digits go straight to the output when it has room for any. */
+ * digits go straight to the output when it has room for them. */
 static inline void put_decimal(sink *o, uint64_t magnitude)
 {
+    int n = xlog_decimal_length(magnitude);
+    if (o->len <= o->cap && o->cap - o->len >= 20) { /* xlog_digits_at's 8 bytes, any n */
+        xlog_digits_at(o->buf + o->len, magnitude, n);
+        o->len += (size_t)n;
+        return;
+    }
     char buf[20];
-    char *end = buf + sizeof buf, *digits = write_decimal(end, magnitude);
-    put(o, digits, (size_t)(end - digits));
+    put(o, xlog_digits_before(buf + sizeof buf, magnitude, n), (size_t)n);
 }
 
 size_t xlog_fmt_render_parsed(const xlog_fmt_parsed *parsed, const char *fmt,

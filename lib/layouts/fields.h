@@ -21,6 +21,7 @@
 
 #include "base/date.h"
 #include "event/event.h"
+#include "format/digits.h"
 #include "format/escape.h"
 
 /* The default line, the pattern xlog.h documents; a layout with this pattern
@@ -71,10 +72,7 @@ void xlog_time_text_refresh(xlog_time_text *t, int64_t second);
 /* Writes count decimal digits of value, with leading zeros. */
 static inline void xlog_put_digits(char *out, uint32_t value, int count)
 {
-    for (int i = count - 1; i >= 0; i--) {
-        out[i] = (char)('0' + value % 10);
-        value /= 10;
-    }
+    xlog_digits_before(out + count, value, count);
 }
 
 /* Writes the time of utc_ns; returns xlog_time_text_length(t).  It may
@@ -93,11 +91,16 @@ static inline size_t xlog_time_text_write(xlog_time_text *t, int64_t utc_ns, cha
         xlog_time_text_refresh(t, second);
     memcpy(out, t->head, sizeof t->head);
     size_t n = 19;
-    if (t->digits) {
+    if (t->digits == 9) { /* the default: the 8 last digits in one go */
+        out[20] = (char)('0' + nanos / 100000000);
+        xlog_digits_at(out + 21, (uint64_t)nanos % 100000000, 8);
+        n = 29;
+    } else if (t->digits) {
         xlog_put_digits(out + 20, (uint32_t)nanos / t->divisor, t->digits);
         n = 20 + (size_t)t->digits;
     }
-    memcpy(out + n, t->suffix, t->suffix_len);
+    if (t->suffix_len) /* UTC without 'Z' has none: no call for nothing */
+        memcpy(out + n, t->suffix, t->suffix_len);
     return n + t->suffix_len;
 }
 
