@@ -42,7 +42,7 @@ static inline char *xlog_digits_before(char *end, uint64_t value, int count)
 }
 
 /* How many decimal digits value has (1 for 0). */
-static inline int xlog_decimal_length(uint64_t value)
+static inline __attribute__((always_inline)) int xlog_decimal_length(uint64_t value)
 {
     static const uint64_t powers[20] = {
         1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
@@ -63,7 +63,7 @@ static inline int xlog_decimal_length(uint64_t value)
  * of each half, then both digits of each pair, are split at once in lanes
  * of one 64-bit word (the lanes hold below 10000, then 100: the multiplies
  * that divide by 100 and by 10 stay within them). */
-static inline uint64_t xlog_digits8(uint32_t value)
+static inline __attribute__((always_inline)) uint64_t xlog_digits8(uint32_t value)
 {
     uint64_t x = (value / 10000) | ((uint64_t)(value % 10000) << 32);
     uint64_t hundreds = ((x * 10486) >> 20) & 0x0000007f0000007full; /* x / 100 for x < 10^4 */
@@ -78,12 +78,14 @@ static inline uint64_t xlog_digits8(uint32_t value)
  * returns out + count.  It may write up to 8 bytes in all when count is
  * less than 8: out needs room for 8 bytes (the bytes after the digits are
  * left undefined). */
-static inline char *xlog_digits_at(char *out, uint64_t value, int count)
+static inline __attribute__((always_inline)) char *xlog_digits_at(char *out, uint64_t value,
+                                                                   int count)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (count <= 8) {
         if (count > 0) {
-            uint64_t word = xlog_digits8((uint32_t)(value % 100000000u)) >> (8 * (8 - count));
+            uint32_t low = (uint32_t)(value < 100000000u ? value : value % 100000000u);
+            uint64_t word = xlog_digits8(low) >> (8 * (8 - count));
             memcpy(out, &word, 8);
         }
         return out + count;

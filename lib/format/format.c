@@ -1031,7 +1031,7 @@ int xlog_fmt_parse(const char *fmt, size_t fmt_len, xlog_fmt_parsed *out)
 
 /* A decimal integer without padding: the "%d" and "%lu" of most lines.  The
  * digits go straight to the output when it has room for them. */
-static inline void put_decimal(sink *o, uint64_t magnitude)
+static inline __attribute__((always_inline)) void put_decimal(sink *o, uint64_t magnitude)
 {
     int n = xlog_decimal_length(magnitude);
     if (o->len <= o->cap && o->cap - o->len >= 20) { /* xlog_digits_at's 8 bytes, any n */

@@ -332,7 +332,7 @@ static size_t text_max_line(const xlog_layout *layout, size_t message_length)
 
 static inline char *put_escaped(char *p, const char *text, size_t len)
 {
-    return p + xlog_escape_text(p, XLOG_ESCAPE_GROWTH * len, text, len, NULL);
+    return p + xlog_escape_field(p, text, len);
 }
 
 static size_t write_default_line(text_layout *l, const xlog_line_event *e, char *out)
