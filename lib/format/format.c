@@ -1043,6 +1043,15 @@ static inline __attribute__((always_inline)) void put_decimal(sink *o, uint64_t 
     put(o, xlog_digits_before(buf + sizeof buf, magnitude, n), (size_t)n);
 }
 
+/* The conversion of step s, as xlog_fmt_next described it. */
+static void step_conv(const xlog_fmt_step *s, const char *fmt, xlog_conv *c)
+{
+    *c = (xlog_conv){ .lit = fmt + s->lit_at, .lit_len = s->lit_len, .conv = s->conv,
+                      .spec = fmt + s->spec_at, .spec_len = s->spec_len, .flags = s->flags,
+                      .width = s->width, .precision = s->precision, .length = s->length,
+                      .kind = s->kind };
+}
+
 size_t xlog_fmt_render_parsed(const xlog_fmt_parsed *parsed, const char *fmt,
                               const xlog_arg *args, size_t nargs, char *out, size_t cap)
 {
@@ -1072,18 +1081,23 @@ size_t xlog_fmt_render_parsed(const xlog_fmt_parsed *parsed, const char *fmt,
             render_string(&o, &f, &args[next_arg++]);
             break;
         }
+        case OP_FIXED: {
+            /* render_float's fast path first, without its frame; what it
+             * declines, render_float tries again and then renders */
+            field f = { .flags = 0, .width = 0, .precision = s->precision };
+            const xlog_arg *value = &args[next_arg++];
+            if (render_fixed_fast(&o, &f, value->d))
+                break;
+            xlog_conv c;
+            step_conv(s, fmt, &c);
+            if (!render_float(&o, &f, &c, value))
+                put(&o, c.spec, c.spec_len);
+            break;
+        }
         default: {
-            xlog_conv c = { .lit = fmt + s->lit_at, .lit_len = s->lit_len, .conv = s->conv,
-                            .spec = fmt + s->spec_at, .spec_len = s->spec_len,
-                            .flags = s->flags, .width = s->width, .precision = s->precision,
-                            .length = s->length, .kind = s->kind };
-            if (s->op == OP_FIXED) {
-                field f = { .flags = 0, .width = 0, .precision = s->precision };
-                if (!render_float(&o, &f, &c, &args[next_arg++]))
-                    put(&o, c.spec, c.spec_len);
-            } else {
-                render_conversion(&o, &c, args, nargs, &next_arg);
-            }
+            xlog_conv c;
+            step_conv(s, fmt, &c);
+            render_conversion(&o, &c, args, nargs, &next_arg);
             break;
         }
         }
