@@ -112,11 +112,19 @@ static inline int xlog_printable16(const char *p)
 
 /* xlog_escape_text(out, XLOG_ESCAPE_GROWTH * len, in, len, NULL), for an
  * out with that much room (a line's field): text of printable ASCII, the
- * usual message, is copied sixteen bytes at a time as it is checked, with
- * no call; any other goes to xlog_escape_text, which writes it all again. */
+ * usual message, is copied sixteen bytes at a time as it is checked (a
+ * short text a byte at a time), with no call; any other goes to
+ * xlog_escape_text, which writes it all again. */
 static inline size_t xlog_escape_field(char *out, const char *in, size_t len)
 {
-    if (len >= 16) {
+    if (len < 16) { /* a short name ("main.c"): a byte at a time */
+        for (size_t i = 0; i < len; i++) {
+            if ((unsigned char)(in[i] - 0x20) >= 0x5f) /* not 0x20-0x7e */
+                return xlog_escape_text(out, XLOG_ESCAPE_GROWTH * len, in, len, NULL);
+            out[i] = in[i];
+        }
+        return len;
+    } else {
         size_t i = 0;
         for (; len - i >= 16 && xlog_printable16(in + i); i += 16)
             memcpy(out + i, in + i, 16);
