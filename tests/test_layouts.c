@@ -835,6 +835,55 @@ static void json_object_is_as_documented(void **state)
     xlog_layout_destroy(l);
 }
 
+/* A string is copied as it is checked, sixteen bytes at a time (a short
+ * one a byte at a time), and handed whole to the escaping loop at the
+ * first byte that needs it: every length to 80, plain or with one byte or
+ * character to escape (or a valid one to keep) at every offset, so that
+ * the check fails in each step, the last overlapping one included.  Whole
+ * lines against the documented escapes. */
+static void json_strings_of_every_length_with_an_escape_anywhere(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } offenders[] = {
+        {"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\n"}, {"\x01", "\\u0001"},
+        {"\x7f", "\\u007f"}, {"\xc2\x85", "\\u0085"}, {"\xff", "\xef\xbf\xbd"},
+        {"\xc3\xa9", "\xc3\xa9"},
+    };
+    xlog_layout *l = layout(XLOG_LAYOUT_JSON, NULL);
+    for (size_t len = 0; len <= 80; len++) {
+        for (size_t o = 0; o <= sizeof offenders / sizeof offenders[0]; o++) {
+            for (size_t at = 0; at < (o == 0 ? 1 : len); at++) {
+                char message[96], body[128];
+                size_t bad_len = o ? strlen(offenders[o - 1].in) : 0;
+                if (at + bad_len > len)
+                    continue;
+                for (size_t i = 0; i < len; i++)
+                    message[i] = (char)('a' + (i * 7 + len) % 26);
+                message[len] = '\0';
+                memcpy(body, message, at);
+                size_t b = at;
+                if (o) {
+                    memcpy(message + at, offenders[o - 1].in, bad_len);
+                    size_t out_len = strlen(offenders[o - 1].out);
+                    memcpy(body + b, offenders[o - 1].out, out_len);
+                    b += out_len;
+                }
+                memcpy(body + b, message + at + bad_len, len - at - bad_len);
+                body[b + len - at - bad_len] = '\0';
+                test_event t;
+                make_event(&t, 0, XLOG_INFO, 1, 2, S("f.c"), 3, S("g"), S(""), message, len);
+                char expected[512];
+                size_t n = json_line(expected, sizeof expected, "1970-01-01T00:00:00.000000000Z",
+                                     XLOG_INFO, body, SMALL_ATTRIBUTES);
+                expect_line(l, &t, expected, n);
+            }
+        }
+    }
+    xlog_layout_destroy(l);
+}
+
 static void json_strings_are_escaped_as_documented(void **state)
 {
     (void)state;
@@ -1004,6 +1053,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(max_line_is_a_true_and_tight_bound),
         cmocka_unit_test(json_object_is_as_documented),
         cmocka_unit_test(json_strings_are_escaped_as_documented),
+        cmocka_unit_test(json_strings_of_every_length_with_an_escape_anywhere),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     free(line_buffer);

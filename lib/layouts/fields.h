@@ -42,6 +42,18 @@ static inline int xlog_level_clamp(int level)
 /* "TRACE" ... "FATAL", without brackets (the level clamped). */
 const char *xlog_level_name(int level, size_t *len);
 
+/* Writes an integer field (line, pid, tid: xlog_int_text's text) at p;
+ * returns its end.  The digits' writer may write up to 8 bytes for a
+ * shorter number: the field has room for XLOG_INT_TEXT_MAX (its share of
+ * the line's bound), and what follows overwrites the rest. */
+static inline char *xlog_put_int_field(char *p, int value)
+{
+    unsigned magnitude = value < 0 ? 0u - (unsigned)value : (unsigned)value;
+    *p = '-';
+    p += value < 0;
+    return xlog_digits_at(p, magnitude, xlog_decimal_length(magnitude));
+}
+
 /* ---- the time ------------------------------------------------------------ */
 
 /* "YYYY-MM-DDTHH:MM:SS.nnnnnnnnn+05:30", the longest form. */

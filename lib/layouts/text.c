@@ -335,18 +335,6 @@ static inline char *put_escaped(char *p, const char *text, size_t len)
     return p + xlog_escape_field(p, text, len);
 }
 
-/* A line's integer field (line, pid, tid): xlog_int_text's text.  The
- * digits' writer may write up to 8 bytes for a shorter number; the field
- * has room for XLOG_INT_TEXT_MAX (its share of the line's bound), and what
- * follows overwrites the rest. */
-static inline char *put_int(char *p, int value)
-{
-    unsigned magnitude = value < 0 ? 0u - (unsigned)value : (unsigned)value;
-    *p = '-';
-    p += value < 0;
-    return xlog_digits_at(p, magnitude, xlog_decimal_length(magnitude));
-}
-
 static size_t write_default_line(text_layout *l, const xlog_line_event *e, char *out)
 {
     char *p = out;
@@ -394,7 +382,7 @@ static size_t text_write(xlog_layout *layout, const xlog_line_event *e, char *ou
             p = put_escaped(p, pub->file, e->file_length);
             break;
         case FIELD_LINE:
-            p = put_int(p, pub->line);
+            p = xlog_put_int_field(p, pub->line);
             break;
         case FIELD_FUNCTION:
             p = put_escaped(p, pub->function, e->function_length);
@@ -403,10 +391,10 @@ static size_t text_write(xlog_layout *layout, const xlog_line_event *e, char *ou
             p = put_escaped(p, pub->module, e->module_length);
             break;
         case FIELD_PID:
-            p = put_int(p, pub->pid);
+            p = xlog_put_int_field(p, pub->pid);
             break;
         case FIELD_TID:
-            p = put_int(p, pub->tid);
+            p = xlog_put_int_field(p, pub->tid);
             break;
         case FIELD_MESSAGE:
             p = put_escaped(p, pub->message, pub->message_length);
