@@ -80,6 +80,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (line_rule_allows(in, size) && (n != size || memcmp(full, in, size) != 0))
         abort();
+    /* a line's field, escaped where printable ASCII is copied as it is
+     * checked: the same bytes */
+    static char field[XLOG_ESCAPE_GROWTH * MAX_INPUT + 1];
+    if (xlog_escape_field(field, in, size) != n || memcmp(field, full, n) != 0)
+        abort();
 
     if (size <= 128) { /* check_capacity takes time in size squared */
         size_t caps[] = { 0, 1, 2, 3, 5, 6, n / 2, n ? n - 1 : 0,

@@ -226,7 +226,12 @@ static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, s
         full[full_cap] != 'G')
         abort();
 
-    size_t caps[] = { 1, 2, 7, full_cap / 2, full_cap ? full_cap - 1 : 0, extra_cap % (full_cap + 1) };
+    /* The format parsed once (as the back end keeps a call site's) renders
+     * the same bytes at every capacity. */
+    xlog_fmt_parsed parsed;
+    bool usable = xlog_fmt_parse(fmt, fmt_len, &parsed);
+    size_t caps[] = { 1, 2, 7, full_cap / 2, full_cap ? full_cap - 1 : 0, extra_cap % (full_cap + 1),
+                      full_cap };
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
         size_t cap = caps[i] < full_cap ? caps[i] : full_cap;
         char *part = malloc(cap + 1);
@@ -236,8 +241,16 @@ static char *render_checked(const char *fmt, size_t fmt_len, const decoded *d, s
         if (xlog_fmt_render(fmt, fmt_len, d->args, d->nargs, part, cap) != total ||
             memcmp(part, full, cap) != 0 || part[cap] != 'G')
             abort();
+        if (usable) {
+            memset(part, 'G', cap + 1);
+            if (xlog_fmt_render_parsed(&parsed, fmt, d->args, d->nargs, part, cap) != total ||
+                memcmp(part, full, cap) != 0 || part[cap] != 'G')
+                abort();
+        }
         free(part);
     }
+    if (usable && xlog_fmt_render_parsed(&parsed, fmt, d->args, d->nargs, NULL, 0) != total)
+        abort();
 
     if (total > FULL_LIMIT) {
         free(full);

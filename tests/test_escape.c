@@ -372,6 +372,44 @@ static void expect_rendered(const char *fmt, const xlog_arg *args, size_t nargs,
     expect_escape(raw, raw_len, expected);
 }
 
+/* A line's field (xlog_escape_field: printable ASCII copied sixteen bytes
+ * at a time as it is checked) is escaped as xlog_escape_text escapes it:
+ * every length to 80, printable, or with one byte to escape (a control, a
+ * C1 character, a cut sequence, DEL) or a valid character at each offset,
+ * so that the check fails in each sixteen-byte step and in the last,
+ * overlapping one. */
+static void a_field_is_escaped_as_the_text(void **state)
+{
+    (void)state;
+    static const char *const offenders[] = {"\n", "\x01", "\xc2\x85", "\xe2\x80", "\x7f",
+                                            "\xc3\xa9", "\xf0\x9f\x98\x80"};
+    char in[96] = {0}, expected[4 * sizeof in], field[4 * sizeof in];
+    for (size_t len = 0; len <= 80; len++) {
+        for (size_t o = 0; o <= sizeof offenders / sizeof offenders[0]; o++) {
+            for (size_t at = 0; at < (o == 0 ? 1 : len); at++) {
+                for (size_t i = 0; i < len; i++)
+                    in[i] = (char)(' ' + (i * 7 + len) % 95);
+                size_t n = len;
+                if (o > 0) {
+                    const char *bad = offenders[o - 1];
+                    size_t bad_len = strlen(bad);
+                    if (at + bad_len > len)
+                        continue;
+                    memcpy(in + at, bad, bad_len);
+                }
+                size_t e = xlog_escape_text(expected, sizeof expected, in, n, NULL);
+                memset(field, '#', sizeof field);
+                size_t f = xlog_escape_field(field, in, n);
+                if (f != e || memcmp(field, expected, e) != 0)
+                    fail_msg("[%s]: expected [%s], got [%s]", visible(in, n), visible(expected, e),
+                             visible(field, f));
+                /* nothing beyond the escaped text */
+                assert_int_equal(field[f], '#');
+            }
+        }
+    }
+}
+
 /* Widths and precisions count raw bytes, as snprintf's do, so an escape can
  * make a padded field wider than its width; and the whole message is escaped
  * at once, so a character made by two conversions ("%c%c") passes whole. */
@@ -453,6 +491,7 @@ int main(void)
         cmocka_unit_test(utf8_cut_points_escape_like_the_whole),
         cmocka_unit_test(growth_is_at_most_four_bytes_per_byte),
         cmocka_unit_test(rendered_messages_are_escaped_whole),
+        cmocka_unit_test(a_field_is_escaped_as_the_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

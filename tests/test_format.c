@@ -39,6 +39,7 @@
 
 #include <cmocka.h>
 
+#include "format/digits.h"
 #include "format/format.h"
 #include "record/record.h"
 #include "format_reference.h"
@@ -140,6 +141,40 @@ static const char *visible(const char *p, size_t n)
 
 static char rendered[1 << 20];
 
+/* The format parsed once, as the back end keeps a call site's, renders the
+ * same bytes, whole and cut at cap, as xlog_fmt_render.  A format the
+ * parser does not keep (too long, too many conversions) is rendered by
+ * xlog_fmt_render alone, and that is checked too. */
+static void expect_parsed_render(const char *fmt, size_t fmt_len, const xlog_arg *args,
+                                 size_t nargs, const char *expected, size_t expected_len,
+                                 size_t cap)
+{
+    xlog_fmt_parsed parsed;
+    size_t conversions = 0;
+    const char *cursor = fmt;
+    xlog_conv c;
+    while (xlog_fmt_next(&cursor, fmt + fmt_len, &c))
+        conversions += c.conv != 0;
+    int keepable = fmt_len <= XLOG_FMT_PARSED_MAX_LENGTH &&
+                   conversions <= XLOG_FMT_PARSED_CONVERSIONS;
+    assert_int_equal(xlog_fmt_parse(fmt, fmt_len, &parsed), keepable);
+    if (!keepable)
+        return;
+    size_t n = xlog_fmt_render_parsed(&parsed, fmt, args, nargs, rendered, sizeof rendered);
+    if (n != expected_len || n > sizeof rendered || memcmp(rendered, expected, n) != 0) {
+        fail_msg("parsed format \"%s\" (seed %llu)\n  expected [%s] (%zu)\n  rendered [%s] (%zu)",
+                 visible(fmt, fmt_len), (unsigned long long)seed, visible(expected, expected_len),
+                 expected_len, visible(rendered, n < sizeof rendered ? n : sizeof rendered), n);
+    }
+    char small[64];
+    memset(small, '#', sizeof small);
+    assert_int_equal(xlog_fmt_render_parsed(&parsed, fmt, args, nargs, small, cap), expected_len);
+    assert_memory_equal(small, expected, cap);
+    if (cap < sizeof small)
+        assert_int_equal(small[cap], '#');
+    assert_int_equal(xlog_fmt_render_parsed(&parsed, fmt, args, nargs, NULL, 0), expected_len);
+}
+
 /* Renders and checks the whole output and the prefix property. */
 static void expect_render(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
                           const char *expected, size_t expected_len)
@@ -159,6 +194,7 @@ static void expect_render(const char *fmt, size_t fmt_len, const xlog_arg *args,
     if (cap < sizeof small)
         assert_int_equal(small[cap], '#');
     assert_int_equal(xlog_fmt_render(fmt, fmt_len, args, nargs, NULL, 0), expected_len);
+    expect_parsed_render(fmt, fmt_len, args, nargs, expected, expected_len, cap);
 }
 
 static void expect_text(const char *fmt, const xlog_arg *args, size_t nargs, const char *expected)
@@ -1287,6 +1323,208 @@ static void test_truncation(void **state)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The cache of parsed formats (the back end's, per call site)              */
+/* ------------------------------------------------------------------------ */
+
+static xlog_fmt_cache cache; /* 512 slots: too big for the stack */
+
+/* Renders fmt (NUL-terminated, at its own address) through the cache and
+ * checks the bytes against xlog_fmt_render's. */
+static void expect_cached_render(const char *fmt, const xlog_arg *args, size_t nargs)
+{
+    char direct[256], cached[256];
+    size_t len = strlen(fmt);
+    size_t n = xlog_fmt_render(fmt, len, args, nargs, direct, sizeof direct);
+    xlog_fmt_parsed local;
+    const xlog_fmt_parsed *parsed = xlog_fmt_cache_get(&cache, fmt, len, &local);
+    size_t m = parsed ? xlog_fmt_render_parsed(parsed, fmt, args, nargs, cached, sizeof cached)
+                      : xlog_fmt_render(fmt, len, args, nargs, cached, sizeof cached);
+    xlog_fmt_cache_release(&cache);
+    assert_int_equal(m, n);
+    assert_memory_equal(cached, direct, n);
+}
+
+/* Many sites, more than the cache has slots, each with its own format at
+ * its own address (so that slots are shared and formats replace each
+ * other), logged in rounds: every line is what xlog_fmt_render makes. */
+static void test_cache_of_many_sites_renders_each_sites_format(void **state)
+{
+    (void)state;
+    memset(&cache, 0, sizeof cache);
+    enum { SITES = 3 * XLOG_FMT_CACHE_SLOTS + 7 };
+    char (*formats)[48] = malloc(SITES * sizeof *formats);
+    assert_non_null(formats);
+    static const char *const shapes[] = {"site %d: %lu and %s", "%s/%d/%.2f site %d",
+                                         "site %d %x %5u %-3s!", "site %d: %f"};
+    for (int i = 0; i < SITES; i++)
+        snprintf(formats[i], sizeof formats[i], "%s", shapes[i % 4]);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < SITES; i++) {
+            int k = (i * 7 + round) % SITES; /* a different order every round */
+            xlog_arg args[4] = {{.i = k}, {.u = (uint64_t)k * 1000003u}, {.s = {"text", 4}},
+                                {.i = -k}};
+            if (k % 4 == 1)
+                args[0] = (xlog_arg){.s = {"path", 4}}, args[2].d = k / 3.0, args[3].i = k;
+            if (k % 4 == 2)
+                args[2] = (xlog_arg){.u = (uint64_t)k}, args[3] = (xlog_arg){.s = {"ab", 2}};
+            if (k % 4 == 3)
+                args[1].d = k * 0.125;
+            expect_cached_render(formats[k], args, 4);
+        }
+    }
+    free(formats);
+}
+
+/* The same format at two sites (two copies at two addresses), and one site
+ * whose slot another takes in between: each renders its own bytes. */
+static void test_cache_keeps_the_same_format_at_two_sites_apart(void **state)
+{
+    (void)state;
+    memset(&cache, 0, sizeof cache);
+    char *a = strdup("Logging int: %lu, int: %lu, double: %f");
+    char *b = strdup(a);
+    assert_non_null(a);
+    assert_non_null(b);
+    xlog_arg args[3] = {{.u = 12345}, {.u = 24690}, {.d = 6172.5}};
+    for (int i = 0; i < 3; i++) {
+        expect_cached_render(a, args, 3);
+        expect_cached_render(b, args, 3);
+    }
+    /* Fewer arguments than the conversions read (a record cut short): the
+     * conversions left over are shown as they are written. */
+    expect_cached_render(a, args, 1);
+    free(a);
+    free(b);
+}
+
+/* A format with more conversions than a parsed one holds is not kept: the
+ * cache says so each time, and the format renders as before. */
+static void test_cache_declines_a_format_with_too_many_conversions(void **state)
+{
+    (void)state;
+    memset(&cache, 0, sizeof cache);
+    static const char fmt[] = "%d %d %d %d %d %d %d %d %d";
+    xlog_arg args[9];
+    for (int i = 0; i < 9; i++)
+        args[i].i = i * 11;
+    xlog_fmt_parsed local;
+    for (int i = 0; i < 2; i++) {
+        assert_null(xlog_fmt_cache_get(&cache, fmt, strlen(fmt), &local));
+        xlog_fmt_cache_release(&cache);
+        expect_cached_render(fmt, args, 9);
+    }
+    static const char eight[] = "%d %d %d %d %d %d %d %d";
+    assert_non_null(xlog_fmt_cache_get(&cache, eight, strlen(eight), &local));
+    xlog_fmt_cache_release(&cache);
+}
+
+/* A get that interrupts another (a crash handler on the back end's thread)
+ * parses into its own room and writes no slot: the interrupted get's
+ * parsed format stays as it was, whichever slots the inner formats fall in. */
+static void test_cache_get_inside_another_leaves_its_slot_alone(void **state)
+{
+    (void)state;
+    memset(&cache, 0, sizeof cache);
+    enum { INNER = 4 * XLOG_FMT_CACHE_SLOTS, STRIDE = 16 };
+    char *block = malloc((INNER + 1) * STRIDE);
+    assert_non_null(block);
+    char *first = block + INNER * STRIDE;
+    strcpy(first, "outer %d");
+    xlog_fmt_parsed local, inner_local;
+    const xlog_fmt_parsed *outer = xlog_fmt_cache_get(&cache, first, strlen(first), &local);
+    assert_non_null(outer);
+    assert_ptr_not_equal(outer, &local);
+    xlog_fmt_parsed before = *outer;
+    for (int i = 0; i < INNER; i++) {
+        char *fmt = block + i * STRIDE;
+        strcpy(fmt, "inner %s!");
+        const xlog_fmt_parsed *inner = xlog_fmt_cache_get(&cache, fmt, strlen(fmt), &inner_local);
+        assert_ptr_equal(inner, &inner_local);
+        char out[32];
+        xlog_arg arg = {.s = {"yes", 3}};
+        assert_int_equal(xlog_fmt_render_parsed(inner, fmt, &arg, 1, out, sizeof out), 10);
+        assert_memory_equal(out, "inner yes!", 10);
+        xlog_fmt_cache_release(&cache);
+    }
+    assert_memory_equal(outer, &before, sizeof before);
+    xlog_arg arg = {.i = -7};
+    char out[32];
+    assert_int_equal(xlog_fmt_render_parsed(outer, first, &arg, 1, out, sizeof out), 8);
+    assert_memory_equal(out, "outer -7", 8);
+    xlog_fmt_cache_release(&cache);
+    /* released: the next get keeps its format in a slot again */
+    const xlog_fmt_parsed *kept = xlog_fmt_cache_get(&cache, block, strlen(block), &local);
+    assert_ptr_not_equal(kept, &local);
+    xlog_fmt_cache_release(&cache);
+    free(block);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Decimal digits (format/digits.h)                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Every digit count and every way of writing digits agrees with snprintf,
+ * at the powers of ten and either side of them, at the 32-bit and 10^8
+ * boundaries where the writers change method, and at random values. */
+static void test_digits_are_written_as_snprintf_writes_them(void **state)
+{
+    (void)state;
+    uint64_t values[4096];
+    size_t n = 0;
+    uint64_t power = 1;
+    for (int i = 0; i < 20; i++, power *= 10) {
+        values[n++] = power - 1;
+        values[n++] = power;
+        values[n++] = power + 1;
+        values[n++] = power * 2 - 1;
+    }
+    static const uint64_t edges[] = {0, UINT32_MAX, (uint64_t)UINT32_MAX + 1, 99999999,
+                                     100000000, 9999999999999999u, 10000000000000000u,
+                                     UINT64_MAX, UINT64_MAX - 1, 12345678901234567890u};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        values[n++] = edges[i];
+    while (n < sizeof values / sizeof values[0])
+        values[n++] = rand64() >> rand_below(64);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = values[i];
+        char expected[32];
+        int len = snprintf(expected, sizeof expected, "%llu", (unsigned long long)v);
+        assert_int_equal(xlog_decimal_length(v), len);
+        /* every count, 0 to 20: the last count digits, zeros in front */
+        char padded[48];
+        snprintf(padded, sizeof padded, "%020llu", (unsigned long long)v);
+        for (int count = 0; count <= 20; count++) {
+            char at[48], before[48];
+            memset(at, '#', sizeof at);
+            memset(before, '#', sizeof before);
+            char *end = xlog_digits_at(at + 4, v, count);
+            assert_ptr_equal(end, at + 4 + count);
+            assert_memory_equal(at + 4, padded + 20 - count, (size_t)count);
+            assert_memory_equal(at, "####", 4); /* nothing before */
+            /* after: at most up to 8 bytes in all */
+            for (int k = count > 8 ? count : 8; k < 40; k++)
+                assert_int_equal(at[4 + k], '#');
+            char *start = xlog_digits_before(before + 24, v, count);
+            assert_ptr_equal(start, before + 24 - count);
+            assert_memory_equal(start, padded + 20 - count, (size_t)count);
+            for (int k = 0; k < 24 - count; k++)
+                assert_int_equal(before[k], '#');
+            for (int k = 24; k < 48; k++)
+                assert_int_equal(before[k], '#');
+        }
+    }
+    /* xlog_digits8 on every value below 10^5 and a stride through 10^8 */
+    for (uint32_t v = 0; v < 100000000; v += v < 100000 ? 1 : 9973) {
+        char expected[16];
+        snprintf(expected, sizeof expected, "%08u", v);
+        char got[8];
+        xlog_digits_at(got, v, 8);
+        if (memcmp(got, expected, 8) != 0)
+            fail_msg("%u: [%.8s]", v, got);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1316,6 +1554,11 @@ int main(void)
         cmocka_unit_test(test_null_string_under_short_precision_prints_like_glibc),
         cmocka_unit_test(test_raw_bytes_come_out_as_snprintf_writes_them),
         cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_digits_are_written_as_snprintf_writes_them),
+        cmocka_unit_test(test_cache_of_many_sites_renders_each_sites_format),
+        cmocka_unit_test(test_cache_keeps_the_same_format_at_two_sites_apart),
+        cmocka_unit_test(test_cache_declines_a_format_with_too_many_conversions),
+        cmocka_unit_test(test_cache_get_inside_another_leaves_its_slot_alone),
     };
     return cmocka_run_group_tests(tests, setup_seed, NULL);
 }

@@ -308,6 +308,75 @@ static void default_line_is_the_old_line_byte_for_byte(void **state)
     xlog_layout_destroy(by_text);
 }
 
+static void set_tz(const char *tz)
+{
+    setenv("TZ", tz, 1);
+    tzset();
+}
+
+/* The time's text is made once per second of log time and reused (only the
+ * fraction is written per line): one layout writes a run of lines whose
+ * times cross a second, a minute, an hour, a day, a month and a year, go
+ * back (a clock set back, a line from a slower thread), come back to a
+ * second it left, and jump by decades; each whole line is what the C
+ * library makes of that time.  In UTC (the default line) and in local time
+ * (Asia/Kolkata, +05:30: its days start at 18:30 UTC). */
+static void time_text_reused_across_boundaries_and_backwards(void **state)
+{
+    (void)state;
+    static const int64_t s = 1000000000;
+    const int64_t new_year = 1704067200; /* 2024-01-01 00:00:00 UTC */
+    const int64_t kolkata_day = 1704047400; /* 2024-01-01 00:00:00 +05:30 */
+    int64_t times[64];
+    size_t n = 0;
+    const int64_t bases[] = {new_year, kolkata_day};
+    for (size_t b = 0; b < 2; b++) {
+        int64_t at = bases[b] * s;
+        times[n++] = at - 3600 * s - 1;      /* an hour before, its last ns */
+        times[n++] = at - 60 * s - 1;        /* a minute before */
+        times[n++] = at - s - 1;             /* 23:59:58.999999999 */
+        times[n++] = at - s;                 /* the last second */
+        times[n++] = at - 1;                 /* its last ns */
+        times[n++] = at;                     /* the new year, month, day */
+        times[n++] = at + 1;
+        times[n++] = at - 2;                 /* back by 3 ns, across the boundary */
+        times[n++] = at + 999999999;         /* forward again, the same second as at */
+        times[n++] = at + s;                 /* the next second */
+        times[n++] = at - 86400 * s;         /* back a day: the cache's second is not it */
+        times[n++] = at + s;                 /* and back to the second cached before */
+        times[n++] = at + 60 * s + 123;      /* the next minute */
+        times[n++] = at + 3600 * s + 456789; /* the next hour */
+        times[n++] = at + 31 * 86400 * s;    /* a month on */
+        times[n++] = at + 31 * 86400 * s;    /* the same time twice */
+        times[n++] = at - 40 * 365 * 86400 * s; /* decades back */
+        times[n++] = at;
+    }
+    xlog_layout *utc = layout(XLOG_LAYOUT_TEXT, NULL);
+    set_tz("Asia/Kolkata");
+    xlog_layout *local = layout(XLOG_LAYOUT_TEXT, "{time:local} {message}");
+    for (size_t i = 0; i < n; i++) {
+        test_event t;
+        make_event(&t, times[i], XLOG_INFO, 7, 4242, S("a.c"), 12, S("f"), S(""), S("m"));
+        char expected[128];
+        size_t len = old_line(expected, &t);
+        expect_line(utc, &t, expected, len);
+        len = c_library_time(expected, times[i], 1, 0, 9);
+        len += (size_t)sprintf(expected + len, " m\n");
+        expect_line(local, &t, expected, len);
+    }
+    /* Two of the lines spelt out, so that the reference itself is checked. */
+    test_event t;
+    make_event(&t, new_year * s - 1, XLOG_INFO, 7, 4242, S("a.c"), 12, S("f"), S(""), S("m"));
+    expect_line(utc, &t, S("2023-12-31 23:59:59.999999999 [INFO] a.c:12 f 4242 m\n"));
+    expect_line(local, &t, S("2024-01-01 05:29:59.999999999+05:30 m\n"));
+    make_event(&t, kolkata_day * s, XLOG_INFO, 7, 4242, S("a.c"), 12, S("f"), S(""), S("m"));
+    expect_line(utc, &t, S("2023-12-31 18:30:00.000000000 [INFO] a.c:12 f 4242 m\n"));
+    expect_line(local, &t, S("2024-01-01 00:00:00.000000000+05:30 m\n"));
+    set_tz("UTC");
+    xlog_layout_destroy(utc);
+    xlog_layout_destroy(local);
+}
+
 /* The field-by-field path, given the default pattern behind one more
  * character, writes what the default line's own path writes. */
 static void default_line_equals_its_pattern_written_field_by_field(void **state)
@@ -447,12 +516,6 @@ static size_t offset_changes(time_t *out, size_t max)
         offset = tm.tm_gmtoff;
     }
     return count;
-}
-
-static void set_tz(const char *tz)
-{
-    setenv("TZ", tz, 1);
-    tzset();
 }
 
 /* {time} with every combination of its options, under five TZ, against
@@ -772,6 +835,55 @@ static void json_object_is_as_documented(void **state)
     xlog_layout_destroy(l);
 }
 
+/* A string is copied as it is checked, sixteen bytes at a time (a short
+ * one a byte at a time), and handed whole to the escaping loop at the
+ * first byte that needs it: every length to 80, plain or with one byte or
+ * character to escape (or a valid one to keep) at every offset, so that
+ * the check fails in each step, the last overlapping one included.  Whole
+ * lines against the documented escapes. */
+static void json_strings_of_every_length_with_an_escape_anywhere(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } offenders[] = {
+        {"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\n"}, {"\x01", "\\u0001"},
+        {"\x7f", "\\u007f"}, {"\xc2\x85", "\\u0085"}, {"\xff", "\xef\xbf\xbd"},
+        {"\xc3\xa9", "\xc3\xa9"},
+    };
+    xlog_layout *l = layout(XLOG_LAYOUT_JSON, NULL);
+    for (size_t len = 0; len <= 80; len++) {
+        for (size_t o = 0; o <= sizeof offenders / sizeof offenders[0]; o++) {
+            for (size_t at = 0; at < (o == 0 ? 1 : len); at++) {
+                char message[96], body[128];
+                size_t bad_len = o ? strlen(offenders[o - 1].in) : 0;
+                if (at + bad_len > len)
+                    continue;
+                for (size_t i = 0; i < len; i++)
+                    message[i] = (char)('a' + (i * 7 + len) % 26);
+                message[len] = '\0';
+                memcpy(body, message, at);
+                size_t b = at;
+                if (o) {
+                    memcpy(message + at, offenders[o - 1].in, bad_len);
+                    size_t out_len = strlen(offenders[o - 1].out);
+                    memcpy(body + b, offenders[o - 1].out, out_len);
+                    b += out_len;
+                }
+                memcpy(body + b, message + at + bad_len, len - at - bad_len);
+                body[b + len - at - bad_len] = '\0';
+                test_event t;
+                make_event(&t, 0, XLOG_INFO, 1, 2, S("f.c"), 3, S("g"), S(""), message, len);
+                char expected[512];
+                size_t n = json_line(expected, sizeof expected, "1970-01-01T00:00:00.000000000Z",
+                                     XLOG_INFO, body, SMALL_ATTRIBUTES);
+                expect_line(l, &t, expected, n);
+            }
+        }
+    }
+    xlog_layout_destroy(l);
+}
+
 static void json_strings_are_escaped_as_documented(void **state)
 {
     (void)state;
@@ -930,6 +1042,7 @@ int main(int argc, char **argv)
         return write_json_cases(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_line_is_the_old_line_byte_for_byte),
+        cmocka_unit_test(time_text_reused_across_boundaries_and_backwards),
         cmocka_unit_test(default_line_equals_its_pattern_written_field_by_field),
         cmocka_unit_test(default_line_is_recognised_by_meaning),
         cmocka_unit_test(each_field_matches_the_c_library),
@@ -940,6 +1053,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(max_line_is_a_true_and_tight_bound),
         cmocka_unit_test(json_object_is_as_documented),
         cmocka_unit_test(json_strings_are_escaped_as_documented),
+        cmocka_unit_test(json_strings_of_every_length_with_an_escape_anywhere),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     free(line_buffer);

@@ -22,9 +22,13 @@
  * is longer or a string argument was cut on the caller, with the count of
  * suppressed calls for a rate-limited record; NUL-terminated.  args is a
  * scratch array of XLOG_RECORD_MAX_ARGS.  Returns its length; *truncated
- * tells whether it was cut. */
+ * tells whether it was cut.  site_format says that view's format is a call
+ * site's copy in this process (never freed): its parsed form is then kept,
+ * keyed by its address, in a cache of the back end's, which only the back
+ * end's thread may use (format/format.h, xlog_fmt_cache). */
 size_t xlog_message_render(char *out, size_t max_message, const xlog_record *rec,
-                           const xlog_record_view *view, xlog_arg *args, int *truncated);
+                           const xlog_record_view *view, xlog_arg *args, int *truncated,
+                           int site_format);
 
 /* What names an event: its file, function and module as the event carries
  * them (NUL-terminated, cut by xlog_name_length), its line, and its
@@ -113,7 +117,8 @@ static inline int xlog_record_event(xlog_line_event *ev, const xlog_record *rec,
     ev->where_length = names->where_length;
     int truncated;
     ev->pub.message_length =
-        xlog_message_render(s->message, s->max_message, rec, view, s->args, &truncated);
+        xlog_message_render(s->message, s->max_message, rec, view, s->args, &truncated,
+                            format != NULL && format == view->format);
     ev->pub.message = s->message;
     return truncated;
 }

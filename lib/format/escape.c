@@ -18,25 +18,15 @@
 #include <stdbool.h>
 #include <string.h>
 
-static int printable16(const char *p)
-{
-    xlog_bytes16 v;
-    memcpy(&v, p, sizeof v);
-    xlog_bytes16 bad = (v < 0x20) | (v == 0x7f);
-    uint64_t half[2];
-    memcpy(half, &bad, sizeof half);
-    return (half[0] | half[1]) == 0;
-}
-
 /* How many bytes at the start of p[0..n) are printable ASCII (0x20-0x7e),
  * which pass unchanged. */
 static size_t printable_ascii_span(const char *p, size_t n)
 {
     size_t i = 0;
-    while (n - i >= 16 && printable16(p + i))
+    while (n - i >= 16 && xlog_printable16(p + i))
         i += 16;
     /* fewer than 16 left: the last 16 bytes, read again, cover them */
-    if (i < n && n - i < 16 && n >= 16 && printable16(p + n - 16))
+    if (i < n && n - i < 16 && n >= 16 && xlog_printable16(p + n - 16))
         return n;
     while (i < n && (unsigned char)(p[i] - 0x20) < 0x5f)
         i++;

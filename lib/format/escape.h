@@ -98,4 +98,45 @@ static inline int xlog_utf8_forbidden(const unsigned char *s, size_t n)
  * byte that is not ASCII. */
 typedef signed char xlog_bytes16 __attribute__((vector_size(16)));
 
+/* Whether the sixteen bytes at p are all printable ASCII (0x20-0x7e), the
+ * bytes that pass unchanged. */
+static inline int xlog_printable16(const char *p)
+{
+    xlog_bytes16 v;
+    memcpy(&v, p, sizeof v);
+    xlog_bytes16 bad = (v < 0x20) | (v == 0x7f);
+    uint64_t half[2];
+    memcpy(half, &bad, sizeof half);
+    return (half[0] | half[1]) == 0;
+}
+
+/* xlog_escape_text(out, XLOG_ESCAPE_GROWTH * len, in, len, NULL), for an
+ * out with that much room (a line's field): text of printable ASCII, the
+ * usual message, is copied sixteen bytes at a time as it is checked (a
+ * short text a byte at a time), with no call; any other goes to
+ * xlog_escape_text, which writes it all again. */
+static inline size_t xlog_escape_field(char *out, const char *in, size_t len)
+{
+    if (len < 16) { /* a short name ("main.c"): a byte at a time */
+        for (size_t i = 0; i < len; i++) {
+            if ((unsigned char)(in[i] - 0x20) >= 0x5f) /* not 0x20-0x7e */
+                return xlog_escape_text(out, XLOG_ESCAPE_GROWTH * len, in, len, NULL);
+            out[i] = in[i];
+        }
+        return len;
+    } else {
+        size_t i = 0;
+        for (; len - i >= 16 && xlog_printable16(in + i); i += 16)
+            memcpy(out + i, in + i, 16);
+        if (i == len)
+            return len;
+        /* fewer than 16 left: the last 16 bytes, read again, cover them */
+        if (len - i < 16 && xlog_printable16(in + len - 16)) {
+            memcpy(out + len - 16, in + len - 16, 16);
+            return len;
+        }
+    }
+    return xlog_escape_text(out, XLOG_ESCAPE_GROWTH * len, in, len, NULL);
+}
+
 #endif

@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE /* strerror_r returning the text, strerrorname_np, GROUPING */
 #include "format.h"
+#include "digits.h"
 
 #include <fenv.h>
 #include <float.h>
@@ -336,42 +337,15 @@ static void put_number(sink *o, const field *f, const number_text *n, bool zero_
 /* Integers                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static const char two_digits[] =
+const char xlog_digit_pairs[200] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
 /* Writes v in decimal so that it ends just before end; returns its start. */
-static char *write_decimal(char *end, uint64_t v)
+static inline char *write_decimal(char *end, uint64_t v)
 {
-    while (v >= 100) {
-        unsigned pair = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--end = two_digits[pair + 1];
-        *--end = two_digits[pair];
-    }
-    if (v >= 10) {
-        *--end = two_digits[v * 2 + 1];
-        *--end = two_digits[v * 2];
-    } else {
-        *--end = (char)('0' + v);
-    }
-    return end;
-}
-
-/* Writes the last ndigits decimal digits of v, leading zeros included, so
- * that they end just before end; returns their start. */
-static char *write_decimal_digits(char *end, uint64_t v, int ndigits)
-{
-    for (; ndigits >= 2; ndigits -= 2) {
-        unsigned pair = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--end = two_digits[pair + 1];
-        *--end = two_digits[pair];
-    }
-    if (ndigits > 0)
-        *--end = (char)('0' + v % 10);
-    return end;
+    return xlog_digits_before(end, v, xlog_decimal_length(v));
 }
 
 /* The value as printf reads it for a signed conversion with this length. */
@@ -585,17 +559,23 @@ static bool render_fixed_fast(sink *o, const field *f, double x)
         ip++;
     }
 
+    /* ip < 2^64 (20 digits), the point, the fraction (15), and the 8 bytes
+     * xlog_digits_at may write */
     char buf[48];
-    char *end = buf + sizeof buf;
-    char *start = write_decimal_digits(end, digits_after, precision);
+    char *end = xlog_digits_at(buf, ip, xlog_decimal_length(ip));
     if (precision > 0 || (f->flags & XLOG_FMT_FLAG_HASH))
-        *--start = '.';
-    start = write_decimal(start, ip);
+        *end++ = '.';
+    end = xlog_digits_at(end, digits_after, precision);
 
     char prefix[1];
     size_t prefix_len = sign_prefix(prefix, signbit(x), f->flags);
-    size_t ndigits = (size_t)(end - start);
-    number_text text = { .prefix = prefix, .prefix_len = prefix_len, .digits = start,
+    size_t ndigits = (size_t)(end - buf);
+    if (f->width == 0) { /* "%f", "%.3f": nothing to lay out */
+        put(o, prefix, prefix_len);
+        put(o, buf, ndigits);
+        return true;
+    }
+    number_text text = { .prefix = prefix, .prefix_len = prefix_len, .digits = buf,
                          .ndigits = ndigits, .inner_at = ndigits };
     put_number(o, f, &text, true);
     return true;
@@ -964,4 +944,186 @@ size_t xlog_fmt_render(const char *fmt, size_t fmt_len, const xlog_arg *args, si
             render_conversion(&o, &c, args, nargs, &next_arg);
     }
     return o.len;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Formats parsed once                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* How a parsed step renders its conversion. */
+enum step_op {
+    OP_END,      /* none: the text after the last conversion */
+    OP_UNSIGNED, /* %u with no flags, width or precision; any length */
+    OP_SIGNED,   /* %d %i, the same */
+    OP_STRING,   /* %s of a char string, no flags, width or precision */
+    OP_FIXED,    /* %f %F of a double, no flags or width; any precision */
+    OP_GENERAL   /* any other: render_conversion */
+};
+
+/* The bits an integer conversion of this length reads, as a shift that
+ * keeps them (narrow_signed and narrow_unsigned's widths). */
+static unsigned char integer_shift(unsigned char length)
+{
+    switch (length) {
+    case XLOG_LEN_HH: return 64 - CHAR_BIT;
+    case XLOG_LEN_H: return 64 - CHAR_BIT * sizeof(short);
+    case XLOG_LEN_NONE: return 64 - CHAR_BIT * sizeof(int);
+    case XLOG_LEN_L: return 64 - CHAR_BIT * sizeof(long);
+    default: return 0; /* ll j z t: 64 bits */
+    }
+}
+
+static unsigned char step_op(const xlog_conv *c)
+{
+    bool plain = c->flags == 0 && c->width == XLOG_FMT_NONE;
+    if (!plain)
+        return OP_GENERAL;
+    switch (c->conv) {
+    case 'u':
+        return c->precision == XLOG_FMT_NONE ? OP_UNSIGNED : OP_GENERAL;
+    case 'd': case 'i':
+        return c->precision == XLOG_FMT_NONE ? OP_SIGNED : OP_GENERAL;
+    case 's':
+        return c->kind == XLOG_ARG_STR && c->precision == XLOG_FMT_NONE ? OP_STRING : OP_GENERAL;
+    case 'f': case 'F':
+        return c->kind == XLOG_ARG_DOUBLE && c->precision != XLOG_FMT_STAR ? OP_FIXED
+                                                                            : OP_GENERAL;
+    default:
+        return OP_GENERAL;
+    }
+}
+
+int xlog_fmt_parse(const char *fmt, size_t fmt_len, xlog_fmt_parsed *out)
+{
+    out->usable = 0;
+    if (fmt_len > XLOG_FMT_PARSED_MAX_LENGTH)
+        return 0;
+    out->fmt_len = (uint16_t)fmt_len;
+    const char *cursor = fmt, *end = fmt + fmt_len;
+    size_t count = 0, needed = 0, tail_at = fmt_len;
+    xlog_conv c;
+    xlog_fmt_step *s = out->steps;
+    while (xlog_fmt_next(&cursor, end, &c)) {
+        if (!c.conv) { /* the text after the last conversion */
+            tail_at = (size_t)(c.lit - fmt);
+            break;
+        }
+        if (count == XLOG_FMT_PARSED_CONVERSIONS)
+            return 0;
+        *s = (xlog_fmt_step){
+            .lit_at = (uint16_t)(c.lit - fmt), .lit_len = (uint16_t)c.lit_len,
+            .spec_at = (uint16_t)(c.spec - fmt), .spec_len = (uint16_t)c.spec_len,
+            .op = step_op(&c), .shift = integer_shift(c.length), .conv = c.conv,
+            .flags = (unsigned char)c.flags, .length = c.length, .kind = c.kind,
+            .width = c.width, .precision = c.precision,
+        };
+        needed += (size_t)(c.width == XLOG_FMT_STAR) + (c.precision == XLOG_FMT_STAR) +
+                  (c.kind != XLOG_ARG_NONE);
+        count++;
+        s++;
+    }
+    *s = (xlog_fmt_step){ .lit_at = (uint16_t)tail_at, .lit_len = (uint16_t)(fmt_len - tail_at),
+                          .op = OP_END };
+    out->args_needed = (unsigned char)needed;
+    out->usable = 1;
+    return 1;
+}
+
+/* A decimal integer without padding: the "%d" and "%lu" of most lines.  The
+ * digits go straight to the output when it has room for them. */
+static inline __attribute__((always_inline)) void put_decimal(sink *o, uint64_t magnitude)
+{
+    int n = xlog_decimal_length(magnitude);
+    if (o->len <= o->cap && o->cap - o->len >= 20) { /* xlog_digits_at's 8 bytes, any n */
+        xlog_digits_at(o->buf + o->len, magnitude, n);
+        o->len += (size_t)n;
+        return;
+    }
+    char buf[20];
+    put(o, xlog_digits_before(buf + sizeof buf, magnitude, n), (size_t)n);
+}
+
+/* The conversion of step s, as xlog_fmt_next described it. */
+static void step_conv(const xlog_fmt_step *s, const char *fmt, xlog_conv *c)
+{
+    *c = (xlog_conv){ .lit = fmt + s->lit_at, .lit_len = s->lit_len, .conv = s->conv,
+                      .spec = fmt + s->spec_at, .spec_len = s->spec_len, .flags = s->flags,
+                      .width = s->width, .precision = s->precision, .length = s->length,
+                      .kind = s->kind };
+}
+
+size_t xlog_fmt_render_parsed(const xlog_fmt_parsed *parsed, const char *fmt,
+                              const xlog_arg *args, size_t nargs, char *out, size_t cap)
+{
+    /* A missing argument makes this and every later conversion literal:
+     * rare, and xlog_fmt_render's walk does it. */
+    if (nargs < parsed->args_needed)
+        return xlog_fmt_render(fmt, parsed->fmt_len, args, nargs, out, cap);
+    sink o = { .buf = out, .cap = cap, .len = 0 };
+    size_t next_arg = 0;
+    for (const xlog_fmt_step *s = parsed->steps;; s++) {
+        put(&o, fmt + s->lit_at, s->lit_len);
+        switch (s->op) {
+        case OP_END:
+            return o.len;
+        case OP_UNSIGNED:
+            put_decimal(&o, args[next_arg++].u << s->shift >> s->shift);
+            break;
+        case OP_SIGNED: {
+            int64_t v = (int64_t)(args[next_arg++].u << s->shift) >> s->shift;
+            if (v < 0)
+                put_char(&o, '-');
+            put_decimal(&o, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+            break;
+        }
+        case OP_STRING: {
+            field f = { .flags = 0, .width = 0, .precision = XLOG_FMT_NONE };
+            render_string(&o, &f, &args[next_arg++]);
+            break;
+        }
+        case OP_FIXED: {
+            /* render_float's fast path first, without its frame; what it
+             * declines, render_float tries again and then renders */
+            field f = { .flags = 0, .width = 0, .precision = s->precision };
+            const xlog_arg *value = &args[next_arg++];
+            if (render_fixed_fast(&o, &f, value->d))
+                break;
+            xlog_conv c;
+            step_conv(s, fmt, &c);
+            if (!render_float(&o, &f, &c, value))
+                put(&o, c.spec, c.spec_len);
+            break;
+        }
+        default: {
+            xlog_conv c;
+            step_conv(s, fmt, &c);
+            render_conversion(&o, &c, args, nargs, &next_arg);
+            break;
+        }
+        }
+    }
+}
+
+static size_t cache_slot(const char *fmt)
+{
+    uintptr_t a = (uintptr_t)fmt;
+    return (size_t)((a >> 4) ^ (a >> 13)) & (XLOG_FMT_CACHE_SLOTS - 1);
+}
+
+const xlog_fmt_parsed *xlog_fmt_cache_get(xlog_fmt_cache *cache, const char *fmt,
+                                          size_t fmt_len, xlog_fmt_parsed *local)
+{
+    int enclosed = cache->held++ > 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* held before any read of a slot */
+    xlog_fmt_cache_slot *slot = &cache->slots[cache_slot(fmt)];
+    if (slot->fmt == fmt && slot->parsed.fmt_len == fmt_len)
+        return slot->parsed.usable ? &slot->parsed : NULL;
+    if (enclosed) /* the get we interrupt may be reading or writing this slot */
+        return xlog_fmt_parse(fmt, fmt_len, local) ? local : NULL;
+    slot->fmt = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    xlog_fmt_parse(fmt, fmt_len, &slot->parsed);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    slot->fmt = fmt;
+    return slot->parsed.usable ? &slot->parsed : NULL;
 }

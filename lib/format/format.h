@@ -158,4 +158,86 @@ int xlog_fmt_next(const char **cursor, const char *end, xlog_conv *c);
 size_t xlog_fmt_render(const char *fmt, size_t fmt_len, const xlog_arg *args, size_t nargs,
                        char *out, size_t cap);
 
+/* ---- formats parsed once ----------------------------------------------------
+ *
+ * A call site's format is rendered for every line the site logs, so the back
+ * end parses it once and keeps the result: a list of steps, each the
+ * literal text before a conversion and how to render that conversion.  The
+ * commonest conversions (integers, "%s" and "%f" / "%.Nf" with no flags and
+ * no width) have steps of their own; every other one is rendered by the code
+ * that renders it in xlog_fmt_render, so the bytes are the same in every
+ * case (tests/test_format.c and fuzz/fuzz_format.c compare them).
+ *
+ * The steps hold offsets into the format, not pointers: they are used with
+ * the format's own bytes, which the caller passes again. */
+
+/* Conversions a parsed format holds; a format with more is not parsed
+ * (xlog_fmt_render renders it as before). */
+#define XLOG_FMT_PARSED_CONVERSIONS 8
+/* The longest format parsed (its offsets are 16 bits). */
+#define XLOG_FMT_PARSED_MAX_LENGTH UINT16_MAX
+
+typedef struct xlog_fmt_step {
+    uint16_t lit_at, lit_len;   /* the literal before the conversion */
+    uint16_t spec_at, spec_len; /* the conversion's text, from '%' on */
+    unsigned char op;           /* how it is rendered (format.c) */
+    unsigned char shift;        /* integers: 64 - the bits printf reads */
+    char conv;                  /* as xlog_conv's */
+    unsigned char flags, length, kind;
+    int width, precision;       /* as xlog_conv's */
+} xlog_fmt_step;
+
+typedef struct xlog_fmt_parsed {
+    uint16_t fmt_len;
+    unsigned char usable;       /* 0: the format could not be parsed */
+    unsigned char args_needed;  /* fewer arguments: xlog_fmt_render's path */
+    /* the conversions, then a last step with the text after them */
+    xlog_fmt_step steps[XLOG_FMT_PARSED_CONVERSIONS + 1];
+} xlog_fmt_parsed;
+
+/* Parses fmt[0..fmt_len) into *out.  Returns out->usable: 0 when the format
+ * is longer than XLOG_FMT_PARSED_MAX_LENGTH or has more than
+ * XLOG_FMT_PARSED_CONVERSIONS conversions. */
+int xlog_fmt_parse(const char *fmt, size_t fmt_len, xlog_fmt_parsed *out);
+
+/* xlog_fmt_render(fmt, parsed->fmt_len, args, nargs, out, cap), from the
+ * format parsed (usable) from those bytes: the same bytes and the same
+ * length. */
+size_t xlog_fmt_render_parsed(const xlog_fmt_parsed *parsed, const char *fmt,
+                              const xlog_arg *args, size_t nargs, char *out, size_t cap);
+
+/* Parsed formats, keyed by their address: a format's slot is chosen by its
+ * address, and a format parsed in a slot stays there until another format
+ * lands in that slot.  Fixed in size, so that it never allocates (the back
+ * end renders lines from a crash handler too).  Whoever keeps one promises
+ * that an address names the same bytes for as long as the cache lives (a
+ * call site's copy: never freed), and that one thread uses it at a time; a
+ * signal handler on that thread may use it too, also between a get and its
+ * release: slots are written only by a get that no other one encloses. */
+#define XLOG_FMT_CACHE_SLOTS 512
+
+typedef struct xlog_fmt_cache_slot {
+    const char *fmt; /* NULL: an empty slot */
+    xlog_fmt_parsed parsed;
+} xlog_fmt_cache_slot;
+
+typedef struct xlog_fmt_cache {
+    int held; /* gets not released yet */
+    xlog_fmt_cache_slot slots[XLOG_FMT_CACHE_SLOTS];
+} xlog_fmt_cache;
+
+/* The parsed form of fmt[0..fmt_len), from cache or parsed into it, valid
+ * until xlog_fmt_cache_release (every get is released, NULL or not).  NULL
+ * when the format cannot be parsed: render it with xlog_fmt_render.  local
+ * is room for a parse that the cache cannot take (when this get interrupts
+ * another). */
+const xlog_fmt_parsed *xlog_fmt_cache_get(xlog_fmt_cache *cache, const char *fmt,
+                                          size_t fmt_len, xlog_fmt_parsed *local);
+
+static inline void xlog_fmt_cache_release(xlog_fmt_cache *cache)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* reads of the slot come before */
+    cache->held--;
+}
+
 #endif

@@ -21,6 +21,7 @@
 
 #include "base/date.h"
 #include "event/event.h"
+#include "format/digits.h"
 #include "format/escape.h"
 
 /* The default line, the pattern xlog.h documents; a layout with this pattern
@@ -40,6 +41,18 @@ static inline int xlog_level_clamp(int level)
 
 /* "TRACE" ... "FATAL", without brackets (the level clamped). */
 const char *xlog_level_name(int level, size_t *len);
+
+/* Writes an integer field (line, pid, tid: xlog_int_text's text) at p;
+ * returns its end.  The digits' writer may write up to 8 bytes for a
+ * shorter number: the field has room for XLOG_INT_TEXT_MAX (its share of
+ * the line's bound), and what follows overwrites the rest. */
+static inline char *xlog_put_int_field(char *p, int value)
+{
+    unsigned magnitude = value < 0 ? 0u - (unsigned)value : (unsigned)value;
+    *p = '-';
+    p += value < 0;
+    return xlog_digits_at(p, magnitude, xlog_decimal_length(magnitude));
+}
 
 /* ---- the time ------------------------------------------------------------ */
 
@@ -71,10 +84,7 @@ void xlog_time_text_refresh(xlog_time_text *t, int64_t second);
 /* Writes count decimal digits of value, with leading zeros. */
 static inline void xlog_put_digits(char *out, uint32_t value, int count)
 {
-    for (int i = count - 1; i >= 0; i--) {
-        out[i] = (char)('0' + value % 10);
-        value /= 10;
-    }
+    xlog_digits_before(out + count, value, count);
 }
 
 /* Writes the time of utc_ns; returns xlog_time_text_length(t).  It may
@@ -93,11 +103,16 @@ static inline size_t xlog_time_text_write(xlog_time_text *t, int64_t utc_ns, cha
         xlog_time_text_refresh(t, second);
     memcpy(out, t->head, sizeof t->head);
     size_t n = 19;
-    if (t->digits) {
+    if (t->digits == 9) { /* the default: the 8 last digits in one go */
+        out[20] = (char)('0' + nanos / 100000000);
+        xlog_digits_at(out + 21, (uint64_t)nanos % 100000000, 8);
+        n = 29;
+    } else if (t->digits) {
         xlog_put_digits(out + 20, (uint32_t)nanos / t->divisor, t->digits);
         n = 20 + (size_t)t->digits;
     }
-    memcpy(out + n, t->suffix, t->suffix_len);
+    if (t->suffix_len) /* UTC without 'Z' has none: no call for nothing */
+        memcpy(out + n, t->suffix, t->suffix_len);
     return n + t->suffix_len;
 }
 

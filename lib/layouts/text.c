@@ -332,7 +332,7 @@ static size_t text_max_line(const xlog_layout *layout, size_t message_length)
 
 static inline char *put_escaped(char *p, const char *text, size_t len)
 {
-    return p + xlog_escape_text(p, XLOG_ESCAPE_GROWTH * len, text, len, NULL);
+    return p + xlog_escape_field(p, text, len);
 }
 
 static size_t write_default_line(text_layout *l, const xlog_line_event *e, char *out)
@@ -382,7 +382,7 @@ static size_t text_write(xlog_layout *layout, const xlog_line_event *e, char *ou
             p = put_escaped(p, pub->file, e->file_length);
             break;
         case FIELD_LINE:
-            p += xlog_int_text(p, pub->line);
+            p = xlog_put_int_field(p, pub->line);
             break;
         case FIELD_FUNCTION:
             p = put_escaped(p, pub->function, e->function_length);
@@ -391,10 +391,10 @@ static size_t text_write(xlog_layout *layout, const xlog_line_event *e, char *ou
             p = put_escaped(p, pub->module, e->module_length);
             break;
         case FIELD_PID:
-            p += xlog_int_text(p, pub->pid);
+            p = xlog_put_int_field(p, pub->pid);
             break;
         case FIELD_TID:
-            p += xlog_int_text(p, pub->tid);
+            p = xlog_put_int_field(p, pub->tid);
             break;
         case FIELD_MESSAGE:
             p = put_escaped(p, pub->message, pub->message_length);
