@@ -1287,6 +1287,20 @@ static void test_truncation(void **state)
     }
 }
 
+/* In a record, a %ls's characters follow a u32 length right after the bytes
+ * of the arguments before it, so they need not be 4-byte aligned (record.h);
+ * they were loaded as wchar_t, which UBSan stops at as misaligned. */
+static void test_a_wide_string_at_an_odd_address_is_read_whole(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C");
+    const wchar_t text[] = L"Hi!";
+    _Alignas(8) char record[1 + sizeof text];
+    memcpy(record + 1, text, sizeof text);
+    xlog_arg arg = { .ws = { (const wchar_t *)(const void *)(record + 1), 3 } };
+    expect_text("[%ls|%5.2ls]", ((xlog_arg[]){ arg, arg }), 2, "[Hi!|   Hi]");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1316,6 +1330,7 @@ int main(void)
         cmocka_unit_test(test_null_string_under_short_precision_prints_like_glibc),
         cmocka_unit_test(test_raw_bytes_come_out_as_snprintf_writes_them),
         cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_a_wide_string_at_an_odd_address_is_read_whole),
     };
     return cmocka_run_group_tests(tests, setup_seed, NULL);
 }
