@@ -395,6 +395,13 @@ static int rec_room(xlog_binary_reader *r, cursor *c, size_t used, uint64_t n)
     return 0;
 }
 
+/* Room for the slots of n more arguments but the bytes of their strings,
+ * and for the suppressed count after them (aligned). */
+static inline int rest_room(xlog_binary_reader *r, cursor *c, size_t used, int n)
+{
+    return rec_room(r, c, used, (uint64_t)n * 16 + XLOG_RECORD_SUPPRESSED_SIZE + 8);
+}
+
 /* A Record entry (tag its first byte): rebuilt into r->rec as the front
  * end writes a site's record. */
 static int read_record(xlog_binary_reader *r, cursor *c, unsigned tag)
@@ -421,7 +428,7 @@ static int read_record(xlog_binary_reader *r, cursor *c, unsigned tag)
         ((flags & XLOG_BINARY_LEVEL) && get_level(c, &level) != 0))
         return -1;
     size_t used = sizeof(xlog_record);
-    if (rec_room(r, c, used, (uint64_t)s->nargs * 16 + XLOG_RECORD_SUPPRESSED_SIZE + 8) != 0)
+    if (rest_room(r, c, used, s->nargs) != 0)
         return -1;
     for (int i = 0; i < s->nargs; i++) {
         char *out = (char *)r->rec + used;
@@ -459,6 +466,8 @@ static int read_record(xlog_binary_reader *r, cursor *c, unsigned tag)
             }
             memcpy(out, &n, 4);
             used += 4 + (n == XLOG_NULL_STRING ? 0 : n);
+            if (rest_room(r, c, used, s->nargs - i - 1) != 0)
+                return -1;
             break;
         }
         case XLOG_ARG_WSTR: {
@@ -487,6 +496,8 @@ static int read_record(xlog_binary_reader *r, cursor *c, unsigned tag)
             }
             memcpy(out, &n, 4);
             used += 4 + (n == XLOG_NULL_STRING ? 0 : (size_t)n * sizeof(wchar_t));
+            if (rest_room(r, c, used, s->nargs - i - 1) != 0)
+                return -1;
             break;
         }
         default: /* the integers and %m: a signed varint of the 64 bits */
@@ -497,9 +508,6 @@ static int read_record(xlog_binary_reader *r, cursor *c, unsigned tag)
             used += 8;
             break;
         }
-        /* Room for the next argument's slot (a string made its own). */
-        if (rec_room(r, c, used, 16 + XLOG_RECORD_SUPPRESSED_SIZE + 8) != 0)
-            return -1;
     }
     uint8_t rec_flags = 0;
     if (flags & XLOG_BINARY_TRUNCATED)

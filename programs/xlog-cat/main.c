@@ -209,7 +209,10 @@ static void write_line(const xlog_line_event *ev)
 
 /* ---- inputs ------------------------------------------------------------------ */
 
-#define READ_SIZE (1u << 20)
+/* Bytes read at a time: every file of a merge holds a buffer of at least
+ * twice this, and zlib one of ZLIB_BUFFER. */
+#define READ_SIZE (256u << 10)
+#define ZLIB_BUFFER (64u << 10)
 
 typedef struct input {
     const char *path;
@@ -250,7 +253,7 @@ static int open_input(input *in)
     in->gz = gzopen(in->path, "rb");
     if (!in->gz)
         return -1;
-    gzbuffer(in->gz, 256 * 1024);
+    gzbuffer(in->gz, ZLIB_BUFFER);
     return 0;
 }
 
