@@ -295,10 +295,14 @@ static size_t fill(input *in)
         return (size_t)n;
     }
     int n = gzread(in->gz, in->buf + in->length, (unsigned)room);
-    if (n < 0) {
-        int code;
-        const char *why = gzerror(in->gz, &code);
-        report("%s: byte %llu: %s", in->path, (unsigned long long)(in->offset + in->length),
+    int code = Z_OK;
+    const char *why = n <= 0 ? gzerror(in->gz, &code) : NULL;
+    if (code != Z_OK) { /* a read error, or a compressed stream garbled or cut */
+        size_t path_length = strlen(in->path); /* zlib puts the path first */
+        if (strncmp(why, in->path, path_length) == 0 && strncmp(why + path_length, ": ", 2) == 0)
+            why += path_length + 2;
+        report("%s: byte %llu%s: %s", in->path, (unsigned long long)(in->offset + in->length),
+               gzdirect(in->gz) ? "" : " of the decompressed data",
                code == Z_ERRNO ? strerror(errno) : why);
         n = 0;
     }

@@ -228,6 +228,21 @@ def gzip_files_read_as_the_plain_ones():
     rc, want, err = cat(plain)
     expect((rc, err, len(want.splitlines())), (0, "", 2), "the plain file")
     expect_run([path("z.1.xlog.gz")], want)
+    with open(path("z.1.xlog.gz"), "rb") as f:
+        compressed = f.read()
+    cut = write("z.2.xlog.gz", compressed[:len(compressed) - 30])
+    rc, out, err = cat(cut)
+    errs = err.splitlines()
+    expect((rc, len(errs)), (1, 2), "a cut gzip file: " + err)
+    expect(errs[0].startswith("xlog-cat: %s: byte " % cut) and
+           errs[0].endswith(" of the decompressed data: unexpected end of file"), True, err)
+    expect(errs[1].startswith("xlog-cat: %s: byte " % cut) and "is cut: the file ends" in errs[1],
+           True, err)
+    expect(want.startswith(out), True, "a cut gzip file's lines: " + out)
+    garbled = write("z.3.xlog.gz", b"\x1f\x8b\x08\x00garbagegarbage")
+    expect_run([garbled], "", "xlog-cat: %s: byte 0 of the decompressed data: invalid code "
+                              "lengths set\n" % garbled, 1)
+    expect_run([WORK], "", "xlog-cat: %s: byte 0: Is a directory\n" % WORK, 1)
 
 
 # ---- filters ---------------------------------------------------------------------------
