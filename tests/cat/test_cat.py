@@ -2,13 +2,17 @@
 (xlogbin.py, which shares no code with the decoder): whole output lines,
 whole messages on stderr, exit statuses.
 
-    test_cat.py XLOG_CAT WORK_DIR [TEST_NAME...]
+    test_cat.py XLOG_CAT TEXT_TWIN WORK_DIR [TEST_NAME...]
+
+TEXT_TWIN is tests/cat/text_twin.c built: it logs TWIN_CASES through the
+library, whose own lines xlog-cat's must equal.
 """
 
 import calendar
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import xlogbin as x  # noqa: E402
 
 CAT = sys.argv[1]
-WORK = sys.argv[2]
+TWIN = sys.argv[2]
+WORK = sys.argv[3]
 
 # 2026-11-22 14:45:25.123456789 UTC
 BASE = calendar.timegm((2026, 11, 22, 14, 45, 25)) * 10**9 + 123456789
@@ -189,6 +194,87 @@ def pattern_and_json_are_the_library_layouts():
     ], "JSON objects")
     expect_run(["--pattern", "{nope}", p], "",
                "xlog-cat: --pattern: unknown field {nope} at column 1\n", 1)
+
+
+# ---- against the library's own lines ----------------------------------------------------
+
+TWIN_PATTERN = "[{level}] {path}:{line} {function} {module}|{message}"
+TWIN_HOSTILE = b"a\nb\r\tc\x01\x7f\xff\xc3(\xe2\x80\xa8\xc2\x85\xe9\x80\x80end"
+# The calls of text_twin.c, in its order: level, format, kinds, values (as its
+# caller side stores them: "%.*s" keeps 3 bytes, %m the errno, ENOENT).
+TWIN_CASES = [
+    (x.INFO, THREE_FORMAT, THREE, [1, 2, 0.5]),
+    (x.DEBUG, b"%d %i %u %x %c|%ld %lu|%lld %jd %zu %td|%hhd %hd",
+     [x.INT] * 5 + [x.LONG, x.LONG, x.LLONG, x.INTMAX, x.SIZE, x.PTRDIFF, x.INT, x.INT],
+     [-5, 2147483647, -1, 255, 65, -2**63, 2**64 - 1, -2**63, 2**63 - 1, 2**64 - 1, -7, 300,
+      70000]),
+    (x.WARN, b"%f %.2e %g %a|%Lf %.3Lg|%5.1f%%",
+     [x.DOUBLE] * 4 + [x.LDOUBLE, x.LDOUBLE, x.DOUBLE],
+     [3.25, 12345.678, 1e-5, 1.0, 2.5, -1234.5, 99.44]),
+    (x.ERROR, b"[%s][%s][%s][%.*s][%p][%p][%ls][%ls][%m][%lc]",
+     [x.STR, x.STR, x.STR, x.INT, x.STR | x.STAR, x.PTR, x.PTR, x.WSTR, x.WSTR, x.ERRNO, x.WINT],
+     [None, b"", TWIN_HOSTILE, 3, b"abc", 0x1234, 0, None, "Hi!", 2, ord("A")]),
+    (x.FATAL, b"%s", [x.STR], [b"x" * 20000]),
+    (x.TRACE, b"plain\n", [], []),
+    (x.INFO, b"100%% done %5s|%-5d|%+d|% d|%05.1f|%#o|%#x",
+     [x.STR, x.INT, x.INT, x.INT, x.DOUBLE, x.INT, x.INT], [b"ab", 42, 7, 7, 2.25, 8, 255]),
+    (x.INFO, b"%s and %s", [x.STR, x.STR], [b"\xe2\x80\xa9", b"\x1b[31mred"]),
+]
+
+
+def twin_files(kind):
+    """The library's file of TWIN_CASES in layout kind, and the same calls in binary."""
+    d = os.path.join(WORK, "twin-" + kind)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    subprocess.run([TWIN, os.path.join(d, "logs"), os.path.join(d, "persistent"), kind],
+                   check=True, timeout=120)
+    logs = os.listdir(os.path.join(d, "logs"))
+    expect(len(logs), 1, "the library's files: %r" % logs)
+    with open(os.path.join(d, "logs", logs[0]), "rb") as f:
+        text = f.read().decode("utf-8")
+    b = x.Block(base_ns=BASE).thread(1)
+    for number, (level, fmt, kinds, values) in enumerate(TWIN_CASES):
+        b.site(number, level, number + 1, fmt, file=b"src/twin.c", function=b"twin",
+               kinds=kinds)
+        b.record(number, 1, kinds, values)
+    return text, write("twin-%s.xlog" % kind, b.bytes())
+
+
+def the_same_calls_give_the_library_text_lines_byte_for_byte():
+    text, binary = twin_files("pattern")
+    expect(len(text.splitlines()), len(TWIN_CASES), "the library's lines")
+    expect_run(["--pattern", TWIN_PATTERN, binary], text)
+
+
+def the_same_calls_give_the_library_default_lines_but_for_time_and_thread():
+    text, binary = twin_files("default")
+    rc, out, err = cat(binary)
+    expect((rc, err), (0, ""), "status and stderr")
+    # the default line's own path (text.c): "TIME [LEVEL] file:line function TID message"
+    default_line = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} (\[\w+\] \S+ \S+) \d+ (.*)$")
+
+    def timeless(lines):
+        return [default_line.match(line).groups() for line in lines.splitlines()]
+
+    want = timeless(text)
+    expect(len(want), len(TWIN_CASES), "the library's lines")
+    expect(timeless(out), want, "the default lines but for time and thread")
+
+
+def the_same_calls_give_the_library_json_objects():
+    text, binary = twin_files("json")
+    rc, out, err = cat("--json", binary)
+    expect((rc, err), (0, ""), "status and stderr")
+
+    def timeless(line):
+        o = json.loads(line)
+        del o["timestamp"], o["attributes"]["thread.id"], o["attributes"]["process.pid"]
+        return o
+
+    want = [timeless(line) for line in text.splitlines()]
+    expect(len(want), len(TWIN_CASES), "the library's objects")
+    expect([timeless(line) for line in out.splitlines()], want, "JSON objects")
 
 
 # ---- merging ---------------------------------------------------------------------------
@@ -494,6 +580,9 @@ def follow_reads_on_across_two_rotations():
 
 
 TESTS = [
+    the_same_calls_give_the_library_text_lines_byte_for_byte,
+    the_same_calls_give_the_library_default_lines_but_for_time_and_thread,
+    the_same_calls_give_the_library_json_objects,
     every_argument_kind_renders_as_printf_and_the_text_layout_escapes_it,
     wide_characters_beyond_ascii_need_the_locale_option,
     truncation_suppressed_count_and_level_flags_show_as_the_back_end_writes_them,
@@ -514,7 +603,7 @@ TESTS = [
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    only = set(sys.argv[3:])
+    only = set(sys.argv[4:])
     failed = 0
     for test in TESTS:
         if only and test.__name__ not in only:
