@@ -201,7 +201,8 @@ def pattern_and_json_are_the_library_layouts():
 TWIN_PATTERN = "[{level}] {path}:{line} {function} {module}|{message}"
 TWIN_HOSTILE = b"a\nb\r\tc\x01\x7f\xff\xc3(\xe2\x80\xa8\xc2\x85\xe9\x80\x80end"
 # The calls of text_twin.c, in its order: level, format, kinds, values (as its
-# caller side stores them: "%.*s" keeps 3 bytes, %m the errno, ENOENT).
+# caller side stores them: "%.*s" keeps 3 bytes, %m the errno, ENOENT; %hhd and %hd
+# get 300 and 70000 here, their narrowed values in text_twin.c, for clang).
 TWIN_CASES = [
     (x.INFO, THREE_FORMAT, THREE, [1, 2, 0.5]),
     (x.DEBUG, b"%d %i %u %x %c|%ld %lu|%lld %jd %zu %td|%hhd %hd",

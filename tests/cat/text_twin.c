@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     xlogout(XLOG_INFO, f, 1, fn, "Logging int: %lu, int: %lu, double: %f", 1UL, 2UL, 0.5);
     xlogout(XLOG_DEBUG, f, 2, fn, "%d %i %u %x %c|%ld %lu|%lld %jd %zu %td|%hhd %hd", -5,
             INT_MAX, -1, 255, 65, LONG_MIN, ULONG_MAX, LLONG_MIN, INTMAX_MAX, SIZE_MAX,
-            (ptrdiff_t)-7, 300, 70000);
+            (ptrdiff_t)-7, (signed char)300, (short)70000);
     xlogout(XLOG_WARN, f, 3, fn, "%f %.2e %g %a|%Lf %.3Lg|%5.1f%%", 3.25, 12345.678, 1e-5, 1.0,
             2.5L, -1234.5L, 99.44);
     const char *volatile null_string = NULL; /* not a NULL the compiler can see */
