@@ -86,9 +86,14 @@ static struct options {
 
 static int status; /* the exit status: 1 once anything was reported */
 
+static void flush_output(void);
+
+/* A message on stderr after the lines before it (on a terminal, or both
+ * streams into one file, it stands where the damage is). */
 static void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static void report(const char *format, ...)
 {
+    flush_output();
     va_list ap;
     va_start(ap, format);
     fputs("xlog-cat: ", stderr);

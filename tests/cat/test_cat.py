@@ -457,6 +457,14 @@ def garbage_between_blocks_is_skipped_to_the_next_magic():
                "block, at byte %d\n"
                "xlog-cat: %s: byte %d: 4 bytes that are not a block: skipped to the end of the "
                "file\n" % (p, n, n + 12, p, n + 12 + len(second)), 1)
+    # into one stream, each message stands where its damage is
+    both = subprocess.run([CAT, p], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    lines = want.splitlines(keepends=True)
+    expect(both.stdout.decode(), lines[0] +
+           "xlog-cat: %s: byte %d: 12 bytes that are not a block: skipped to the next block, at "
+           "byte %d\n" % (p, n, n + 12) + lines[1] +
+           "xlog-cat: %s: byte %d: 4 bytes that are not a block: skipped to the end of the file\n"
+           % (p, n + 12 + len(second)), "stdout and stderr in one")
 
 
 def every_bad_input_gets_its_message_and_the_rest_is_read():
