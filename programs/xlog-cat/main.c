@@ -57,8 +57,9 @@ static const char usage[] =
     "  --grep TEXT     only messages that contain TEXT (the message as logged,\n"
     "                  before escaping)\n"
     "  -f, --follow    keep reading the files as they grow, and follow each name\n"
-    "                  to a new file when it is rotated (like tail -F); stop with\n"
-    "                  Ctrl-C\n"
+    "                  to a new file when it is rotated (like tail -F); a name\n"
+    "                  that leads nowhere yet is waited for, a .gz is read once;\n"
+    "                  stop with Ctrl-C\n"
     "  --locale        render as a program that called setlocale(LC_ALL, \"\")\n"
     "                  in this environment does (%ls and %lc of characters\n"
     "                  beyond ASCII, the ' flag, the decimal point); without it,\n"
@@ -222,6 +223,7 @@ static void write_line(const xlog_line_event *ev)
 typedef struct input {
     const char *path;
     int order;              /* on the command line: equal times come in this order */
+    int follow;             /* -f, and not a .gz (which does not grow) */
     gzFile gz;              /* when not following */
     int fd;                 /* when following; -1 while the name leads nowhere */
     dev_t dev;
@@ -246,7 +248,7 @@ static int open_input(input *in)
     in->length = 0;
     in->eof = 0;
     in->entry = NULL;
-    if (opt.follow) {
+    if (in->follow) {
         in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
         struct stat st;
         if (in->fd < 0 || fstat(in->fd, &st) != 0)
@@ -342,7 +344,7 @@ static int wanted(const xlog_binary_entry *e)
 static int advance(input *in)
 {
     in->entry = NULL;
-    if (!in->reader || (opt.follow && in->fd < 0))
+    if (!in->reader || (in->follow && in->fd < 0))
         return 0;
     for (;;) {
         int rc = xlog_binary_next(in->reader, in->buf, in->offset, in->length, in->eof);
@@ -449,7 +451,7 @@ static void merge(input *inputs, size_t count)
 static void check_name(input *in)
 {
     struct stat st;
-    if (stat(in->path, &st) != 0)
+    if (!in->follow || stat(in->path, &st) != 0)
         return; /* between a rename and the new file: keep reading the old */
     if (in->fd >= 0 && st.st_dev == in->dev && st.st_ino == in->ino) {
         struct stat now;
@@ -591,9 +593,11 @@ int main(int argc, char **argv)
         in->path = argv[optind + (int)i];
         in->order = (int)i;
         in->fd = -1;
+        size_t length = strlen(in->path);
+        in->follow = opt.follow && !(length >= 3 && strcmp(in->path + length - 3, ".gz") == 0);
         if (open_input(in) != 0) {
             report("%s: %s", in->path, strerror(errno ? errno : ENOMEM));
-            if (!opt.follow) { /* an input that gives nothing */
+            if (!in->follow) { /* an input that gives nothing */
                 xlog_binary_reader_free(in->reader);
                 in->reader = NULL;
             }

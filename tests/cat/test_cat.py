@@ -588,6 +588,43 @@ def follow_reads_on_across_two_rotations():
     expect(child.stderr.read(), b"", "stderr")
 
 
+def follow_waits_for_a_missing_name_and_reads_a_gz_once():
+    d = os.path.join(WORK, "follow2")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    gz, later = os.path.join(d, "old.xlog.gz"), os.path.join(d, "later.xlog")
+    with gzip.open(gz, "wb") as f:
+        f.write(three_block(values=[(1, 0, 0.5)]).bytes())
+    child = subprocess.Popen([CAT, "-f", gz, later], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    os.set_blocking(child.stdout.fileno(), False)
+    got = b""
+    want = [three_line("123456789", 777, 1, 0, "0.500000"),
+            three_line("123456790", 777, 2, 0, "0.500000")]
+
+    def wait_for(n):
+        nonlocal got
+        deadline = time.monotonic() + 60
+        while got.count(b"\n") < n and time.monotonic() < deadline:
+            chunk = child.stdout.read()
+            if chunk:
+                got += chunk
+            else:
+                time.sleep(0.02)
+        expect(got.decode(), "".join(want[:n]), "lines after step %d" % n)
+
+    try:
+        wait_for(1)
+        with open(later, "wb") as f:
+            f.write(three_block(base=BASE + 1, values=[(2, 0, 0.5)]).bytes())
+        wait_for(2)
+    finally:
+        child.kill()
+        child.wait()
+    expect(child.stderr.read().decode(), "xlog-cat: %s: No such file or directory\n" % later,
+           "stderr")
+
+
 TESTS = [
     the_same_calls_give_the_library_text_lines_byte_for_byte,
     the_same_calls_give_the_library_default_lines_but_for_time_and_thread,
@@ -606,6 +643,7 @@ TESTS = [
     garbage_between_blocks_is_skipped_to_the_next_magic,
     every_bad_input_gets_its_message_and_the_rest_is_read,
     follow_reads_on_across_two_rotations,
+    follow_waits_for_a_missing_name_and_reads_a_gz_once,
 ]
 
 
