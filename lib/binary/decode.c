@@ -64,7 +64,7 @@ struct xlog_binary_reader {
     int rejected;      /* it is not: nothing more is read */
     int scanning;      /* looking for the next magic from pos */
     int report_scan;   /* ... and say what was skipped when it is found */
-    uint64_t scan_from;
+    uint64_t scan_start;  /* where the scan began */
 
     /* The block being read (in_block), and what its entries have set. */
     int in_block;
@@ -585,7 +585,7 @@ static void scan_from(xlog_binary_reader *r, uint64_t from, int report)
     r->in_block = 0;
     r->scanning = 1;
     r->report_scan = report;
-    r->scan_from = from;
+    r->scan_start = from;
     r->pos = from;
 }
 
@@ -790,14 +790,14 @@ static int scan(xlog_binary_reader *r, const uint8_t *data, uint64_t data_offset
     }
     r->scanning = 0;
     r->pos = found ? (uint64_t)(found - data) + data_offset : data_end;
-    if (!r->report_scan || r->pos == r->scan_from)
+    if (!r->report_scan || r->pos == r->scan_start)
         return -1;
-    uint64_t skipped = r->pos - r->scan_from;
+    uint64_t skipped = r->pos - r->scan_start;
     if (found)
-        return damage(r, r->scan_from, "%llu bytes that are not a block: skipped to the "
+        return damage(r, r->scan_start, "%llu bytes that are not a block: skipped to the "
                                        "next block, at byte %llu",
                       (unsigned long long)skipped, (unsigned long long)r->pos);
-    return damage(r, r->scan_from, "%llu bytes that are not a block: skipped to the end of "
+    return damage(r, r->scan_start, "%llu bytes that are not a block: skipped to the end of "
                                    "the file", (unsigned long long)skipped);
 }
 
