@@ -49,7 +49,7 @@ install-bench: build
 fuzz: deps
 	CC=clang cmake -S . -B build-fuzz -DXLOG_BUILD_FUZZERS=ON -DXLOG_BUILD_TESTS=OFF -DXLOG_BUILD_PROGRAMS=OFF $(CMAKE_ARGS)
 	cmake --build build-fuzz -j $(JOBS)
-	for target in format escape config; do \
+	for target in format escape config cat; do \
 	  mkdir -p build-fuzz/corpus/$$target && cp -n fuzz/corpus/$$target/* build-fuzz/corpus/$$target/ && \
 	  build-fuzz/fuzz/fuzz_$$target -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus/$$target || exit 1; \
 	done

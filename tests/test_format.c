@@ -1523,6 +1523,19 @@ static void test_digits_are_written_as_snprintf_writes_them(void **state)
         if (memcmp(got, expected, 8) != 0)
             fail_msg("%u: [%.8s]", v, got);
     }
+
+/* In a record, a %ls's characters follow a u32 length right after the bytes
+ * of the arguments before it, so they need not be 4-byte aligned (record.h);
+ * they were loaded as wchar_t, which UBSan stops at as misaligned. */
+static void test_a_wide_string_at_an_odd_address_is_read_whole(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C");
+    const wchar_t text[] = L"Hi!";
+    _Alignas(8) char record[1 + sizeof text];
+    memcpy(record + 1, text, sizeof text);
+    xlog_arg arg = { .ws = { (const wchar_t *)(const void *)(record + 1), 3 } };
+    expect_text("[%ls|%5.2ls]", ((xlog_arg[]){ arg, arg }), 2, "[Hi!|   Hi]");
 }
 
 int main(void)
@@ -1559,6 +1572,8 @@ int main(void)
         cmocka_unit_test(test_cache_keeps_the_same_format_at_two_sites_apart),
         cmocka_unit_test(test_cache_declines_a_format_with_too_many_conversions),
         cmocka_unit_test(test_cache_get_inside_another_leaves_its_slot_alone),
+
+        cmocka_unit_test(test_a_wide_string_at_an_odd_address_is_read_whole),
     };
     return cmocka_run_group_tests(tests, setup_seed, NULL);
 }

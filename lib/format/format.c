@@ -781,9 +781,17 @@ static bool convert_wide(sink *o, const wchar_t *ws, size_t len, size_t limit, s
     mbstate_t state;
     memset(&state, 0, sizeof state);
     *bytes = 0;
-    for (size_t i = 0; i < len && ws[i] != L'\0' && *bytes < limit; i++) {
+    /* A record holds a wide string right after its u32 length, which need
+     * not be at a multiple of 4 (a %s of odd length before it): each
+     * character is copied out, never loaded through a misaligned pointer. */
+    const char *at = (const char *)ws;
+    for (size_t i = 0; i < len && *bytes < limit; i++) {
+        wchar_t wc;
+        memcpy(&wc, at + i * sizeof wc, sizeof wc);
+        if (wc == L'\0')
+            break;
         char mb[MB_LEN_MAX];
-        size_t n = wcrtomb(mb, ws[i], &state);
+        size_t n = wcrtomb(mb, wc, &state);
         if (n == (size_t)-1)
             return false;
         if (n > limit - *bytes)

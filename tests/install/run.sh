@@ -3,8 +3,8 @@
 # against it twice: with pkg-config, and with CMake's find_package (shared
 # and static).  Each must write exactly one line.  The pkg-config file, the
 # header, the library and the CMake package must agree on the version, and
-# nothing but the library's files and xlog-recover is installed (no
-# xlog-bench).
+# nothing but the library's files, xlog-recover and xlog-cat is installed
+# (no xlog-bench).
 set -euo pipefail
 build_dir=$1
 src_dir=$(cd "$(dirname "$0")" && pwd)
@@ -63,8 +63,10 @@ for kind in shared static; do
 done
 echo "ThreadSanitizer program against the plain library (shared and static): ok"
 
-programs=$(ls "$work/prefix/bin")
-[ "$programs" = "xlog-recover" ] || { echo "installed programs: $programs"; exit 1; }
+programs=$(ls "$work/prefix/bin" | tr '\n' ' ')
+[ "$programs" = "xlog-cat xlog-recover " ] || { echo "installed programs: $programs"; exit 1; }
+out=$("$work/prefix/bin/xlog-cat" --help | head -1)
+[ "$out" = "usage: xlog-cat [OPTIONS] FILE..." ] || { echo "xlog-cat --help: $out"; exit 1; }
 out=$("$work/prefix/bin/xlog-recover" "$work/logs-pc" "$work/no-persistent-dir")
 [ "$out" = "xlog-recover: 0 lines recovered into $work/logs-pc" ] || { echo "xlog-recover: $out"; exit 1; }
-echo "bin/ holds xlog-recover alone, and it runs: ok"
+echo "bin/ holds xlog-recover and xlog-cat alone, and they run: ok"

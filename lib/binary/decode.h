@@ -1,0 +1,73 @@
+/*
+ * decode.h - the reader of binary log files (docs/BINARY.md): blocks and
+ * their entries out of the bytes of one file, each Record turned into the
+ * event the back end would have made of it (the record rebuilt as the front
+ * end writes it, record/record.h, and rendered by event/message.h, the
+ * library's own code), each Message into an event with its message as given.
+ *
+ * The reader never holds the file: its caller passes the bytes it has, from
+ * some file offset on, and keeps them from xlog_binary_keep_from() on
+ * (the start of the block being read), so that a file can be read in
+ * pieces, decompressed on the way, or followed as it grows.  Every length is
+ * checked against the block's end; damage (a cut file, garbage between
+ * blocks, a garbled entry, a file of another kind) gives a message naming
+ * the file and the byte, and the reader goes on where it can: at the next
+ * block's magic.
+ */
+#ifndef XLOG_BINARY_DECODE_H
+#define XLOG_BINARY_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event/event.h"
+
+typedef struct xlog_binary_reader xlog_binary_reader;
+
+/* What xlog_binary_next found. */
+enum {
+    XLOG_BINARY_MORE = 0,    /* the bytes end inside a block: pass more (or eof) */
+    XLOG_BINARY_ENTRY = 1,   /* an entry to show: xlog_binary_entry_of, xlog_binary_event */
+    XLOG_BINARY_DAMAGE = 2,  /* xlog_binary_error says what and where; call again */
+    XLOG_BINARY_END = 3      /* eof, and every byte read */
+};
+
+/* What is known of an entry before its message is rendered, for merging
+ * and filters. */
+typedef struct xlog_binary_entry {
+    int64_t time_ns;        /* UTC */
+    int level;
+    int pid;
+    int tid;
+    const char *module;     /* "" for none; NUL-terminated */
+    uint64_t offset;        /* in the file, of its tag byte */
+} xlog_binary_entry;
+
+/* A reader of the file called name (for messages); NULL without memory. */
+xlog_binary_reader *xlog_binary_reader_new(const char *name);
+void xlog_binary_reader_free(xlog_binary_reader *r);
+
+/* Reads on from where the last call stopped.  data holds the file's bytes
+ * from offset data_offset for length bytes, at least from
+ * xlog_binary_keep_from() on, and they must not change while they are
+ * kept; eof says that the file has no more.  Returns XLOG_BINARY_*. */
+int xlog_binary_next(xlog_binary_reader *r, const uint8_t *data, uint64_t data_offset,
+                     size_t length, int eof);
+
+/* The first byte of the file the reader may still read (the bytes before
+ * it may be dropped). */
+uint64_t xlog_binary_keep_from(const xlog_binary_reader *r);
+
+/* The entry of the last XLOG_BINARY_ENTRY, until the next call of
+ * xlog_binary_next. */
+const xlog_binary_entry *xlog_binary_entry_of(const xlog_binary_reader *r);
+
+/* The event of that entry, its message rendered (once); valid until the
+ * next call of xlog_binary_next, and while the bytes are kept.  NULL
+ * without memory. */
+const xlog_line_event *xlog_binary_event(xlog_binary_reader *r);
+
+/* The message of the last XLOG_BINARY_DAMAGE: "FILE: byte N: what". */
+const char *xlog_binary_error(const xlog_binary_reader *r);
+
+#endif

@@ -1,0 +1,622 @@
+/*
+ * xlog-cat - shows binary log files (.xlog, docs/BINARY.md) as the lines the
+ * text layout would have written, byte for byte (or a pattern's, or JSON
+ * objects): the decoder (lib/binary/decode.h) makes each entry the event the
+ * back end would have made, and the library's own layouts write it.
+ *
+ *   xlog-cat [OPTIONS] FILE...
+ *
+ * Several files are merged by time (a k-way merge: each file's own order is
+ * kept, and of entries with the same time the earlier file on the command
+ * line comes first).  A file may be gzip-compressed (read through zlib,
+ * which reads a file that is not compressed as it is).  The usage text below
+ * says the rest.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <xlog.h>
+
+#include "binary/decode.h"
+#include "frontend/filter.h"
+#include "layouts/layout.h"
+
+static const char usage[] =
+    "usage: xlog-cat [OPTIONS] FILE...\n"
+    "Shows binary xlog files (.xlog, also gzip-compressed .xlog.gz) as the lines\n"
+    "the text layout writes, merged by time (of equal times, the earlier FILE's\n"
+    "first; each file's own order is kept).\n"
+    "\n"
+    "  --pattern P     lines by the text pattern P (xlog.h, \"Layouts\"), e.g.\n"
+    "                  '{time:iso,ms} {level} {module} {message}'\n"
+    "  --json          JSON objects, as the JSON layout writes them\n"
+    "  --level F       only what the filter F lets through, in the syntax of\n"
+    "                  XLOG_LEVEL: 'warn', 'info,net=debug' (a module without a\n"
+    "                  rule of its own shows every level unless F names a level)\n"
+    "  --module M      only the module M and the modules under it (net: net,\n"
+    "                  net.tls); may be given several times\n"
+    "  --since T       only entries at time T or later (UTC)\n"
+    "  --until T       only entries before time T (UTC)\n"
+    "                  T is YYYY-MM-DD, YYYY-MM-DD HH:MM, YYYY-MM-DD HH:MM:SS or\n"
+    "                  YYYY-MM-DD HH:MM:SS.fraction (up to 9 digits), with 'T'\n"
+    "                  for the space if you like and an optional final 'Z'\n"
+    "  --tid N         only the thread N\n"
+    "  --pid N         only the process N\n"
+    "  --grep TEXT     only messages that contain TEXT (the message as logged,\n"
+    "                  before escaping)\n"
+    "  -f, --follow    keep reading the files as they grow, and follow each name\n"
+    "                  to a new file when it is rotated (like tail -F); a name\n"
+    "                  that leads nowhere yet is waited for, a .gz is read once;\n"
+    "                  stop with Ctrl-C\n"
+    "  --locale        render as a program that called setlocale(LC_ALL, \"\")\n"
+    "                  in this environment does (%ls and %lc of characters\n"
+    "                  beyond ASCII, the ' flag, the decimal point); without it,\n"
+    "                  as a program that did not (the C locale)\n"
+    "  --help          this text\n"
+    "\n"
+    "Damage (a file that is not a binary log, a cut or garbled block, garbage\n"
+    "between blocks) is reported on stderr with the file and the byte, and the\n"
+    "rest is read.  Exit status: 0, or 1 after any such report or a usage error.\n";
+
+/* ---- options ----------------------------------------------------------------- */
+
+static struct options {
+    int follow;
+    int json;
+    const char *pattern;
+    int level_filter; /* --level given */
+    const char **modules;
+    size_t module_count;
+    int64_t since, until;
+    long tid, pid; /* -1: any */
+    const char *grep;
+    size_t grep_length;
+} opt = {.since = INT64_MIN, .until = INT64_MAX, .tid = -1, .pid = -1};
+
+static int status; /* the exit status: 1 once anything was reported */
+
+static void flush_output(void);
+
+/* A message on stderr after the lines before it (on a terminal, or both
+ * streams into one file, it stands where the damage is). */
+static void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void report(const char *format, ...)
+{
+    flush_output();
+    va_list ap;
+    va_start(ap, format);
+    fputs("xlog-cat: ", stderr);
+    vfprintf(stderr, format, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    status = 1;
+}
+
+/* Reads digits [min, max] of them into *v; the end, or NULL. */
+static const char *digits(const char *p, int min, int max, long *v, int *count)
+{
+    long value = 0;
+    int n = 0;
+    while (n < max && *p >= '0' && *p <= '9') {
+        value = value * 10 + (*p++ - '0');
+        n++;
+    }
+    if (n < min)
+        return NULL;
+    *v = value;
+    if (count)
+        *count = n;
+    return p;
+}
+
+/* A time as the usage says, into UTC nanoseconds; 0 or -1. */
+static int parse_time(const char *text, int64_t *ns)
+{
+    long year, month, day, hour = 0, minute = 0, second = 0, fraction = 0;
+    int fraction_digits = 0;
+    const char *p = text;
+    if (!(p = digits(p, 4, 4, &year, NULL)) || *p++ != '-' ||
+        !(p = digits(p, 2, 2, &month, NULL)) || *p++ != '-' ||
+        !(p = digits(p, 2, 2, &day, NULL)))
+        return -1;
+    if (*p == ' ' || *p == 'T') {
+        p++;
+        if (!(p = digits(p, 2, 2, &hour, NULL)) || *p++ != ':' ||
+            !(p = digits(p, 2, 2, &minute, NULL)))
+            return -1;
+        if (*p == ':') {
+            if (!(p = digits(p + 1, 2, 2, &second, NULL)))
+                return -1;
+            if (*p == '.' && !(p = digits(p + 1, 1, 9, &fraction, &fraction_digits)))
+                return -1;
+        }
+    }
+    if (*p == 'Z')
+        p++;
+    if (*p || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
+        second > 60)
+        return -1;
+    struct tm tm = {.tm_year = (int)year - 1900, .tm_mon = (int)month - 1, .tm_mday = (int)day,
+                    .tm_hour = (int)hour, .tm_min = (int)minute, .tm_sec = (int)second};
+    time_t t = timegm(&tm);
+    if (tm.tm_mday != day) /* 2026-02-30 */
+        return -1;
+    for (int i = fraction_digits; i < 9; i++)
+        fraction *= 10;
+    *ns = (int64_t)t * 1000000000 + fraction;
+    return 0;
+}
+
+static int parse_id(const char *text, long *id)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 0 || v > INT_MAX)
+        return -1;
+    *id = v;
+    return 0;
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static struct output {
+    char *buf;
+    size_t length, capacity;
+    xlog_layout *layout;
+} out;
+
+static void flush_output(void)
+{
+    size_t done = 0;
+    while (done < out.length) {
+        ssize_t n = write(STDOUT_FILENO, out.buf + done, out.length - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (errno != EPIPE)
+                fprintf(stderr, "xlog-cat: writing: %s\n", strerror(errno));
+            exit(1);
+        }
+        done += (size_t)n;
+    }
+    out.length = 0;
+}
+
+static void write_line(const xlog_line_event *ev)
+{
+    size_t need = xlog_layout_max_line(out.layout, ev->pub.message_length);
+    if (out.capacity - out.length < need) {
+        flush_output();
+        if (need > out.capacity) {
+            char *buf = realloc(out.buf, need);
+            if (!buf) {
+                report("out of memory");
+                exit(1);
+            }
+            out.buf = buf;
+            out.capacity = need;
+        }
+    }
+    out.length += xlog_layout_write(out.layout, ev, out.buf + out.length);
+}
+
+/* ---- inputs ------------------------------------------------------------------ */
+
+/* Bytes read at a time: every file of a merge holds a buffer of at least
+ * twice this, and zlib one of ZLIB_BUFFER. */
+#define READ_SIZE (256u << 10)
+#define ZLIB_BUFFER (64u << 10)
+
+typedef struct input {
+    const char *path;
+    int order;              /* on the command line: equal times come in this order */
+    int follow;             /* -f, and not a .gz (which does not grow) */
+    gzFile gz;              /* when not following */
+    int fd;                 /* when following; -1 while the name leads nowhere */
+    dev_t dev;
+    ino_t ino;
+    uint8_t *buf;           /* the file's bytes from offset on */
+    uint64_t offset;
+    size_t length, capacity;
+    int eof;
+    xlog_binary_reader *reader;
+    const xlog_binary_entry *entry; /* the next one to show, or NULL */
+} input;
+
+static int open_input(input *in)
+{
+    xlog_binary_reader_free(in->reader);
+    in->reader = xlog_binary_reader_new(in->path);
+    if (!in->reader) {
+        report("out of memory");
+        exit(1);
+    }
+    in->offset = 0;
+    in->length = 0;
+    in->eof = 0;
+    in->entry = NULL;
+    if (in->follow) {
+        in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (in->fd < 0 || fstat(in->fd, &st) != 0)
+            return -1;
+        in->dev = st.st_dev;
+        in->ino = st.st_ino;
+        return 0;
+    }
+    in->gz = gzopen(in->path, "rb");
+    if (!in->gz)
+        return -1;
+    gzbuffer(in->gz, ZLIB_BUFFER);
+    return 0;
+}
+
+/* Reads more of the file; the bytes read (0 at its end, for now). */
+static size_t fill(input *in)
+{
+    uint64_t keep = xlog_binary_keep_from(in->reader);
+    if (keep > in->offset) {
+        size_t drop = (size_t)(keep - in->offset);
+        memmove(in->buf, in->buf + drop, in->length - drop);
+        in->length -= drop;
+        in->offset = keep;
+    }
+    if (in->capacity - in->length < READ_SIZE / 2) {
+        size_t capacity = in->capacity ? in->capacity * 2 : READ_SIZE;
+        while (capacity - in->length < READ_SIZE / 2)
+            capacity *= 2;
+        uint8_t *buf = realloc(in->buf, capacity);
+        if (!buf) {
+            report("out of memory");
+            exit(1);
+        }
+        in->buf = buf;
+        in->capacity = capacity;
+    }
+    size_t room = in->capacity - in->length;
+    if (room > INT_MAX)
+        room = INT_MAX;
+    if (in->fd >= 0) {
+        ssize_t n;
+        do
+            n = read(in->fd, in->buf + in->length, room);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) {
+            report("%s: %s", in->path, strerror(errno));
+            n = 0;
+        }
+        in->length += (size_t)n;
+        return (size_t)n;
+    }
+    int n = gzread(in->gz, in->buf + in->length, (unsigned)room);
+    int code = Z_OK;
+    const char *why = n <= 0 ? gzerror(in->gz, &code) : NULL;
+    if (code != Z_OK) { /* a read error, or a compressed stream garbled or cut */
+        size_t path_length = strlen(in->path); /* zlib puts the path first */
+        if (strncmp(why, in->path, path_length) == 0 && strncmp(why + path_length, ": ", 2) == 0)
+            why += path_length + 2;
+        report("%s: byte %llu%s: %s", in->path, (unsigned long long)(in->offset + in->length),
+               gzdirect(in->gz) ? "" : " of the decompressed data",
+               code == Z_ERRNO ? strerror(errno) : why);
+        n = 0;
+    }
+    if (n == 0)
+        in->eof = 1;
+    in->length += (size_t)n;
+    return (size_t)n;
+}
+
+static int wanted(const xlog_binary_entry *e)
+{
+    if (e->time_ns < opt.since || e->time_ns >= opt.until)
+        return 0;
+    if ((opt.tid >= 0 && e->tid != opt.tid) || (opt.pid >= 0 && e->pid != opt.pid))
+        return 0;
+    if (opt.module_count) {
+        size_t i = 0;
+        for (; i < opt.module_count; i++) {
+            size_t n = strlen(opt.modules[i]);
+            if (strncmp(e->module, opt.modules[i], n) == 0 &&
+                (e->module[n] == '\0' || e->module[n] == '.'))
+                break;
+        }
+        if (i == opt.module_count)
+            return 0;
+    }
+    return !opt.level_filter || xlog_module_enabled(e->module, e->level);
+}
+
+/* Finds the input's next entry to show (in->entry); 0 when there is none
+ * for now (its end, or in follow mode the end of what was written). */
+static int advance(input *in)
+{
+    in->entry = NULL;
+    if (!in->reader || (in->follow && in->fd < 0))
+        return 0;
+    for (;;) {
+        int rc = xlog_binary_next(in->reader, in->buf, in->offset, in->length, in->eof);
+        switch (rc) {
+        case XLOG_BINARY_ENTRY: {
+            const xlog_binary_entry *e = xlog_binary_entry_of(in->reader);
+            if (wanted(e)) {
+                in->entry = e;
+                return 1;
+            }
+            break;
+        }
+        case XLOG_BINARY_DAMAGE:
+            report("%s", xlog_binary_error(in->reader));
+            break;
+        case XLOG_BINARY_END:
+            return 0;
+        default: /* XLOG_BINARY_MORE */
+            if (fill(in) == 0 && !in->eof)
+                return 0; /* following: nothing more yet */
+            break;
+        }
+    }
+}
+
+static void show(input *in)
+{
+    const xlog_line_event *ev = xlog_binary_event(in->reader);
+    if (!ev) {
+        report("out of memory");
+        exit(1);
+    }
+    if (opt.grep && !memmem(ev->pub.message, ev->pub.message_length, opt.grep, opt.grep_length))
+        return;
+    write_line(ev);
+}
+
+/* ---- merging by time ------------------------------------------------------------ */
+
+/* A binary heap of the inputs with an entry, the earliest first. */
+static input **heap;
+static size_t heap_count;
+
+static int before(const input *a, const input *b)
+{
+    if (a->entry->time_ns != b->entry->time_ns)
+        return a->entry->time_ns < b->entry->time_ns;
+    return a->order < b->order;
+}
+
+static void heap_down(size_t i)
+{
+    for (;;) {
+        size_t least = i, l = 2 * i + 1, r = l + 1;
+        if (l < heap_count && before(heap[l], heap[least]))
+            least = l;
+        if (r < heap_count && before(heap[r], heap[least]))
+            least = r;
+        if (least == i)
+            return;
+        input *t = heap[i];
+        heap[i] = heap[least];
+        heap[least] = t;
+        i = least;
+    }
+}
+
+static void heap_push(input *in)
+{
+    size_t i = heap_count++;
+    heap[i] = in;
+    while (i && before(heap[i], heap[(i - 1) / 2])) {
+        input *t = heap[i];
+        heap[i] = heap[(i - 1) / 2];
+        heap[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+/* Shows every entry the inputs have now, merged by time. */
+static void merge(input *inputs, size_t count)
+{
+    heap_count = 0;
+    for (size_t i = 0; i < count; i++)
+        if (advance(&inputs[i]))
+            heap_push(&inputs[i]);
+    while (heap_count) {
+        input *in = heap[0];
+        show(in);
+        if (advance(in)) {
+            heap_down(0);
+        } else {
+            heap[0] = heap[--heap_count];
+            heap_down(0);
+        }
+    }
+}
+
+/* ---- following ------------------------------------------------------------------ */
+
+/* tail -F: when the name leads to another file (rotated: renamed, and a new
+ * one made), the old one is read to its end and the new one from its
+ * start; a file cut shorter (copytruncate) is read again from its start. */
+static void check_name(input *in)
+{
+    struct stat st;
+    if (!in->follow || stat(in->path, &st) != 0)
+        return; /* between a rename and the new file: keep reading the old */
+    if (in->fd >= 0 && st.st_dev == in->dev && st.st_ino == in->ino) {
+        struct stat now;
+        if (fstat(in->fd, &now) == 0 && (uint64_t)now.st_size < in->offset + in->length) {
+            close(in->fd);
+            in->fd = -1;
+            if (open_input(in) != 0)
+                in->fd = -1;
+        }
+        return;
+    }
+    if (in->fd >= 0) {
+        /* Finish the old file: what was written to it before the new one
+         * took its name, and a block it ends inside is reported as cut. */
+        while (advance(in))
+            show(in);
+        in->eof = 1;
+        while (advance(in))
+            show(in);
+        close(in->fd);
+        in->fd = -1;
+    }
+    if (open_input(in) != 0) {
+        if (in->fd >= 0)
+            close(in->fd);
+        in->fd = -1;
+    }
+}
+
+static void follow(input *inputs, size_t count)
+{
+    const struct timespec pause = {0, 100 * 1000 * 1000};
+    for (;;) {
+        flush_output();
+        nanosleep(&pause, NULL);
+        for (size_t i = 0; i < count; i++)
+            check_name(&inputs[i]);
+        merge(inputs, count);
+    }
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    enum { PATTERN = 256, JSON, LEVEL, MODULE, SINCE, UNTIL, TID, PID, GREP, LOCALE, HELP };
+    static const struct option longs[] = {
+        {"pattern", required_argument, NULL, PATTERN}, {"json", no_argument, NULL, JSON},
+        {"level", required_argument, NULL, LEVEL},     {"module", required_argument, NULL, MODULE},
+        {"since", required_argument, NULL, SINCE},     {"until", required_argument, NULL, UNTIL},
+        {"tid", required_argument, NULL, TID},         {"pid", required_argument, NULL, PID},
+        {"grep", required_argument, NULL, GREP},       {"follow", no_argument, NULL, 'f'},
+        {"locale", no_argument, NULL, LOCALE},         {"help", no_argument, NULL, HELP},
+        {NULL, 0, NULL, 0}};
+    opt.modules = calloc((size_t)argc, sizeof *opt.modules);
+    if (!opt.modules)
+        return 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "f", longs, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            opt.follow = 1;
+            break;
+        case PATTERN:
+            opt.pattern = optarg;
+            break;
+        case JSON:
+            opt.json = 1;
+            break;
+        case LEVEL:
+            /* The filter syntax of XLOG_LEVEL, by its own parser; what it
+             * names no level for shows every level. */
+            if (xlog_apply_filter(optarg, "--level", XLOG_TRACE, 0) != 0) {
+                fprintf(stderr, "xlog-cat: %s\n", xlog_last_error());
+                return 1;
+            }
+            opt.level_filter = 1;
+            break;
+        case MODULE:
+            opt.modules[opt.module_count++] = optarg;
+            break;
+        case SINCE:
+        case UNTIL:
+            if (parse_time(optarg, c == SINCE ? &opt.since : &opt.until) != 0) {
+                fprintf(stderr, "xlog-cat: --%s \"%s\": not a time (YYYY-MM-DD[ HH:MM[:SS[.fraction]]], "
+                                "UTC)\n", c == SINCE ? "since" : "until", optarg);
+                return 1;
+            }
+            break;
+        case TID:
+        case PID:
+            if (parse_id(optarg, c == TID ? &opt.tid : &opt.pid) != 0) {
+                fprintf(stderr, "xlog-cat: --%s \"%s\": not a number\n", c == TID ? "tid" : "pid",
+                        optarg);
+                return 1;
+            }
+            break;
+        case GREP:
+            opt.grep = optarg;
+            opt.grep_length = strlen(optarg);
+            break;
+        case LOCALE:
+            /* The file does not say which locale its writer rendered in. */
+            setlocale(LC_ALL, "");
+            break;
+        case HELP:
+            fputs(usage, stdout);
+            return 0;
+        default:
+            fputs(usage, stderr);
+            return 1;
+        }
+    }
+    if (optind == argc) {
+        fprintf(stderr, "xlog-cat: no file given\n%s", usage);
+        return 1;
+    }
+    if (opt.json && opt.pattern) {
+        fprintf(stderr, "xlog-cat: --json and --pattern do not go together\n");
+        return 1;
+    }
+    tzset(); /* {time:local} */
+    if (xlog_layout_create(&out.layout, opt.json ? XLOG_LAYOUT_JSON : XLOG_LAYOUT_TEXT,
+                           opt.pattern, NULL, "--pattern") != 0) {
+        fprintf(stderr, "xlog-cat: %s\n", xlog_last_error());
+        return 1;
+    }
+    out.capacity = 1u << 20;
+    out.buf = malloc(out.capacity);
+    size_t count = (size_t)(argc - optind);
+    input *inputs = calloc(count, sizeof *inputs);
+    heap = calloc(count, sizeof *heap);
+    if (!out.buf || !inputs || !heap) {
+        fprintf(stderr, "xlog-cat: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        input *in = &inputs[i];
+        in->path = argv[optind + (int)i];
+        in->order = (int)i;
+        in->fd = -1;
+        size_t length = strlen(in->path);
+        in->follow = opt.follow && !(length >= 3 && strcmp(in->path + length - 3, ".gz") == 0);
+        if (open_input(in) != 0) {
+            report("%s: %s", in->path, strerror(errno ? errno : ENOMEM));
+            if (!in->follow) { /* an input that gives nothing */
+                xlog_binary_reader_free(in->reader);
+                in->reader = NULL;
+            }
+        }
+    }
+    merge(inputs, count);
+    if (opt.follow)
+        follow(inputs, count);
+    flush_output();
+    for (size_t i = 0; i < count; i++) {
+        if (inputs[i].gz)
+            gzclose(inputs[i].gz);
+        xlog_binary_reader_free(inputs[i].reader);
+        free(inputs[i].buf);
+    }
+    free(inputs);
+    free(heap);
+    free(out.buf);
+    free(opt.modules);
+    xlog_layout_destroy(out.layout);
+    return status;
+}
