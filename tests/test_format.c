@@ -1523,6 +1523,7 @@ static void test_digits_are_written_as_snprintf_writes_them(void **state)
         if (memcmp(got, expected, 8) != 0)
             fail_msg("%u: [%.8s]", v, got);
     }
+}
 
 /* In a record, a %ls's characters follow a u32 length right after the bytes
  * of the arguments before it, so they need not be 4-byte aligned (record.h);
