@@ -678,18 +678,33 @@ static int start_block(xlog_binary_reader *r, const uint8_t *data, uint64_t data
                       h.writer ? "not 0" : "0");
     }
     uint64_t end = at + h.block_size;
-    /* A block is cut where the next one begins: a writer killed in the
-     * middle of its block, and another process's block written after what
-     * it had written (docs/BINARY.md, "Reading").  A later magic in the
-     * bytes there are says so even before the block's end has come. */
+    /* A block whose size leads to the end of the data or to another block's
+     * magic is whole, whatever its strings hold (a message may carry the
+     * magic's bytes).  Any other is cut where the next block begins: a
+     * writer killed in the middle of its block, and another process's block
+     * written after what it had written (docs/BINARY.md, "Reading"). */
+    int whole;
+    if (end > data_end) {
+        if (!eof)
+            return XLOG_BINARY_MORE;
+        whole = 0;
+    } else {
+        uint64_t after = data_end - end;
+        size_t seen = after < XLOG_BINARY_MAGIC_SIZE ? (size_t)after : XLOG_BINARY_MAGIC_SIZE;
+        int magic_after = memcmp(data + (end - data_offset), XLOG_BINARY_MAGIC, seen) == 0;
+        if (magic_after && seen < XLOG_BINARY_MAGIC_SIZE && after > 0 && !eof)
+            return XLOG_BINARY_MORE; /* the next block's magic may be arriving */
+        whole = after == 0 || (magic_after && seen == XLOG_BINARY_MAGIC_SIZE);
+    }
     uint64_t there = end < data_end ? end : data_end;
-    uint64_t window = end - 1 + XLOG_BINARY_MAGIC_SIZE < data_end
-                          ? end - 1 + XLOG_BINARY_MAGIC_SIZE
-                          : data_end; /* a magic that begins before the end */
-    const uint8_t *next = memmem(p + 1, (size_t)(window - at - 1), XLOG_BINARY_MAGIC,
-                                 XLOG_BINARY_MAGIC_SIZE);
-    if (end > data_end && !eof && !next)
-        return XLOG_BINARY_MORE;
+    const uint8_t *next = NULL;
+    if (!whole) {
+        uint64_t window = end - 1 + XLOG_BINARY_MAGIC_SIZE < data_end
+                              ? end - 1 + XLOG_BINARY_MAGIC_SIZE
+                              : data_end; /* a magic that begins before the end */
+        next = memmem(p + 1, (size_t)(window - at - 1), XLOG_BINARY_MAGIC,
+                      XLOG_BINARY_MAGIC_SIZE);
+    }
     r->w = writer_of(r, h.writer);
     if (!r->w) {
         r->pos = data_end;

@@ -467,6 +467,22 @@ def garbage_between_blocks_is_skipped_to_the_next_magic():
            % (p, n + 12 + len(second)), "stdout and stderr in one")
 
 
+def a_message_holding_the_magic_is_read_whole():
+    """A string argument may hold the 8 bytes of the magic: a block whose size
+    leads to the next block (or to the end) is whole whatever it holds."""
+    magic_text = b"a" + x.MAGIC + b"z"
+    b = x.Block(base_ns=BASE)
+    b.site(0, x.INFO, 7, b"got %s", kinds=[x.STR]).thread(777)
+    b.record(0, 0, [x.STR], [magic_text])
+    second = three_block(base=BASE + 1, values=[(3, 4, 0.5)]).bytes()
+    want = ("%s123456789 [INFO] main.c:7 main 777 got a\\x89XLOG\\r\\n\\x1az\n" % STAMP +
+            three_line("123456790", 777, 3, 4, "0.500000"))
+    expect_run([write("magic.xlog", b.bytes() + second)], want)
+    expect_run([write("magic-last.xlog", second + b.bytes())],
+               three_line("123456790", 777, 3, 4, "0.500000") +
+               "%s123456789 [INFO] main.c:7 main 777 got a\\x89XLOG\\r\\n\\x1az\n" % STAMP)
+
+
 def every_bad_input_gets_its_message_and_the_rest_is_read():
     good = three_block(base=BASE + 1, writer=5, values=[(9, 9, 0.5)]).bytes()
     good_line = three_line("123456790", 777, 9, 9, "0.500000")
@@ -641,6 +657,7 @@ TESTS = [
     a_cut_file_is_read_to_its_last_whole_entry,
     a_block_cut_by_a_kill_ends_where_the_next_block_begins,
     garbage_between_blocks_is_skipped_to_the_next_magic,
+    a_message_holding_the_magic_is_read_whole,
     every_bad_input_gets_its_message_and_the_rest_is_read,
     follow_reads_on_across_two_rotations,
     follow_waits_for_a_missing_name_and_reads_a_gz_once,
