@@ -543,6 +543,48 @@ static void rate_limits_count_what_they_suppress(void **state)
     free(text);
 }
 
+/* One call site for the cut rated messages. */
+static void rated_long(const char *text)
+{
+    xlog_warn_every_n(2, "%s", text);
+}
+
+/* A rated message is cut to leave room for its count: the mark stays, and
+ * the count follows it; one that fits max_message only without its count is
+ * cut and marked too, not cut silently. */
+static void a_rated_message_cut_at_max_message_keeps_its_mark_and_its_count(void **state)
+{
+    (void)state;
+    xlog_config cfg = xlog_defaults();
+    cfg.max_message = 256;
+    char *dir = open_in("ratedcut", cfg);
+    char longer[400], fitting[251];
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    memset(fitting, 'b', sizeof fitting - 1);
+    fitting[sizeof fitting - 1] = '\0';
+    rated_long(longer);  /* written */
+    rated_long(longer);  /* suppressed */
+    rated_long(longer);  /* written, 1 suppressed */
+    rated_long(fitting); /* suppressed */
+    rated_long(fitting); /* written, 1 suppressed */
+    char *text = close_and_read(dir);
+    static const char count[] = " (1 more suppressed)";
+    size_t body = 256 - (sizeof XLOG_TRUNCATED_MARK - 1) - (sizeof count - 1);
+    char expected[2][300];
+    snprintf(expected[0], sizeof expected[0], "%.*s%s%s", (int)body, longer, XLOG_TRUNCATED_MARK, count);
+    snprintf(expected[1], sizeof expected[1], "%.*s%s%s", (int)body, fitting, XLOG_TRUNCATED_MARK, count);
+    assert_int_equal(strlen(expected[0]), 256);
+    char first[300];
+    snprintf(first, sizeof first, "%.*s%s", (int)(256 - (sizeof XLOG_TRUNCATED_MARK - 1)), longer,
+             XLOG_TRUNCATED_MARK);
+    assert_true(has(text, "WARN", first));
+    assert_true(has(text, "WARN", expected[0]));
+    assert_true(has(text, "WARN", expected[1]));
+    assert_int_equal(test_count_lines(text), 3);
+    free(text);
+}
+
 /* ---- backtraces ------------------------------------------------------------- */
 
 typedef struct request {
@@ -863,6 +905,7 @@ int main(void)
         cmocka_unit_test_teardown(blanks_around_items_and_equals_and_level_aliases_are_accepted,
                                   reset_filter),
         cmocka_unit_test_teardown(rate_limits_count_what_they_suppress, reset_filter),
+        cmocka_unit_test_teardown(a_rated_message_cut_at_max_message_keeps_its_mark_and_its_count, reset_filter),
         cmocka_unit_test_teardown(backtrace_writes_the_lines_before_an_error_of_that_thread,
                                   reset_filter),
         cmocka_unit_test_teardown(an_error_that_replays_a_backtrace_keeps_its_own_message,

@@ -26,19 +26,15 @@ static size_t line_format_length(const char *format, size_t length)
 }
 
 /* A rate-limited record ends with how many calls of its site were
- * suppressed before it; the message says so, within max_message. */
-static size_t add_suppressed(char *out, size_t max_message, const xlog_record *rec, size_t length)
+ * suppressed before it; the message says so after its text (and its mark,
+ * when cut), within max_message: writes the words into count (48 bytes)
+ * and returns their length, 0 for none. */
+static size_t suppressed_words(char *count, const xlog_record *rec)
 {
-    uint64_t suppressed = xlog_record_suppressed(rec);
+    uint64_t suppressed = (rec->flags & XLOG_REC_RATED) ? xlog_record_suppressed(rec) : 0;
     if (suppressed == 0)
-        return length;
-    char text[48];
-    size_t n = (size_t)snprintf(text, sizeof text, " (%llu more suppressed)",
-                                (unsigned long long)suppressed);
-    if (length + n > max_message)
-        length = xlog_utf8_cut(out, length, max_message - n);
-    memcpy(out + length, text, n + 1);
-    return length + n;
+        return 0;
+    return (size_t)snprintf(count, 48, " (%llu more suppressed)", (unsigned long long)suppressed);
 }
 
 size_t xlog_message_render(char *out, size_t max_message, const xlog_record *rec,
@@ -61,17 +57,20 @@ size_t xlog_message_render(char *out, size_t max_message, const xlog_record *rec
         full = xlog_fmt_render(view->format, format_length, args, (size_t)view->nargs, out,
                                max_message);
     }
+    char count[48];
+    size_t count_length = suppressed_words(count, rec);
+    size_t room = max_message - count_length; /* max_message is at least 256 */
     size_t length = full;
-    *truncated = full > max_message || (rec->flags & XLOG_REC_TRUNCATED);
+    *truncated = full > room || (rec->flags & XLOG_REC_TRUNCATED);
     if (*truncated) {
-        size_t shown = full < max_message ? full : max_message;
-        length = xlog_utf8_cut(out, shown, max_message - XLOG_TRUNCATED_MARK_LENGTH);
+        size_t shown = full < room ? full : room;
+        length = xlog_utf8_cut(out, shown, room - XLOG_TRUNCATED_MARK_LENGTH);
         memcpy(out + length, XLOG_TRUNCATED_MARK, XLOG_TRUNCATED_MARK_LENGTH);
         length += XLOG_TRUNCATED_MARK_LENGTH;
     }
+    memcpy(out + length, count, count_length);
+    length += count_length;
     out[length] = '\0';
-    if (rec->flags & XLOG_REC_RATED)
-        length = add_suppressed(out, max_message, rec, length);
     return length;
 }
 
