@@ -94,6 +94,7 @@ typedef struct site_entry {
     size_t format_len;
     xlog_event_names names;
     char *text;
+    uint32_t number; /* dense from 0, in the order first seen: a binary file's site number */
 } site_entry;
 
 #define FORMAT_LEN_UNKNOWN SIZE_MAX
@@ -192,7 +193,7 @@ static site_entry *site_lookup(const xlog_site_copy *site)
         return NULL;
     /* The format's length is learnt from the first fast-path record: a site
      * seen first through a dynamic record may not have its format yet. */
-    site_entry entry = {site, FORMAT_LEN_UNKNOWN, {0}, NULL};
+    site_entry entry = {site, FORMAT_LEN_UNKNOWN, {0}, NULL, (uint32_t)be.site_count};
     /* Made in the scratch room to learn its size, then again in its own. */
     entry.text = malloc(site_names(site, &entry.names, be.scratch.room));
     if (!entry.text)
@@ -308,8 +309,17 @@ static void report_drops(xlog_ring *r, uint64_t now, int force)
     write_notice(r, line_time(now), text);
 }
 
+/* Counts a message cut (xlog_counters.truncated): when rendered, as
+ * rendering cut it; when no sink needed it rendered (binary files only),
+ * when a string was cut on the caller (max_message is then xlog-cat's). */
+static void count_truncated(const xlog_line_event *ev)
+{
+    if (ev->pending ? (ev->rec->flags & XLOG_REC_TRUNCATED) != 0 : be.scratch.truncated)
+        xlog_add(&xlog_counts.truncated, 1);
+}
+
 /* Turns the record at the ring's read position into an event for the
- * sinks. */
+ * sinks, which render its message only if they need it. */
 static void consume(xlog_ring *r, const xlog_record *rec)
 {
     if (rec->type == XLOG_REC_DUMP) {
@@ -344,16 +354,20 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     event_of_ring(&ev, r);
     ev.ring_slot = r->slot;
     ev.record_end = r->read_pos + rec->size;
-    if (xlog_record_event(&ev, rec, &view, names, prepared ? site->format : NULL,
-                          line_time(rec->tsc), &be.scratch))
-        xlog_add(&xlog_counts.truncated, 1);
+    xlog_record_event(&ev, rec, &view, names, prepared ? site->format : NULL,
+                      line_time(rec->tsc), &be.scratch);
+    ev.site = prepared ? site : NULL;
+    ev.site_number = prepared && entry ? entry->number : XLOG_NO_SITE_NUMBER;
     if (rec->flags & XLOG_REC_KEEP) {
+        xlog_event_render(&ev);
+        count_truncated(&ev);
         keep_for_backtrace(r, &ev);
         return;
     }
     if (ev.pub.level >= XLOG_ERROR && r->backtrace)
         replay_backtrace(r);
     xlog_sinks_write(&ev);
+    count_truncated(&ev);
     if (ev.pub.level >= be.cfg.flush_level)
         xlog_sinks_flush(ev.pub.level >= be.cfg.sync_level);
 }
@@ -778,6 +792,7 @@ int xlog_backend_start(const xlog_config *cfg)
 
     xlog_clock_start(&be.clock, cfg->wall_clock_ns);
     xlog_survival_set_clock(&be.clock);
+    xlog_file_sink_set_clock(&be.clock);
     be.margin_ticks = (uint64_t)(WATERMARK_MARGIN_NS / be.clock.ns_per_tick);
     be.resync_ticks = (uint64_t)(RESYNC_INTERVAL_NS / be.clock.ns_per_tick);
     be.stuck_ticks = (uint64_t)(STUCK_CALL_NS / be.clock.ns_per_tick);

@@ -709,6 +709,7 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
     xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
                       recovered_time(&dp->clock, rec->tsc), &s->event);
+    xlog_event_render(ev);
     return xlog_layout_write(dp->layout, ev, s->line);
 }
 

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "event/event.h"
 #include "layouts/layout.h"
 #include "xlog.h"
@@ -59,7 +60,11 @@ typedef struct xlog_sink_ops {
 struct xlog_sink {
     const xlog_sink_ops *ops;
     int level;
-    xlog_layout *layout;
+    xlog_layout *layout; /* NULL for a binary file sink (binary) */
+    /* Writes records, not their messages (XLOG_LAYOUT_BINARY): the one
+     * sink that is handed an event whose message may not be rendered
+     * (xlog_event_render, event/message.h); every other gets it rendered. */
+    int binary;
     void *state; /* the implementation's */
 };
 
@@ -79,5 +84,9 @@ void xlog_sinks_after_fork(void);
 void xlog_sinks_stop(void);
 /* Adds every kind of sink's counts to out (xlog_stats). */
 void xlog_sinks_stats(xlog_counters *out);
+
+/* The back end's clock, whose calibration each block of a binary file
+ * records (docs/BINARY.md, "Process"); set once the clock is started. */
+void xlog_file_sink_set_clock(const xlog_clock *clock);
 
 #endif
