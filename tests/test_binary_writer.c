@@ -17,6 +17,7 @@
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -873,6 +874,54 @@ static void two_processes_share_a_file_block_by_block(void **state)
     test_place_remove(&place);
 }
 
+/* ---- kill -9 ------------------------------------------------------------------ */
+
+/* Recovery does not write a binary process's records yet: it must never
+ * put text into (or after) its .xlog file.  The child logs, flushes half,
+ * logs the rest (in its rings and buffers) and is killed; then recovery
+ * runs (as xlog_open would).  The file still reads as whole blocks with
+ * each flushed record once, and no text file appears. */
+static void recovery_never_writes_text_into_a_binary_file(void **state)
+{
+    (void)state;
+    test_place place;
+    test_place_make(&place, "bin-kill");
+    xlog_config cfg = binary_config(&place);
+    long count = 1000;
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        if (xlog_open(&cfg) != 0)
+            _exit(1);
+        log_sequence(0, count / 2);
+        xlog_flush();
+        log_sequence(count / 2, count);
+        raise(SIGKILL);
+        _exit(2);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    xlog_recover(place.logs, place.shm);
+
+    size_t n = 0;
+    char **names = test_list_files(place.logs, &n);
+    assert_int_equal(n, 1);
+    size_t len = strlen(names[0]);
+    assert_string_equal(names[0] + len - 5, ".xlog");
+    test_free_list(names, n);
+    char *path = only_file(place.logs, ".xlog");
+    bfile f = parse_path(path);
+    unsigned char *seen = calloc((size_t)count, 1);
+    mark_sequence(&f, seen, count);
+    for (long i = 0; i < count / 2; i++)
+        assert_int_equal(seen[i], 1);
+    bfile_free(&f);
+    free(seen);
+    free(path);
+    test_place_remove(&place);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -884,6 +933,7 @@ int main(void)
         cmocka_unit_test(per_thread_and_per_process_files_are_named_xlog),
         cmocka_unit_test(size_rotation_makes_files_that_each_decode_alone),
         cmocka_unit_test(two_processes_share_a_file_block_by_block),
+        cmocka_unit_test(recovery_never_writes_text_into_a_binary_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
