@@ -320,8 +320,11 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     need += XLOG_BINARY_THREAD_MAX;
     if (f->length > f->written && event->pub.time_ns < f->block_time)
         xlog_file_end_block(f);
+    /* (A block a failing disk holds back is tried again only when due,
+     * never at every entry.) */
     if (f->rules->rotate_size && f->length > f->written &&
-        f->file_size + f->length + need > f->rules->rotate_size)
+        f->file_size + f->length + need > f->rules->rotate_size &&
+        xlog_file_retry_due(f, coarse_ms()))
         xlog_file_write_out(f);
     xlog_file_room(f, need + BLOCK_START_MAX);
     if (f->length == 0) {
