@@ -654,6 +654,62 @@ static void only_binary_files_render_no_message(void **state)
     assert_int_equal(truncated_count_for(XLOG_LAYOUT_BINARY), 0);
 }
 
+/* A text sink beside the binary file: the records go to the file through
+ * the sinks' events (not the back end's shortest way, which only a lone
+ * binary file takes), the same records, and the custom sink gets each
+ * message rendered. */
+typedef struct collected {
+    int count;
+    char messages[8][64];
+} collected;
+
+static void collect(void *context, const xlog_event *event, const char *bytes, size_t length)
+{
+    (void)bytes;
+    (void)length;
+    collected *c = context;
+    if (c->count < 8)
+        snprintf(c->messages[c->count], sizeof c->messages[0], "%s", event->message);
+    c->count++;
+}
+
+static void a_binary_file_beside_a_text_sink_gets_the_same_records(void **state)
+{
+    (void)state;
+    test_place place;
+    test_place_make(&place, "bin-beside");
+    xlog_config cfg = binary_config(&place);
+    collected got = {0};
+    xlog_custom_sink custom = xlog_custom_sink_defaults();
+    custom.context = &got;
+    custom.write = collect;
+    const xlog_sink_config *sinks[] = {&custom.sink, NULL};
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), 0);
+    for (int i = 0; i < 3; i++)
+        xlog_info("beside %d [%s] %.1f", -i, i ? "x" : "", i * 0.5);
+    assert_int_equal(xlog_close(), 0);
+
+    assert_int_equal(got.count, 3);
+    assert_string_equal(got.messages[0], "beside 0 [] 0.0");
+    assert_string_equal(got.messages[1], "beside -1 [x] 0.5");
+    assert_string_equal(got.messages[2], "beside -2 [x] 1.0");
+    char *path = only_file(place.logs, ".xlog");
+    bfile f = parse_path(path);
+    const bentry *r[4];
+    assert_int_equal(f.entries_count, 3);
+    assert_int_equal(records_of(&f, "beside %d [%s] %.1f", r, 4), 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r[i]->args[0].i, -i);
+        assert_string_equal(r[i]->args[1].s.bytes, i ? "x" : "");
+        double want = i * 0.5;
+        assert_memory_equal(&r[i]->args[2].d, &want, 8);
+    }
+    bfile_free(&f);
+    free(path);
+    test_place_remove(&place);
+}
+
 static void binary_is_for_the_files_only(void **state)
 {
     (void)state;
@@ -1022,6 +1078,7 @@ int main(void)
         cmocka_unit_test(flags_say_level_truncation_and_suppressed_calls),
         cmocka_unit_test(lines_without_a_site_go_as_messages),
         cmocka_unit_test(only_binary_files_render_no_message),
+        cmocka_unit_test(a_binary_file_beside_a_text_sink_gets_the_same_records),
         cmocka_unit_test(binary_is_for_the_files_only),
         cmocka_unit_test(per_thread_and_per_process_files_are_named_xlog),
         cmocka_unit_test(size_rotation_makes_files_that_each_decode_alone),

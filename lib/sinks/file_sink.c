@@ -280,11 +280,11 @@ static void binary_loss_notice(xlog_file *f, const xlog_line_event *next, const 
     message_entry(f, &notice, 0, 0);
 }
 
-/* The size of site's entry for f's blocks, measured once per file and
- * site; 0 without memory for f's table. */
-static size_t site_entry_size(xlog_file *f, const xlog_line_event *event)
+/* The size of the entry of the site numbered number for f's blocks,
+ * measured once per file and site; 0 without memory for f's table. */
+static size_t site_entry_size(xlog_file *f, uint32_t number, const xlog_site_copy *site,
+                              int nargs)
 {
-    uint32_t number = event->site_number;
     if (number >= f->site_count) {
         size_t count = f->site_count ? f->site_count : 64;
         while (count <= number)
@@ -297,28 +297,19 @@ static size_t site_entry_size(xlog_file *f, const xlog_line_event *event)
         f->site_count = count;
     }
     if (!f->sites[number].entry_size)
-        f->sites[number].entry_size =
-            (uint32_t)xlog_binary_site_max(event->site, event->view->nargs);
+        f->sites[number].entry_size = (uint32_t)xlog_binary_site_max(site, nargs);
     return f->sites[number].entry_size;
 }
 
-static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *event)
+/* Room for need more bytes in f's block (and for a thread entry), which
+ * begins here, at time_ns, if the buffer is empty: with the loss notice
+ * first if writing failed since the last one (at the time and thread of
+ * what follows it). */
+static void block_room(xlog_sink *s, xlog_file *f, size_t need, int64_t time_ns, int tid)
 {
     file_sink *fs = s->state;
-    size_t need = 0;
-    int as_record = event->site && event->site_number != XLOG_NO_SITE_NUMBER;
-    if (as_record) {
-        size_t site = site_entry_size(f, event);
-        need = site + xlog_binary_record_max(event->rec, event->view->nargs);
-        as_record = site && need <= fs->entry_max;
-    }
-    if (!as_record) {
-        xlog_event_render(event);
-        need = xlog_binary_message_max(event->file_length, event->function_length,
-                                       event->module_length, event->pub.message_length);
-    }
     need += XLOG_BINARY_THREAD_MAX;
-    if (f->length > f->written && event->pub.time_ns < f->block_time)
+    if (f->length > f->written && time_ns < f->block_time)
         xlog_file_end_block(f);
     /* (A block a failing disk holds back is tried again only when due,
      * never at every entry.) */
@@ -329,37 +320,88 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     xlog_file_room(f, need + BLOCK_START_MAX);
     if (f->length == 0) {
         f->pending_since = coarse_ms();
-        begin_block(fs, f, event->pub.time_ns);
-        if (!f->notice_in_buffer && (f->lost_lines || f->lost_bytes))
-            report_loss(s, f, event);
+        begin_block(fs, f, time_ns);
+        if (!f->notice_in_buffer && (f->lost_lines || f->lost_bytes)) {
+            xlog_line_event next;
+            memset(&next, 0, sizeof next);
+            next.pub.time_ns = time_ns;
+            next.pub.pid = fs->process.pid;
+            next.pub.tid = tid;
+            report_loss(s, f, &next);
+        }
     }
-    if (!as_record) {
-        message_entry(f, event, event->ring_slot, event->record_end);
-        f->block_messages++;
-        xlog_add(&xlog_counts.messages, 1);
-        return;
-    }
+}
+
+/* A record of a numbered site as a Record entry (after its Site entry if
+ * the block has none, and a Thread entry if another thread wrote last);
+ * 0, with nothing done, if it cannot be (no memory for f's site table,
+ * or an entry longer than a block may take): it then goes as a message. */
+static int record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
+{
+    file_sink *fs = s->state;
+    const xlog_record *rec = item->rec;
+    int nargs = item->view->nargs;
+    uint32_t number = item->site_number;
+    size_t site = site_entry_size(f, number, item->site, nargs);
+    size_t need = site + xlog_binary_record_max(rec, nargs);
+    if (!site || need > fs->entry_max)
+        return 0;
+    block_room(s, f, need, item->time_ns, item->tid);
     uint8_t *start = (uint8_t *)f->buffer + f->length, *end = start;
-    uint32_t number = event->site_number;
-    const xlog_record *rec = event->rec;
-    if (f->sites[number].block_serial != f->block_serial) {
-        end = xlog_binary_site(end, number, rec->level, event->site, event->view->kinds,
-                               event->view->nargs);
-        f->sites[number].block_serial = f->block_serial;
-        f->sites[number].level = rec->level;
+    xlog_file_site *known = &f->sites[number];
+    if (known->block_serial != f->block_serial) {
+        end = xlog_binary_site(end, number, rec->level, item->site, item->view->kinds, nargs);
+        known->block_serial = f->block_serial;
+        known->level = rec->level;
     }
-    if (event->pub.tid != f->block_tid) {
-        end = xlog_binary_thread(end, event->pub.tid);
-        f->block_tid = event->pub.tid;
+    if (item->tid != f->block_tid) {
+        end = xlog_binary_thread(end, item->tid);
+        f->block_tid = item->tid;
     }
     /* A site's entry has the level of the record that defined it in the
      * block; a record of another level says its own. */
-    end = xlog_binary_record(end, number, f->sites[number].level,
-                             (uint64_t)(event->pub.time_ns - f->block_time), rec, event->view);
-    f->block_time = event->pub.time_ns;
+    end = xlog_binary_record(end, number, known->level, (uint64_t)(item->time_ns - f->block_time),
+                             rec, item->view);
+    f->block_time = item->time_ns;
     f->block_messages++;
-    add_entry(f, (size_t)(end - start), event->ring_slot, event->record_end);
+    add_entry(f, (size_t)(end - start), item->ring_slot, item->record_end);
     xlog_add(&xlog_counts.messages, 1);
+    return 1;
+}
+
+static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *event)
+{
+    if (event->site && event->site_number != XLOG_NO_SITE_NUMBER) {
+        xlog_binary_item item = {event->pub.tid,   event->pub.time_ns, event->rec,
+                                 event->view,      event->site,        event->site_number,
+                                 event->ring_slot, event->record_end};
+        if (record_entry(s, f, &item))
+            return;
+    }
+    xlog_event_render(event);
+    block_room(s, f,
+               xlog_binary_message_max(event->file_length, event->function_length,
+                                       event->module_length, event->pub.message_length),
+               event->pub.time_ns, event->pub.tid);
+    message_entry(f, event, event->ring_slot, event->record_end);
+    f->block_messages++;
+    xlog_add(&xlog_counts.messages, 1);
+}
+
+/* The back end's direct way to a binary file (sink.h, write_record). */
+static int file_write_record(xlog_sink *s, const xlog_binary_item *item)
+{
+    file_sink *fs = s->state;
+    xlog_file *f = fs->rules.mode == XLOG_FILE_PER_THREAD ? thread_file(fs, item->tid)
+                                                          : &fs->shared;
+    if (!f)
+        return 0;
+    int rc = xlog_file_use_time(f, item->time_ns);
+    if (rc != 0) {
+        xlog_file_lose_line(f, -rc);
+        return 1;
+    }
+    return record_entry(s, f, item);
 }
 
 static void file_write(xlog_sink *s, const xlog_line_event *event)
@@ -604,6 +646,7 @@ const xlog_sink_ops xlog_file_sink_ops = {
     .name = "files",
     .start = file_start,
     .write = file_write,
+    .write_record = file_write_record,
     .flush = file_flush,
     .tick = file_tick,
     .thread_ended = file_thread_ended,

@@ -28,6 +28,20 @@
 
 typedef struct xlog_sink xlog_sink;
 
+/* A record of a numbered call site, as a binary file takes it without an
+ * event (write_record): the back end's shortest way when a binary file is
+ * its only sink. */
+typedef struct xlog_binary_item {
+    int tid;
+    int64_t time_ns;
+    const xlog_record *rec;
+    const xlog_record_view *view; /* kinds, nargs and args are enough */
+    const xlog_site_copy *site;
+    uint32_t site_number;
+    uint32_t ring_slot;           /* as xlog_line_event's */
+    uint64_t record_end;
+} xlog_binary_item;
+
 typedef struct xlog_sink_ops {
     const char *name; /* for error messages: "syslog" */
     /* Readies the sink: cfg is xlog_open's (settled) configuration, own the
@@ -36,6 +50,10 @@ typedef struct xlog_sink_ops {
     int (*start)(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own);
     /* One event at or above the sink's level.  Must not block. */
     void (*write)(xlog_sink *s, const xlog_line_event *event);
+    /* A binary file's: one record at or above its level, without an event;
+     * 0 if it must come as an event after all (nothing done then).
+     * Optional. */
+    int (*write_record)(xlog_sink *s, const xlog_binary_item *item);
     /* Everything written so far goes on its way now (xlog_flush, close, a
      * message at cfg.flush_level); durable: and is made to survive a power
      * loss if the sink can (fdatasync; cfg.sync_level).  Optional. */
@@ -76,6 +94,12 @@ struct xlog_sink {
 int xlog_sinks_start(const xlog_config *cfg);
 /* Hands event to every sink whose level it reaches. */
 void xlog_sinks_write(const xlog_line_event *event);
+/* Whether the only sink takes records without events (a binary file):
+ * then the back end may hand it records with xlog_sinks_write_record. */
+int xlog_sinks_take_records(void);
+/* Hands a record of level to that sink if its level lets it through; 0 if
+ * it must come as an event (xlog_sinks_write) after all. */
+int xlog_sinks_write_record(int level, const xlog_binary_item *item);
 void xlog_sinks_flush(int durable);
 void xlog_sinks_tick(void);
 void xlog_sinks_thread_ended(int tid);
