@@ -41,6 +41,14 @@
  *     files are let go too), and at once on xlog_reopen().  Lines still in
  *     the buffer go to the new file.
  *
+ * Binary files (rules->binary: XLOG_LAYOUT_BINARY, named .xlog, numbered
+ * <date>.N.xlog by rotation.c) hold blocks, not lines (file_sink.c makes
+ * them): a buffer is never split by size rotation (a file that the buffer
+ * would take past rotate_size is rotated first, unless it is empty), and
+ * the rest of a block cut by a short write is given up at once rather than
+ * written after what other processes appended since.  What is lost is
+ * counted in messages (block_messages), not in newline bytes.
+ *
  * Without follow_symlinks, each open goes through a descriptor of the
  * directory opened with O_NOFOLLOW, so that neither the directory nor the
  * file can be a symbolic link (docs/OUTPUTS.md says what is not checked).
