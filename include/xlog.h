@@ -247,9 +247,10 @@ typedef enum xlog_color {
  * file passes rotate_size only by a block longer than it.  The format is
  * docs/BINARY.md.  The console and the extra sinks take no binary layout:
  * xlog_open fails with -EINVAL (xlog_last_error() says which setting).
- * Recovery after kill -9 (persistent_dir) does not yet write a binary
- * process's records: it leaves them where they are (see
- * docs/RELIABILITY.md). */
+ * Recovery after kill -9 (persistent_dir) writes what a binary process's
+ * buffers held as they were, and each record left in its rings as a block
+ * of its own holding the rendered line (a Message entry); xlog_recover
+ * counts only the latter among the lines it returns. */
 typedef enum xlog_layout_kind {
     XLOG_LAYOUT_TEXT = 0,
     XLOG_LAYOUT_JSON = 1,

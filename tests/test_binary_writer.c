@@ -1025,12 +1025,13 @@ static void a_failing_disk_costs_whole_blocks_and_a_notice_says_how_many(void **
 
 /* ---- kill -9 ------------------------------------------------------------------ */
 
-/* Recovery does not write a binary process's records yet: it must never
- * put text into (or after) its .xlog file.  The child logs, flushes half,
- * logs the rest (in its rings and buffers) and is killed; then recovery
- * runs (as xlog_open would).  The file still reads as whole blocks with
- * each flushed record once, and no text file appears. */
-static void recovery_never_writes_text_into_a_binary_file(void **state)
+/* kill -9 of a process writing binary files: the child logs, flushes
+ * half, logs the rest (left in its rings and buffer) and is killed; then
+ * recovery runs (as xlog_open would).  The file reads as whole blocks,
+ * every record logged is in it exactly once (the recovered ones as
+ * Message entries, rendered as the text layout's message: "seq N some
+ * text..."), and no text file appears. */
+static void recovery_writes_a_binary_process_records_as_blocks(void **state)
 {
     (void)state;
     test_place place;
@@ -1063,7 +1064,23 @@ static void recovery_never_writes_text_into_a_binary_file(void **state)
     bfile f = parse_path(path);
     unsigned char *seen = calloc((size_t)count, 1);
     mark_sequence(&f, seen, count);
-    for (long i = 0; i < count / 2; i++)
+    size_t recovered = 0;
+    for (size_t i = 0; i < f.entries_count; i++) {
+        const bentry *e = &f.entries[i];
+        if (!e->message || strcmp(e->file, "xlog") == 0)
+            continue;
+        int seq = -1;
+        assert_int_equal(sscanf(e->text, "seq %d", &seq), 1);
+        char want[80];
+        snprintf(want, sizeof want, "seq %d some text to fill the files", seq);
+        assert_string_equal(e->text, want);
+        assert_true(seq >= 0 && seq < count);
+        assert_int_equal(seen[seq], 0);
+        seen[seq] = 1;
+        recovered++;
+    }
+    assert_true(recovered > 0);
+    for (long i = 0; i < count; i++)
         assert_int_equal(seen[i], 1);
     bfile_free(&f);
     free(seen);
@@ -1084,7 +1101,7 @@ int main(void)
         cmocka_unit_test(size_rotation_makes_files_that_each_decode_alone),
         cmocka_unit_test(two_processes_share_a_file_block_by_block),
         cmocka_unit_test(a_failing_disk_costs_whole_blocks_and_a_notice_says_how_many),
-        cmocka_unit_test(recovery_never_writes_text_into_a_binary_file),
+        cmocka_unit_test(recovery_writes_a_binary_process_records_as_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
