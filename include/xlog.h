@@ -229,10 +229,32 @@ typedef enum xlog_color {
  * message with a module.  Strings are escaped as JSON requires (\" \\ \n
  * \r \t \b \f, \u00XX for another control character), and also DEL, the
  * C1 controls, U+2028 and U+2029 as \uXXXX; each byte that is not part of
- * valid UTF-8 is replaced by U+FFFD.  The pattern is not used. */
+ * valid UTF-8 is replaced by U+FFFD.  The pattern is not used.
+ *
+ * XLOG_LAYOUT_BINARY (the files only: cfg.file_layout) writes no text: each
+ * message's arguments go to the file as the call left them, with a
+ * dictionary of the call sites, and `xlog-cat` turns them into the lines
+ * the text layout (or, with --json, the JSON layout) would have written.
+ * The files are named as the text files with ".xlog" for ".log":
+ * YYYY-MM-DD.xlog (shared), YYYY-MM-DD-<tid>.xlog (per thread),
+ * YYYY-MM-DD-p<pid>.xlog (per process); a size rotation makes
+ * YYYY-MM-DD.1.xlog, ... (so that the pattern *.xlog names them all), and
+ * compression YYYY-MM-DD.1.xlog.gz.  Each write(2) is one self-contained
+ * block (the process that wrote it, the call sites and threads its records
+ * use), so several processes may share a file, any rotated file reads
+ * alone, and a file cut by a kill reads up to the cut.  Rotation,
+ * retention, compression, reopening, the crash flush work as for text; a
+ * file passes rotate_size only by a block longer than it.  The format is
+ * docs/BINARY.md.  The console and the extra sinks take no binary layout:
+ * xlog_open fails with -EINVAL (xlog_last_error() says which setting).
+ * Recovery after kill -9 (persistent_dir) writes what a binary process's
+ * buffers held as they were, and each record left in its rings as a block
+ * of its own holding the rendered line (a Message entry); xlog_recover
+ * counts only the latter among the lines it returns. */
 typedef enum xlog_layout_kind {
     XLOG_LAYOUT_TEXT = 0,
-    XLOG_LAYOUT_JSON = 1
+    XLOG_LAYOUT_JSON = 1,
+    XLOG_LAYOUT_BINARY = 2
 } xlog_layout_kind;
 
 /* ------------------------------------------------------------------------ */
@@ -542,7 +564,8 @@ typedef struct xlog_config {
      * A file changes name when its day changes (see rotate_local_time) and,
      * with rotate_size, is renamed when it grows too big: 2026-11-22.log
      * becomes 2026-11-22.log.1 (the .1 becomes .2, and so on) and a new
-     * 2026-11-22.log is created.  Files are renamed, never copied and
+     * 2026-11-22.log is created (binary files: 2026-11-22.xlog becomes
+     * 2026-11-22.1.xlog).  Files are renamed, never copied and
      * truncated, so no line is lost.  Processes sharing a file (or directory)
      * coordinate with a lock on the directory held only around the renames;
      * a process that had the file open notices the rotation before its next
@@ -629,8 +652,9 @@ typedef struct xlog_config {
 
     /* ---- The files' layout ------------------------------------------------ */
 
-    /* Default XLOG_LAYOUT_TEXT with the default line; a pattern, or JSON
-     * lines.  Messages below file_level are not written to the files (they
+    /* Default XLOG_LAYOUT_TEXT with the default line; a pattern, JSON
+     * lines, or XLOG_LAYOUT_BINARY (.xlog files, read with xlog-cat; the
+     * pattern is not used).  Messages below file_level are not written to the files (they
      * may still go to the console or another sink).  Default XLOG_TRACE. */
     xlog_layout_kind file_layout;
     const char *file_pattern;
@@ -1013,7 +1037,9 @@ typedef struct xlog_counters {
                                  a log call (or an xlog function) of its thread */
     uint64_t dropped_closing; /* ... logged while xlog was closed or closing */
     uint64_t blocked;  /* calls that had to wait for room (XLOG_FULL_BLOCK) */
-    uint64_t truncated;/* messages cut at max_message */
+    uint64_t truncated;/* messages cut at max_message (when only binary
+                          files take a message, which renders none: when
+                          a string argument was cut on the caller) */
     uint64_t refused;  /* messages logged with a level outside XLOG_TRACE ..
                           XLOG_FATAL (XLOG(7, ...), xlogout(10, ...)):
                           never written */

@@ -89,6 +89,12 @@ void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
     k->event.pub.module = put(&at, event->pub.module, event->module_length);
     k->event.pub.format = put(&at, event->pub.format, format_length);
     k->event.where = put(&at, event->where, event->where_length);
+    /* The record is gone by the replay: a binary file writes the line. */
+    k->event.rec = NULL;
+    k->event.view = NULL;
+    k->event.site = NULL;
+    k->event.site_number = XLOG_NO_SITE_NUMBER;
+    k->event.pending = NULL;
     /* A module may be a cut copy in the back end's scratch, made again for
      * the next record: copied like the names.  The tid text belongs to the
      * ring, which outlives its backtrace. */

@@ -204,6 +204,8 @@ static writer *writer_of(xlog_binary_reader *r, uint64_t id)
 static void site_free(site *s)
 {
     if (s) {
+        if (s->text) /* its format may have a parse kept by its address */
+            xlog_message_forget_format(s->text);
         free(s->text);
         free(s);
     }
@@ -865,6 +867,7 @@ const xlog_line_event *xlog_binary_event(xlog_binary_reader *r)
         ev->tid_text_length = r->tid_text_length;
         xlog_record_event(ev, r->rec, &view, &s->names, s->format, r->entry.time_ns,
                           &r->scratch);
+        xlog_event_render(ev); /* now: view is this frame's */
     } else {
         /* A Message: its text as given, NUL-terminated as an event's is. */
         if (r->message_length + 1 > r->message_copy_capacity) {
@@ -899,6 +902,7 @@ const xlog_line_event *xlog_binary_event(xlog_binary_reader *r)
         ev->module_length = names->module_length;
         ev->where = names->where;
         ev->where_length = names->where_length;
+        ev->pending = NULL; /* its message is the one given */
     }
     r->rendered = 1;
     return ev;

@@ -3,7 +3,8 @@
  *
  * The back end turns each record of a ring into an event: the public
  * xlog_event (time in UTC, level, pid, tid, call site, format, and the
- * message rendered once, raw, exactly as printf would), plus what the back
+ * message rendered once, raw, exactly as printf would, when a sink first
+ * asks for it: a binary file takes the record itself), plus what the back
  * end keeps ready-made so that the default line costs no more than copying
  * (the "file:line function " text of the call site, escaped once per site,
  * and the "tid " text, made once per thread).  Layouts turn an event into
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "format/escape.h"
+#include "record/record.h"
 #include "xlog.h"
 
 /* Longest file, function or module name an event carries (longer ones are
@@ -70,7 +72,21 @@ typedef struct xlog_line_event {
      * file sink's journal (lib/shm/shm.h, "Exactly once"). */
     uint32_t ring_slot;
     uint64_t record_end;
+    /* What a binary file writes instead of the message: the record and
+     * its parts (rec NULL: a line made already, a notice or a line of a
+     * backtrace), its call site's copy for a site record (else NULL) and
+     * the back end's number for that site (XLOG_NO_SITE_NUMBER: none, the
+     * message is written). */
+    const xlog_record *rec;
+    const xlog_record_view *view;
+    const xlog_site_copy *site;
+    uint32_t site_number;
+    /* Set while the message is not rendered (pub.message is NULL then):
+     * xlog_event_render (message.h) renders it there. */
+    struct xlog_event_scratch *pending;
 } xlog_line_event;
+
+#define XLOG_NO_SITE_NUMBER UINT32_MAX
 
 /* A line of xlog's own (a drop or loss notice): WARN, from "xlog:0 xlog",
  * with the thread of like, at time_ns. */
@@ -99,6 +115,11 @@ static inline void xlog_notice_event(xlog_line_event *out, int64_t time_ns,
     out->tid_text_length = like->tid_text_length;
     out->ring_slot = 0;
     out->record_end = 0;
+    out->rec = NULL;
+    out->view = NULL;
+    out->site = NULL;
+    out->site_number = XLOG_NO_SITE_NUMBER;
+    out->pending = NULL;
 }
 
 #endif

@@ -18,6 +18,11 @@
  * crash too, when nothing may be allocated. */
 static xlog_fmt_cache site_formats;
 
+void xlog_message_forget_format(const char *format)
+{
+    xlog_fmt_cache_forget(&site_formats, format);
+}
+
 /* A single newline at the very end of a format is dropped, since every
  * message is a line anyway. */
 static size_t line_format_length(const char *format, size_t length)

@@ -17,6 +17,12 @@
 #include "format/format.h"
 #include "record/record.h"
 
+/* A site's format rendered with xlog_message_render's site_format is about
+ * to be freed (never in the living process, whose sites live as long as it
+ * does; a reader of binary files redefines its sites): its parse is
+ * forgotten. */
+void xlog_message_forget_format(const char *format);
+
 /* Renders the message of view into out (max_message + 64 bytes: room for a
  * mark): cut at max_message between two UTF-8 characters and marked when it
  * is longer or a string argument was cut on the caller, with the count of
@@ -67,6 +73,8 @@ typedef struct xlog_event_scratch {
     char *message;                    /* xlog_message_render's out */
     char *format;                     /* one more byte than the longest format */
     xlog_arg args[XLOG_RECORD_MAX_ARGS];
+    int truncated;                    /* the last message rendered was cut */
+    int site_format;                  /* the event's format is its site's own */
     /* Names made for one record only, in room: a dynamic record's (by
      * xlog_record_event), or a site's that its caller keeps none of.
      * Here rather than on the stack: there, they made the back end's
@@ -83,15 +91,17 @@ typedef struct xlog_event_scratch {
  * NULL, by the names in the record (a dynamic record without a site:
  * xlogout), with format (NUL-terminated: a site's own) or, when format is
  * NULL, view's format copied into s.  Fills ev but for the thread (pid,
- * tid, tid_text) and the ring (ring_slot, record_end), which are the
- * reader's; the message is rendered into s.  Returns whether the message
- * was cut (xlog_message_render).  Inline: the back end takes it for every
- * record, and as a call of its own it cost 34 instructions more per line
- * (2,215 against 2,181, 1.5%: callgrind of the whole program, as
+ * tid, tid_text), the ring (ring_slot, record_end) and the site's number
+ * for a binary file (site, site_number), which are the reader's.  The
+ * message is not rendered yet: xlog_event_render does it, into s, when a
+ * sink first needs it, so that a binary file alone formats nothing; rec,
+ * view and s must last until then.  Inline: the back end takes it for
+ * every record, and as a call of its own it cost 34 instructions more per
+ * line (2,215 against 2,181, 1.5%: callgrind of the whole program, as
  * docs/BENCHMARKS.md takes it). */
-static inline int xlog_record_event(xlog_line_event *ev, const xlog_record *rec,
-                                    const xlog_record_view *view, const xlog_event_names *names,
-                                    const char *format, int64_t time_ns, xlog_event_scratch *s)
+static inline void xlog_record_event(xlog_line_event *ev, const xlog_record *rec,
+                                     const xlog_record_view *view, const xlog_event_names *names,
+                                     const char *format, int64_t time_ns, xlog_event_scratch *s)
 {
     if (!names) {
         xlog_event_names_make(&s->names, view->file, view->file_length, view->function,
@@ -115,12 +125,33 @@ static inline int xlog_record_event(xlog_line_event *ev, const xlog_record *rec,
     ev->module_length = names->module_length;
     ev->where = names->where;
     ev->where_length = names->where_length;
-    int truncated;
-    ev->pub.message_length =
-        xlog_message_render(s->message, s->max_message, rec, view, s->args, &truncated,
-                            format != NULL && format == view->format);
+    ev->pub.message = NULL;
+    ev->pub.message_length = 0;
+    ev->rec = rec;
+    ev->view = view;
+    ev->pending = s;
+    s->truncated = 0;
+    /* The site's own format, never freed: the back end's cache of parsed
+     * formats may key it by its address (message.c). */
+    s->site_format = format == view->format;
+}
+
+/* Renders the message of an event made by xlog_record_event, if not yet
+ * done (xlog_message_render, into its scratch; s->truncated tells whether
+ * it was cut).  The event is the back end's (or recovery's), never const
+ * where it was made: a sink is handed it as const, and the message it
+ * lacks is still part of it. */
+static inline void xlog_event_render(const xlog_line_event *event)
+{
+    if (!event->pending)
+        return;
+    xlog_line_event *ev = (xlog_line_event *)event;
+    xlog_event_scratch *s = ev->pending;
+    ev->pub.message_length = xlog_message_render(s->message, s->max_message, ev->rec, ev->view,
+                                                 s->args, &s->truncated,
+                                                 s->site_format);
     ev->pub.message = s->message;
-    return truncated;
+    ev->pending = NULL;
 }
 
 #endif

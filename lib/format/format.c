@@ -1135,3 +1135,10 @@ const xlog_fmt_parsed *xlog_fmt_cache_get(xlog_fmt_cache *cache, const char *fmt
     slot->fmt = fmt;
     return slot->parsed.usable ? &slot->parsed : NULL;
 }
+
+void xlog_fmt_cache_forget(xlog_fmt_cache *cache, const char *fmt)
+{
+    xlog_fmt_cache_slot *slot = &cache->slots[cache_slot(fmt)];
+    if (slot->fmt == fmt)
+        slot->fmt = NULL;
+}

@@ -213,7 +213,8 @@ size_t xlog_fmt_render_parsed(const xlog_fmt_parsed *parsed, const char *fmt,
  * that an address names the same bytes for as long as the cache lives (a
  * call site's copy: never freed), and that one thread uses it at a time; a
  * signal handler on that thread may use it too, also between a get and its
- * release: slots are written only by a get that no other one encloses. */
+ * release: slots are written only by a get that no other one encloses.  A
+ * keeper that frees a format calls xlog_fmt_cache_forget first. */
 #define XLOG_FMT_CACHE_SLOTS 512
 
 typedef struct xlog_fmt_cache_slot {
@@ -233,6 +234,12 @@ typedef struct xlog_fmt_cache {
  * another). */
 const xlog_fmt_parsed *xlog_fmt_cache_get(xlog_fmt_cache *cache, const char *fmt,
                                           size_t fmt_len, xlog_fmt_parsed *local);
+
+/* The bytes at fmt are about to be freed: a parse kept for that address is
+ * dropped, so that a format later given the same address is parsed again
+ * (a reader of binary files frees a site's format when a block defines the
+ * site anew). */
+void xlog_fmt_cache_forget(xlog_fmt_cache *cache, const char *fmt);
 
 static inline void xlog_fmt_cache_release(xlog_fmt_cache *cache)
 {

@@ -20,6 +20,12 @@
  *   5. remove the directory.
  * Recovered lines are appended to the day's file of each line, without
  * size rotation or compression.
+ *
+ * A process that wrote binary files (XLOG_LAYOUT_BINARY): its buffers are
+ * whole blocks (file_sink.c), written as they are from the first block not
+ * yet in the file; each recovered line (a record rendered as above, a
+ * notice) is a block of its own holding it as a Message entry
+ * (docs/BINARY.md), written with no other block's bytes in between.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -37,6 +43,7 @@
 #include "base/atomics.h"
 #include "base/date.h"
 #include "base/error.h"
+#include "binary/encode.h"
 #include "event/event.h"
 #include "event/message.h"
 #include "layouts/fields.h"
@@ -110,7 +117,8 @@ typedef struct dead_process {
     size_t proc_size;
     xlog_clock clock;
     xlog_file_rules rules;
-    xlog_layout *layout;
+    xlog_layout *layout;     /* NULL for binary files (rules.binary) */
+    uint64_t writer;         /* binary files: the recovered blocks' writer */
     mapped rings[4096];
     size_t ring_count;
     /* The last day a record of each ring was seen on, and its file. */
@@ -172,7 +180,8 @@ static int process_header_usable(const xlog_survival_process *p, size_t size)
     return size >= sizeof *p && terminated(p->log_dir, sizeof p->log_dir) &&
            terminated(p->file_pattern, sizeof p->file_pattern) &&
            p->file_mode >= XLOG_FILE_SHARED && p->file_mode <= XLOG_FILE_PER_PROCESS &&
-           (p->file_layout == XLOG_LAYOUT_TEXT || p->file_layout == XLOG_LAYOUT_JSON) &&
+           (p->file_layout == XLOG_LAYOUT_TEXT || p->file_layout == XLOG_LAYOUT_JSON ||
+            p->file_layout == XLOG_LAYOUT_BINARY) &&
            p->max_message >= 256 && p->max_message <= ((uint64_t)1 << 30) / 4;
 }
 
@@ -506,7 +515,7 @@ static void output_buffer_bytes(output *out, xlog_survival_file *h, uint64_t to)
  * are unique: their time and thread) or ends the file: a few bytes that
  * merely look like the start of another process's line are not taken for
  * ours (at worst the start of a line is then written twice, never lost). */
-static size_t bytes_in_file(const xlog_survival_file *h, const char *bytes, size_t n)
+static size_t bytes_in_file(const xlog_survival_file *h, const char *bytes, size_t n, int binary)
 {
     int fd = open(h->chunk_path, O_RDONLY | O_CLOEXEC);
     struct stat st;
@@ -517,6 +526,10 @@ static size_t bytes_in_file(const xlog_survival_file *h, const char *bytes, size
         char *added = malloc(span);
         const char *nl = memchr(bytes, '\n', n);
         size_t line = nl ? (size_t)(nl + 1 - bytes) : n;
+        /* A binary block is told apart by its header, which names its
+         * writer; a newline byte means nothing there. */
+        if (binary)
+            line = n < XLOG_BINARY_HEADER_SIZE ? n : XLOG_BINARY_HEADER_SIZE;
         if (added && pread(fd, added, span, (off_t)h->chunk_size) == (ssize_t)span) {
             for (size_t at = 0; at < span && found < n;) {
                 size_t same = 0;
@@ -549,7 +562,7 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
     if (length > h->capacity || written > length)
         return; /* emptied, or not a buffer of ours */
     if (h->chunk && h->chunk <= length - written)
-        written += bytes_in_file(h, bytes + written, (size_t)h->chunk);
+        written += bytes_in_file(h, bytes + written, (size_t)h->chunk, dp->rules.binary);
     /* Settled for good, here where the rest of recovery reads it (and where
      * a later recovery would, if this one has to stop). */
     h->written = written;
@@ -566,11 +579,33 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
     }
 }
 
+/* Where the buffer's bytes not yet written start a whole block: written,
+ * or after the rest of the block a short write cut (written is then inside
+ * it; its rest could only follow what others appended since, where no
+ * reader would find it).  The buffer holds blocks back to back from its
+ * start (file_sink.c); a size that does not fit ends the walk at the
+ * buffer's end (nothing more is written). */
+static uint64_t first_whole_block(const xlog_survival_file *h)
+{
+    const uint8_t *bytes = (const uint8_t *)(h + 1);
+    uint64_t at = 0;
+    while (at < h->written && h->length - at >= XLOG_BINARY_HEADER_SIZE) {
+        uint32_t size = (uint32_t)bytes[at + 12] | (uint32_t)bytes[at + 13] << 8 |
+                        (uint32_t)bytes[at + 14] << 16 | (uint32_t)bytes[at + 15] << 24;
+        if (size < XLOG_BINARY_HEADER_SIZE || size > h->length - at)
+            return h->length;
+        at += size;
+    }
+    return at < h->written ? h->length : at;
+}
+
 /* Where the buffer's bytes not yet written start a whole line: after the
  * rest of a line that a short write cut (written is then inside it). */
-static uint64_t first_whole_line(const xlog_survival_file *h)
+static uint64_t first_whole_line(const dead_process *dp, const xlog_survival_file *h)
 {
     const char *bytes = (const char *)(h + 1);
+    if (dp->rules.binary)
+        return first_whole_block(h);
     if (h->written == 0 || bytes[h->written - 1] == '\n')
         return h->written;
     const char *nl = memchr(bytes + h->written, '\n', (size_t)(h->length - h->written));
@@ -686,6 +721,53 @@ static int record_parts(const dead_process *dp, const xlog_record *rec,
     return view->format_length <= dp->longest_format && record_fits(rec, e, view);
 }
 
+/* The bytes of ev's line in the process's files, into out (the longest
+ * line's room, longest_line): its layout's line, or for binary files a
+ * block holding it as a Message entry (ev's message rendered). */
+static size_t line_of(const dead_process *dp, const xlog_line_event *ev, char *out)
+{
+    if (!dp->rules.binary)
+        return xlog_layout_write(dp->layout, ev, out);
+    xlog_binary_process process = {
+        .pid = dp->proc->pid,
+        .max_message = dp->proc->max_message,
+        .ns_per_tick = dp->clock.ns_per_tick,
+        .base_ticks = dp->clock.base_ticks,
+        .base_utc_ns = dp->clock.base_utc_ns,
+        .host = "",
+        .program = "",
+        .options = dp->rules.local_time ? XLOG_BINARY_LOCAL_DATES : 0,
+    };
+    uint8_t *start = (uint8_t *)out;
+    uint8_t *end = xlog_binary_block_header(start, dp->writer, ev->pub.time_ns);
+    end = xlog_binary_process_entry(end, &process);
+    end = xlog_binary_thread(end, ev->pub.tid);
+    end = xlog_binary_message(end, 0, ev->pub.level, ev->pub.line, ev->pub.file,
+                              ev->file_length, ev->pub.function, ev->function_length,
+                              ev->pub.module, ev->module_length, ev->pub.message,
+                              ev->pub.message_length);
+    xlog_binary_set_size(start, (uint32_t)(end - start));
+    return (size_t)(end - start);
+}
+
+/* The room line_of needs. */
+static size_t longest_line(const dead_process *dp)
+{
+    size_t message = dp->proc->max_message + XLOG_TRUNCATED_MARK_LENGTH;
+    if (!dp->rules.binary)
+        return xlog_layout_max_line(dp->layout, message);
+    return XLOG_BINARY_HEADER_SIZE + XLOG_BINARY_PROCESS_MAX + XLOG_BINARY_THREAD_MAX +
+           xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME, XLOG_MAX_NAME, message);
+}
+
+/* Appends a line (line_of); a binary block goes whole into one write(2). */
+static void output_line(const dead_process *dp, output *out, const char *bytes, size_t n)
+{
+    if (dp->rules.binary && out->capacity - out->length < n)
+        output_flush(out);
+    output_append(out, bytes, n);
+}
+
 /* The event of one record, its line rendered into s->line; the line's
  * length, or 0 when it cannot be rendered. */
 static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_record *rec,
@@ -709,7 +791,8 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
     xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
                       recovered_time(&dp->clock, rec->tsc), &s->event);
-    return xlog_layout_write(dp->layout, ev, s->line);
+    xlog_event_render(ev);
+    return line_of(dp, ev, s->line);
 }
 
 /* The index in targets[] of path, added if new; -1 without memory. */
@@ -783,7 +866,7 @@ static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line
                           xlog_plural(t->lines, "follows", "follow"), (int)getpid());
     xlog_line_event ev;
     xlog_notice_event(&ev, time_ns, like, text, (size_t)length);
-    output_append(out, s->notice, xlog_layout_write(dp->layout, &ev, s->notice));
+    output_line(dp, out, s->notice, line_of(dp, &ev, s->notice));
 }
 
 /* Appends what the buffer h never wrote to its file: the rest of a line a
@@ -791,9 +874,12 @@ static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line
 static void write_buffer(dead_process *dp, xlog_survival_file *h, scratch *s, output *out)
 {
     target *t = &dp->targets[target_of(dp, h->path)];
-    uint64_t whole = first_whole_line(h);
+    uint64_t whole = first_whole_line(dp, h);
     output_switch(out, h->path);
-    output_buffer_bytes(out, h, whole);
+    if (dp->rules.binary)
+        __atomic_store_n(&h->written, whole, __ATOMIC_RELEASE); /* a cut block's rest: given up */
+    else
+        output_buffer_bytes(out, h, whole);
     /* The thread of the buffer's file (its pid outside per-thread mode),
      * at the time of its first record, or of the last calibration of the
      * process's clock (the lines here are older than its end). */
@@ -822,7 +908,7 @@ static void write_records(dead_process *dp, const pending_record *all, size_t co
         target *t = &dp->targets[all[i].target];
         output_switch(out, t->path);
         notice(dp, t, ev.pub.time_ns, &ev, s, out);
-        output_append(out, s->line, n);
+        output_line(dp, out, s->line, n);
         output_mark(out, &r->buffered, all[i].pos + rec->size);
         dp->lines++;
     }
@@ -859,7 +945,7 @@ static void damage_notice(dead_process *dp, int tid, const char *text, size_t le
     like.tid_text_length = xlog_tid_text(s->tid, tid);
     xlog_notice_event(&ev, time_ns, &like, text, length);
     output_switch(out, path);
-    output_append(out, s->notice, xlog_layout_write(dp->layout, &ev, s->notice));
+    output_line(dp, out, s->notice, line_of(dp, &ev, s->notice));
 }
 
 /* After the lines it could write: what recovery skipped of the process, and
@@ -919,14 +1005,16 @@ static long write_all(dead_process *dp)
             rc = -ENOMEM;
             break;
         }
-        uint64_t whole = first_whole_line(h);
-        uint64_t lines =
-            xlog_count_lines((const char *)(h + 1) + whole, (size_t)(h->length - whole));
+        uint64_t whole = first_whole_line(dp, h);
+        /* A binary buffer's messages are not counted: only its blocks
+         * could tell them, by reading every entry. */
+        uint64_t lines = dp->rules.binary ? 0
+                                          : xlog_count_lines((const char *)(h + 1) + whole,
+                                                             (size_t)(h->length - whole));
         dp->targets[t].lines += lines;
         dp->lines += (long)lines;
     }
-    size_t longest = xlog_layout_max_line(dp->layout, dp->proc->max_message +
-                                                          XLOG_TRUNCATED_MARK_LENGTH);
+    size_t longest = longest_line(dp);
     scratch *s = calloc(1, sizeof *s);
     output *out = calloc(1, sizeof *out);
     if (out) {
@@ -1021,11 +1109,14 @@ static long recover_process(int dir, const char *log_dir, const char *kept, int 
     dp->rules.mode = (xlog_file_mode)proc->file_mode;
     dp->rules.no_follow = !proc->follow_symlinks;
     dp->rules.local_time = proc->local_time;
+    dp->rules.binary = proc->file_layout == XLOG_LAYOUT_BINARY;
+    dp->writer = xlog_binary_writer_id(proc->pid, (int64_t)proc->start_time);
     dp->longest_format = proc->max_message;
     if (index_sites(dp) != 0 ||
-        xlog_layout_create(&dp->layout, (xlog_layout_kind)proc->file_layout,
-                           proc->file_pattern[0] ? proc->file_pattern : NULL, XLOG_DEFAULT_LINE,
-                           "recovery") != 0) {
+        (!dp->rules.binary &&
+         xlog_layout_create(&dp->layout, (xlog_layout_kind)proc->file_layout,
+                            proc->file_pattern[0] ? proc->file_pattern : NULL, XLOG_DEFAULT_LINE,
+                            "recovery") != 0)) {
         unmap_all(dp);
         free(dp);
         return -EINVAL;

@@ -105,8 +105,8 @@ static int locate(const job *j, char *name, size_t size)
     for (unsigned k = j->first; k <= j->keep; k++) {
         if (k == 0)
             snprintf(name, size, "%s", j->base);
-        else
-            snprintf(name, size, "%s.%u", j->base, k);
+        else if (xlog_numbered_path(name, size, j->base, k) != 0)
+            return -1;
         if (stat(name, &st) == 0 && st.st_dev == mine.st_dev && st.st_ino == mine.st_ino)
             return 0;
     }

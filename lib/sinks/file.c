@@ -41,6 +41,14 @@
  *     files are let go too), and at once on xlog_reopen().  Lines still in
  *     the buffer go to the new file.
  *
+ * Binary files (rules->binary: XLOG_LAYOUT_BINARY, named .xlog, numbered
+ * <date>.N.xlog by rotation.c) hold blocks, not lines (file_sink.c makes
+ * them): a buffer is never split by size rotation (a file that the buffer
+ * would take past rotate_size is rotated first, unless it is empty), and
+ * the rest of a block cut by a short write is given up at once rather than
+ * written after what other processes appended since.  What is lost is
+ * counted in messages (block_messages), not in newline bytes.
+ *
  * Without follow_symlinks, each open goes through a descriptor of the
  * directory opened with O_NOFOLLOW, so that neither the directory nor the
  * file can be a symbolic link (docs/OUTPUTS.md says what is not checked).
@@ -131,15 +139,17 @@ int xlog_file_path(const xlog_file_rules *rules, int id, int64_t day, char *out,
     xlog_date_of_day(day, &year, &month, &mday);
     const char *dir = rules->dir;
     int n;
+    const char *extension = rules->binary ? "xlog" : "log";
     switch (rules->mode) {
     case XLOG_FILE_PER_THREAD:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.log", dir, year, month, mday, id);
+        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.%s", dir, year, month, mday, id, extension);
         break;
     case XLOG_FILE_PER_PROCESS:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.log", dir, year, month, mday, id);
+        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.%s", dir, year, month, mday, id,
+                     extension);
         break;
     default:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d.log", dir, year, month, mday);
+        n = snprintf(out, size, "%s/%04d-%02d-%02d.%s", dir, year, month, mday, extension);
         break;
     }
     return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
@@ -241,6 +251,8 @@ static int open_path(xlog_file *f)
     }
     f->open_failed_at = 0;
     f->fd = fd;
+    struct stat st;
+    f->file_size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
     return 0;
 }
 
@@ -364,7 +376,7 @@ static int rotate(xlog_file *f)
     if (name_leads_to_file(f, &mine)) {
         rc = xlog_rotate_chain(f->path, f->rules->rotate_keep);
         char first[PATH_MAX];
-        if (rc == 0 && snprintf(first, sizeof first, "%s.1", f->path) < (int)sizeof first)
+        if (rc == 0 && xlog_numbered_path(first, sizeof first, f->path, 1) == 0)
             queue_compression(f, first, 1);
     }
     if (rc == 0)
@@ -403,8 +415,19 @@ static size_t next_chunk(xlog_file *f, size_t done)
     size_t limit = f->rules->rotate_size;
     for (int rotations = 0; known && limit; rotations++) {
         uint64_t size = (uint64_t)st.st_size;
+        f->file_size = size;
         if (size + n <= limit)
             break;
+        /* A binary file is never split inside its block: the block goes
+         * whole to a file that has room, or to a new one. */
+        if (f->rules->binary && size == 0)
+            return n;
+        if (f->rules->binary) {
+            if (rotations == 2 || rotate(f) != 0)
+                break;
+            known = f->fd >= 0 && fstat(f->fd, &st) == 0;
+            continue;
+        }
         if (size < limit) {
             const char *nl = memrchr(p, '\n', limit - size);
             if (nl)
@@ -445,6 +468,7 @@ static int write_range(xlog_file *f, size_t *done, size_t end)
             xlog_add(&xlog_counts.writes, 1);
             xlog_add(&xlog_counts.bytes, (uint64_t)n);
             *done += (size_t)n;
+            f->file_size += (uint64_t)n;
             set_written(f, *done);
         }
         __atomic_store_n(&h->chunk, 0, __ATOMIC_RELEASE);
@@ -488,6 +512,7 @@ static void empty(xlog_file *f)
     set_length(f, 0);
     set_written(f, 0);
     f->notice_in_buffer = 0;
+    f->block_messages = 0;
 }
 
 /* Gives up what the buffer still holds back, counting it as lost. */
@@ -497,12 +522,15 @@ static void give_up(xlog_file *f)
     if (f->notice_in_buffer && from < f->notice_length)
         from = f->notice_length; /* a notice not written is no lost message */
     if (from < f->length) {
-        uint64_t lines = xlog_count_lines(f->buffer + from, f->length - from);
+        /* A binary block not written whole counts whole: its messages
+         * are not told apart in the buffer. */
+        uint64_t lines = f->rules->binary ? f->block_messages
+                                          : xlog_count_lines(f->buffer + from, f->length - from);
         f->lost_lines += lines;
         f->lost_bytes += f->length - from;
         xlog_add(&xlog_counts.lost, lines);
     }
-    if (f->written > 0)
+    if (f->written > 0 && !f->rules->binary)
         f->cut_mid_line = f->buffer[f->written - 1] != '\n';
     empty(f);
     f->failed_at = 0;
@@ -522,13 +550,18 @@ void xlog_file_write_out(xlog_file *f)
         f->notice_in_buffer = 0;
     }
     if (error) {
-        /* Kept for a later try (it survives the process, too). */
+        /* Kept for a later try (it survives the process, too): a block that
+         * nothing of was written stays whole, and takes more entries.  The
+         * rest of a block cut by a short write could only follow whatever
+         * other processes appended since, where no reader would find it. */
         f->lost_errno = error;
+        if (f->rules->binary && done > 0)
+            give_up(f);
         f->failed_at = coarse_ms();
         return;
     }
     f->failed_at = 0;
-    if (done > 0)
+    if (done > 0 && !f->rules->binary)
         f->cut_mid_line = f->buffer[done - 1] != '\n';
     empty(f);
 }
@@ -546,6 +579,13 @@ char *xlog_file_room(xlog_file *f, size_t need)
             give_up(f); /* the disk still fails: the new lines win */
     }
     return f->buffer + f->length;
+}
+
+void xlog_file_end_block(xlog_file *f)
+{
+    xlog_file_write_out(f);
+    if (f->length > f->written)
+        give_up(f);
 }
 
 void xlog_file_check_name(xlog_file *f, int forced)
@@ -578,6 +618,9 @@ void xlog_file_destroy(xlog_file *f)
     release_buffer(f);
     free(f->path);
     f->path = NULL;
+    free(f->sites);
+    f->sites = NULL;
+    f->site_count = 0;
 }
 
 void xlog_file_abandon(xlog_file *f)

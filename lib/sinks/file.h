@@ -28,6 +28,7 @@ typedef struct xlog_file_rules {
     unsigned rotate_keep;
     unsigned keep_days;
     int local_time;             /* names follow local dates */
+    int binary;                 /* XLOG_LAYOUT_BINARY: .xlog names, blocks */
     xlog_compress compress;
     unsigned compress_delay_ms;
     char retention_date[11];    /* the newest day old files were removed for */
@@ -69,7 +70,29 @@ typedef struct xlog_file {
     uint64_t notice_lines;   /* ... reporting these counts ... */
     uint64_t notice_bytes;
     size_t notice_length;    /* ... in its first notice_length bytes */
+
+    /* A binary file's buffer holds one block (docs/BINARY.md) from its
+     * start, or nothing: the block's number among this file's (so that a
+     * site's entry tells whether the block defines it), the thread of its
+     * last entry, the time its next entry counts from, and how many
+     * messages it holds (the loss count, where text counts lines). */
+    uint32_t block_serial;
+    int block_tid;
+    int64_t block_time;
+    uint64_t block_messages;
+    /* Per site number: the block that defined it, and its entry's size. */
+    struct xlog_file_site *sites;
+    size_t site_count;
+    /* Bytes of the open file as last seen (a binary file ends its block
+     * early rather than pass rotate_size). */
+    uint64_t file_size;
 } xlog_file;
+
+typedef struct xlog_file_site {
+    uint32_t block_serial;
+    uint32_t entry_size;     /* 0 until measured */
+    int level;               /* its records' level in that block */
+} xlog_file_site;
 
 /* Prepares f (closed, with an empty buffer of capacity bytes); 0 or -errno. */
 int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t capacity);
@@ -133,6 +156,11 @@ int xlog_open_dir_no_follow(const char *dir);
 /* The number of '\n' in p[0, n): whole lines, for the loss and recovery
  * counts. */
 uint64_t xlog_count_lines(const char *p, size_t n);
+
+/* A binary file's block ends here: it is written out, and what a failing
+ * disk still holds back of it is given up (counted as lost), so that the
+ * next entry starts a block of its own. */
+void xlog_file_end_block(xlog_file *f);
 
 /* Counts one line as lost (it could not be formatted into a file). */
 void xlog_file_lose_line(xlog_file *f, int error);

@@ -15,6 +15,20 @@
  * When writing failed, the next batch of that file starts with a notice
  * saying how many lines were lost and why (file.h keeps the counts); the
  * notice is a line of the sink's layout, like any other.
+ *
+ * Binary files (XLOG_LAYOUT_BINARY, docs/BINARY.md): a file's buffer holds
+ * one block, begun by its first entry with the block's header and the
+ * Process entry; a record's Site entry goes before its first record in the
+ * block, a Thread entry before a record of another thread than the last,
+ * and the header's size is brought up to date with every entry, so that
+ * the buffer is a whole block at every moment (recovery writes it as it
+ * is).  Every write(2) is thus one block, which needs nothing written
+ * before it.  A record whose site has no number (after a crash, without
+ * memory), a dynamic record, a notice and a backtrace's line go as Message
+ * entries: the line's message, rendered.  The block ends early, written
+ * out, where the file would pass rotate_size, and where an entry is older
+ * than the block's last (a backtrace replayed): time only moves forward
+ * in a block.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +42,8 @@
 #include "base/counters.h"
 #include "base/doorbell.h"
 #include "base/error.h"
+#include "binary/encode.h"
+#include "event/message.h"
 #include "sinks/compress.h"
 #include "sinks/file.h"
 #include "sinks/sink.h"
@@ -44,7 +60,23 @@ typedef struct file_sink {
     xlog_file **by_tid;
     size_t slots;
     size_t count;
+    /* Binary files: the writer's number, what the Process entry says but
+     * for the clock (read at each block), and the longest entry a block
+     * takes (longer records go as Message entries, whose length is
+     * bounded). */
+    uint64_t writer;
+    xlog_binary_process process;
+    char host[XLOG_BINARY_NAME_MAX + 1];
+    size_t entry_max;
 } file_sink;
+
+/* The back end's clock, for the Process entry of each block. */
+static const xlog_clock *block_clock;
+
+void xlog_file_sink_set_clock(const xlog_clock *clock)
+{
+    block_clock = clock;
+}
 
 /* Set by xlog_reopen (maybe in a signal handler), taken by the back end. */
 static int reopen_requested;
@@ -153,6 +185,9 @@ static void each_file(file_sink *fs, void (*fn)(xlog_file *f, void *arg), void *
 
 /* ---- lines ------------------------------------------------------------------ */
 
+static void binary_loss_notice(xlog_file *f, const xlog_line_event *next, const char *text,
+                               size_t length);
+
 /* Starts a batch with a line saying what the file missed since writing last
  * failed (in the sink's layout, at the time and thread of the event that
  * follows it); the counts are taken off once that line is written. */
@@ -171,12 +206,207 @@ static void report_loss(xlog_sink *s, xlog_file *f, const xlog_line_event *next)
     int n = snprintf(text, sizeof text, "%llu %s (%llu %s) %s lost: writing failed: %s", lines,
                      xlog_plural(lines, "line", "lines"), bytes, xlog_plural(bytes, "byte", "bytes"),
                      xlog_plural(lines, "was", "were"), strerror(f->lost_errno));
+    if (fs->rules.binary) {
+        binary_loss_notice(f, next, text, (size_t)n);
+        f->notice_length = f->length;
+        xlog_add(&xlog_counts.messages, 1);
+        return;
+    }
     xlog_line_event notice;
     xlog_notice_event(&notice, next->pub.time_ns, next, text, (size_t)n);
     char *out = xlog_file_room(f, fs->max_line);
     xlog_file_add_line(f, xlog_layout_write(s->layout, &notice, out), 0, 0);
     f->notice_length = f->length;
     xlog_add(&xlog_counts.messages, 1);
+}
+
+/* ---- binary blocks ------------------------------------------------------ */
+
+/* Room for a block's header and Process entry and a loss notice. */
+#define BLOCK_START_MAX (XLOG_BINARY_HEADER_SIZE + XLOG_BINARY_PROCESS_MAX + 512)
+
+/* Brings the block's size up to date with the buffer and adds the n bytes
+ * just written as one line of file.h's (a message, or a notice). */
+static void add_entry(xlog_file *f, size_t n, uint32_t ring, uint64_t record_end)
+{
+    xlog_binary_set_size((uint8_t *)f->buffer, (uint32_t)(f->length + n));
+    xlog_file_add_line(f, n, ring, record_end);
+}
+
+/* Starts the block of an empty buffer at time_ns. */
+static void begin_block(const file_sink *fs, xlog_file *f, int64_t time_ns)
+{
+    xlog_binary_process process = fs->process;
+    if (block_clock) {
+        process.ns_per_tick = block_clock->ns_per_tick;
+        process.base_ticks = block_clock->base_ticks;
+        process.base_utc_ns = block_clock->base_utc_ns;
+    }
+    uint8_t *start = (uint8_t *)f->buffer;
+    uint8_t *end = xlog_binary_block_header(start, fs->writer, time_ns);
+    end = xlog_binary_process_entry(end, &process);
+    f->block_serial++;
+    f->block_tid = -1;
+    f->block_time = time_ns;
+    f->block_messages = 0;
+    add_entry(f, (size_t)(end - start), 0, 0);
+}
+
+/* A Message entry of event (rendered) at the end of f's block. */
+static void message_entry(xlog_file *f, const xlog_line_event *event, uint32_t ring,
+                          uint64_t record_end)
+{
+    uint8_t *start = (uint8_t *)f->buffer + f->length, *end = start;
+    if (event->pub.tid != f->block_tid) {
+        end = xlog_binary_thread(end, event->pub.tid);
+        f->block_tid = event->pub.tid;
+    }
+    end = xlog_binary_message(end, (uint64_t)(event->pub.time_ns - f->block_time),
+                              event->pub.level, event->pub.line, event->pub.file,
+                              event->file_length, event->pub.function, event->function_length,
+                              event->pub.module, event->module_length, event->pub.message,
+                              event->pub.message_length);
+    f->block_time = event->pub.time_ns;
+    add_entry(f, (size_t)(end - start), ring, record_end);
+}
+
+/* The loss notice (report_loss) as a Message entry, just after the
+ * block's Process entry. */
+static void binary_loss_notice(xlog_file *f, const xlog_line_event *next, const char *text,
+                               size_t length)
+{
+    xlog_line_event notice;
+    xlog_notice_event(&notice, next->pub.time_ns, next, text, length);
+    message_entry(f, &notice, 0, 0);
+}
+
+/* The size of the entry of the site numbered number for f's blocks,
+ * measured once per file and site; 0 without memory for f's table. */
+static size_t site_entry_size(xlog_file *f, uint32_t number, const xlog_site_copy *site,
+                              int nargs)
+{
+    if (number >= f->site_count) {
+        size_t count = f->site_count ? f->site_count : 64;
+        while (count <= number)
+            count *= 2;
+        xlog_file_site *sites = realloc(f->sites, count * sizeof *sites);
+        if (!sites)
+            return 0;
+        memset(sites + f->site_count, 0, (count - f->site_count) * sizeof *sites);
+        f->sites = sites;
+        f->site_count = count;
+    }
+    if (!f->sites[number].entry_size)
+        f->sites[number].entry_size = (uint32_t)xlog_binary_site_max(site, nargs);
+    return f->sites[number].entry_size;
+}
+
+/* Room for need more bytes in f's block (and for a thread entry), which
+ * begins here, at time_ns, if the buffer is empty: with the loss notice
+ * first if writing failed since the last one (at the time and thread of
+ * what follows it).  Inlined, as record_entry: their calls cost 9.7
+ * instructions a line (498.3 to 488.0, callgrind of the whole program as
+ * docs/BENCHMARKS.md takes it, the 3-argument statement). */
+static inline __attribute__((always_inline)) void block_room(xlog_sink *s, xlog_file *f,
+                                                             size_t need, int64_t time_ns,
+                                                             int tid)
+{
+    file_sink *fs = s->state;
+    need += XLOG_BINARY_THREAD_MAX;
+    if (f->length > f->written && time_ns < f->block_time)
+        xlog_file_end_block(f);
+    /* (A block a failing disk holds back is tried again only when due,
+     * never at every entry.) */
+    if (f->rules->rotate_size && f->length > f->written &&
+        f->file_size + f->length + need > f->rules->rotate_size &&
+        xlog_file_retry_due(f, coarse_ms()))
+        xlog_file_write_out(f);
+    xlog_file_room(f, need + BLOCK_START_MAX);
+    if (f->length == 0) {
+        f->pending_since = coarse_ms();
+        begin_block(fs, f, time_ns);
+        if (!f->notice_in_buffer && (f->lost_lines || f->lost_bytes)) {
+            xlog_line_event next;
+            memset(&next, 0, sizeof next);
+            next.pub.time_ns = time_ns;
+            next.pub.pid = fs->process.pid;
+            next.pub.tid = tid;
+            report_loss(s, f, &next);
+        }
+    }
+}
+
+/* A record of a numbered site as a Record entry (after its Site entry if
+ * the block has none, and a Thread entry if another thread wrote last);
+ * 0, with nothing done, if it cannot be (no memory for f's site table,
+ * or an entry longer than a block may take): it then goes as a message. */
+static inline __attribute__((always_inline)) int
+record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
+{
+    file_sink *fs = s->state;
+    const xlog_record *rec = item->rec;
+    int nargs = item->view->nargs;
+    uint32_t number = item->site_number;
+    size_t site = site_entry_size(f, number, item->site, nargs);
+    size_t need = site + xlog_binary_record_max(rec, nargs);
+    if (!site || need > fs->entry_max)
+        return 0;
+    block_room(s, f, need, item->time_ns, item->tid);
+    uint8_t *start = (uint8_t *)f->buffer + f->length, *end = start;
+    xlog_file_site *known = &f->sites[number];
+    if (known->block_serial != f->block_serial) {
+        end = xlog_binary_site(end, number, rec->level, item->site, item->view->kinds, nargs);
+        known->block_serial = f->block_serial;
+        known->level = rec->level;
+    }
+    if (item->tid != f->block_tid) {
+        end = xlog_binary_thread(end, item->tid);
+        f->block_tid = item->tid;
+    }
+    /* A site's entry has the level of the record that defined it in the
+     * block; a record of another level says its own. */
+    end = xlog_binary_record(end, number, known->level, (uint64_t)(item->time_ns - f->block_time),
+                             rec, item->view);
+    f->block_time = item->time_ns;
+    f->block_messages++;
+    add_entry(f, (size_t)(end - start), item->ring_slot, item->record_end);
+    xlog_add(&xlog_counts.messages, 1);
+    return 1;
+}
+
+static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *event)
+{
+    if (event->site && event->site_number != XLOG_NO_SITE_NUMBER) {
+        xlog_binary_item item = {event->pub.tid,   event->pub.time_ns, event->rec,
+                                 event->view,      event->site,        event->site_number,
+                                 event->ring_slot, event->record_end};
+        if (record_entry(s, f, &item))
+            return;
+    }
+    xlog_event_render(event);
+    block_room(s, f,
+               xlog_binary_message_max(event->file_length, event->function_length,
+                                       event->module_length, event->pub.message_length),
+               event->pub.time_ns, event->pub.tid);
+    message_entry(f, event, event->ring_slot, event->record_end);
+    f->block_messages++;
+    xlog_add(&xlog_counts.messages, 1);
+}
+
+/* The back end's direct way to a binary file (sink.h, write_record). */
+static int file_write_record(xlog_sink *s, const xlog_binary_item *item)
+{
+    file_sink *fs = s->state;
+    xlog_file *f = fs->rules.mode == XLOG_FILE_PER_THREAD ? thread_file(fs, item->tid)
+                                                          : &fs->shared;
+    if (!f)
+        return 0;
+    int rc = xlog_file_use_time(f, item->time_ns);
+    if (rc != 0) {
+        xlog_file_lose_line(f, -rc);
+        return 1;
+    }
+    return record_entry(s, f, item);
 }
 
 static void file_write(xlog_sink *s, const xlog_line_event *event)
@@ -191,6 +421,10 @@ static void file_write(xlog_sink *s, const xlog_line_event *event)
     int rc = xlog_file_use_time(f, event->pub.time_ns);
     if (rc != 0) {
         xlog_file_lose_line(f, -rc);
+        return;
+    }
+    if (fs->rules.binary) {
+        binary_write(s, f, event);
         return;
     }
     /* Room first: making it may write the buffer, or give up what a
@@ -267,6 +501,32 @@ static void file_thread_ended(xlog_sink *s, int tid)
 
 /* ---- life -------------------------------------------------------------------- */
 
+/* What a binary sink knows from the start: its writer's number, the
+ * Process entry, and its longest entry: the longest Message entry (a
+ * message at its longest, names at theirs), or a record of that size
+ * (max_message of string bytes, 64 arguments of 16 bytes, and their
+ * site's entry with as long a format as the message). */
+static void binary_start(file_sink *fs, const xlog_config *cfg)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int pid = (int)getpid();
+    fs->writer = xlog_binary_writer_id(pid, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+    if (gethostname(fs->host, sizeof fs->host - 1) != 0)
+        fs->host[0] = '\0';
+    fs->host[sizeof fs->host - 1] = '\0';
+    fs->process.pid = pid;
+    fs->process.max_message = cfg->max_message;
+    fs->process.host = fs->host;
+    fs->process.program = program_invocation_short_name;
+    fs->process.options = cfg->rotate_local_time ? XLOG_BINARY_LOCAL_DATES : 0;
+    size_t message = xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME, XLOG_MAX_NAME,
+                                             cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH + 64);
+    size_t record = 2 * (cfg->max_message + XLOG_RECORD_MAX_ARGS * 16) + message;
+    fs->entry_max = record;
+    fs->max_line = BLOCK_START_MAX + XLOG_BINARY_THREAD_MAX + record;
+}
+
 static int file_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own)
 {
     (void)own;
@@ -280,6 +540,7 @@ static int file_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_conf
     fs->rules.rotate_keep = cfg->rotate_keep;
     fs->rules.keep_days = cfg->keep_days;
     fs->rules.local_time = cfg->rotate_local_time;
+    fs->rules.binary = s->binary;
     fs->rules.compress = cfg->compress;
     /* A shared file may still be written by processes that have not yet
      * noticed its rotation; they notice at their next write. */
@@ -287,7 +548,11 @@ static int file_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_conf
         cfg->file_mode == XLOG_FILE_SHARED ? 2 * cfg->check_interval_ms : 0;
     fs->flush_interval_ms = cfg->flush_interval_ms;
     fs->check_interval_ms = cfg->check_interval_ms;
-    fs->max_line = xlog_layout_max_line(s->layout, cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH);
+    if (s->binary)
+        binary_start(fs, cfg);
+    else
+        fs->max_line =
+            xlog_layout_max_line(s->layout, cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH);
     /* A buffer holds at least a few of the longest lines. */
     fs->buffer_size = cfg->write_buffer > 4 * fs->max_line ? cfg->write_buffer : 4 * fs->max_line;
     xlog_store(&reopen_requested, 0);
@@ -386,6 +651,7 @@ const xlog_sink_ops xlog_file_sink_ops = {
     .name = "files",
     .start = file_start,
     .write = file_write,
+    .write_record = file_write_record,
     .flush = file_flush,
     .tick = file_tick,
     .thread_ended = file_thread_ended,

@@ -94,13 +94,36 @@ static void remove_in(const char *dir, const char *name)
         unlink(path);
 }
 
-/* If name is base + ".N" or base + ".N.gz", returns N (and sets *gz);
- * otherwise 0. */
+#define BINARY_EXTENSION ".xlog"
+#define BINARY_EXTENSION_LENGTH (sizeof BINARY_EXTENSION - 1)
+
+/* The length of path's stem, before ".xlog", when it is a binary file's
+ * name; 0 for a text file's. */
+static size_t binary_stem(const char *path, size_t length)
+{
+    if (length > BINARY_EXTENSION_LENGTH &&
+        strcmp(path + length - BINARY_EXTENSION_LENGTH, BINARY_EXTENSION) == 0)
+        return length - BINARY_EXTENSION_LENGTH;
+    return 0;
+}
+
+int xlog_numbered_path(char *out, size_t size, const char *path, unsigned n)
+{
+    size_t length = strlen(path), stem = binary_stem(path, length);
+    int written = stem ? snprintf(out, size, "%.*s.%u%s", (int)stem, path, n, BINARY_EXTENSION)
+                       : snprintf(out, size, "%s.%u", path, n);
+    return written < 0 || (size_t)written >= size ? -ENAMETOOLONG : 0;
+}
+
+/* If name is number N of base's chain (xlog_numbered_path), maybe with
+ * ".gz", returns N (and sets *gz); otherwise 0. */
 static unsigned long numbered(const char *name, const char *base, size_t base_len, int *gz)
 {
-    if (strncmp(name, base, base_len) != 0 || name[base_len] != '.')
+    size_t stem = binary_stem(base, base_len);
+    size_t prefix = stem ? stem : base_len;
+    if (strncmp(name, base, prefix) != 0 || name[prefix] != '.')
         return 0;
-    const char *p = name + base_len + 1;
+    const char *p = name + prefix + 1;
     if (*p < '1' || *p > '9')
         return 0;
     char *after;
@@ -108,6 +131,11 @@ static unsigned long numbered(const char *name, const char *base, size_t base_le
     unsigned long n = strtoul(p, &after, 10);
     if (errno != 0)
         return 0;
+    if (stem) {
+        if (strncmp(after, BINARY_EXTENSION, BINARY_EXTENSION_LENGTH) != 0)
+            return 0;
+        after += BINARY_EXTENSION_LENGTH;
+    }
     if (*after == '\0')
         *gz = 0;
     else if (strcmp(after, ".gz") == 0)
@@ -120,8 +148,11 @@ static unsigned long numbered(const char *name, const char *base, size_t base_le
 static void rename_numbered(const char *path, unsigned from, unsigned to, const char *suffix)
 {
     char a[PATH_MAX], b[PATH_MAX];
-    snprintf(a, sizeof a, "%s.%u%s", path, from, suffix);
-    snprintf(b, sizeof b, "%s.%u%s", path, to, suffix);
+    if (xlog_numbered_path(a, sizeof a - 3, path, from) != 0 ||
+        xlog_numbered_path(b, sizeof b - 3, path, to) != 0)
+        return;
+    strcat(a, suffix);
+    strcat(b, suffix);
     rename(a, b);
 }
 
@@ -165,12 +196,25 @@ int xlog_rotate_chain(const char *path, unsigned keep)
     }
     free(present);
     char first[PATH_MAX];
-    snprintf(first, sizeof first, "%s.1", path);
+    if (xlog_numbered_path(first, sizeof first, path, 1) != 0)
+        return -ENAMETOOLONG;
     return rename(path, first) == 0 ? 0 : -errno;
 }
 
+/* p past a rotation's ".N", if it starts with one. */
+static const char *skip_number(const char *p)
+{
+    if (*p == '.' && p[1] >= '1' && p[1] <= '9') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return p;
+}
+
 /* Returns 1 if name is one xlog makes for mode: YYYY-MM-DD, the mode's part
- * ("", "-<tid>" or "-p<pid>"), ".log", then maybe ".N", then maybe ".gz". */
+ * ("", "-<tid>" or "-p<pid>"), then ".log" and maybe ".N", or maybe ".N"
+ * and ".xlog" (a binary file), then maybe ".gz". */
 static int is_log_name(const char *name, xlog_file_mode mode)
 {
     static const char digit_at[] = "dddd-dd-dd";
@@ -189,13 +233,14 @@ static int is_log_name(const char *name, xlog_file_mode mode)
         while (*p >= '0' && *p <= '9')
             p++;
     }
-    if (strncmp(p, ".log", 4) != 0)
-        return 0;
-    p += 4;
-    if (*p == '.' && p[1] >= '1' && p[1] <= '9') {
-        p++;
-        while (*p >= '0' && *p <= '9')
-            p++;
+    if (strncmp(p, ".log", 4) == 0) {
+        p += 4;
+        p = skip_number(p);
+    } else {
+        p = skip_number(p);
+        if (strncmp(p, BINARY_EXTENSION, BINARY_EXTENSION_LENGTH) != 0)
+            return 0;
+        p += BINARY_EXTENSION_LENGTH;
     }
     if (strcmp(p, ".gz") == 0)
         p += 3;

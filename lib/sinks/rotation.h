@@ -10,6 +10,7 @@
 #ifndef XLOG_ROTATION_H
 #define XLOG_ROTATION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "xlog.h"
@@ -28,9 +29,16 @@ int64_t xlog_name_day(int64_t utc_ns, int local, int64_t *start, int64_t *end);
 int xlog_dir_lock(const char *dir);
 void xlog_dir_unlock(int lock);
 
-/* Size rotation of path, under the directory lock: path.(keep) and anything
- * numbered beyond it are removed, path.k becomes path.(k+1) for k below keep
- * (and path.k.gz likewise), path becomes path.1.  Returns 0 or -errno of the
+/* The name of number n of path's size-rotation chain, into out: path.n
+ * for a text file ("2026-11-22.log.1"), the number before the extension
+ * for a binary one ("2026-11-22.1.xlog", so that *.xlog names them all).
+ * 0 or -ENAMETOOLONG. */
+int xlog_numbered_path(char *out, size_t size, const char *path, unsigned n);
+
+/* Size rotation of path, under the directory lock: number keep of its
+ * chain (xlog_numbered_path) and anything numbered beyond it are removed,
+ * number k becomes k+1 for k below keep (and its .gz likewise), path
+ * becomes number 1.  Returns 0 or -errno of the
  * last rename (path stays where it was if that rename failed). */
 int xlog_rotate_chain(const char *path, unsigned keep);
 

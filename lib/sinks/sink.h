@@ -21,11 +21,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "event/event.h"
 #include "layouts/layout.h"
 #include "xlog.h"
 
 typedef struct xlog_sink xlog_sink;
+
+/* A record of a numbered call site, as a binary file takes it without an
+ * event (write_record): the back end's shortest way when a binary file is
+ * its only sink. */
+typedef struct xlog_binary_item {
+    int tid;
+    int64_t time_ns;
+    const xlog_record *rec;
+    const xlog_record_view *view; /* kinds, nargs and args are enough */
+    const xlog_site_copy *site;
+    uint32_t site_number;
+    uint32_t ring_slot;           /* as xlog_line_event's */
+    uint64_t record_end;
+} xlog_binary_item;
 
 typedef struct xlog_sink_ops {
     const char *name; /* for error messages: "syslog" */
@@ -35,6 +50,10 @@ typedef struct xlog_sink_ops {
     int (*start)(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own);
     /* One event at or above the sink's level.  Must not block. */
     void (*write)(xlog_sink *s, const xlog_line_event *event);
+    /* A binary file's: one record at or above its level, without an event;
+     * 0 if it must come as an event after all (nothing done then).
+     * Optional. */
+    int (*write_record)(xlog_sink *s, const xlog_binary_item *item);
     /* Everything written so far goes on its way now (xlog_flush, close, a
      * message at cfg.flush_level); durable: and is made to survive a power
      * loss if the sink can (fdatasync; cfg.sync_level).  Optional. */
@@ -59,7 +78,11 @@ typedef struct xlog_sink_ops {
 struct xlog_sink {
     const xlog_sink_ops *ops;
     int level;
-    xlog_layout *layout;
+    xlog_layout *layout; /* NULL for a binary file sink (binary) */
+    /* Writes records, not their messages (XLOG_LAYOUT_BINARY): the one
+     * sink that is handed an event whose message may not be rendered
+     * (xlog_event_render, event/message.h); every other gets it rendered. */
+    int binary;
     void *state; /* the implementation's */
 };
 
@@ -71,6 +94,12 @@ struct xlog_sink {
 int xlog_sinks_start(const xlog_config *cfg);
 /* Hands event to every sink whose level it reaches. */
 void xlog_sinks_write(const xlog_line_event *event);
+/* Whether the only sink takes records without events (a binary file):
+ * then the back end may hand it records with xlog_sinks_write_record. */
+int xlog_sinks_take_records(void);
+/* Hands a record of level to that sink if its level lets it through; 0 if
+ * it must come as an event (xlog_sinks_write) after all. */
+int xlog_sinks_write_record(int level, const xlog_binary_item *item);
 void xlog_sinks_flush(int durable);
 void xlog_sinks_tick(void);
 void xlog_sinks_thread_ended(int tid);
@@ -79,5 +108,9 @@ void xlog_sinks_after_fork(void);
 void xlog_sinks_stop(void);
 /* Adds every kind of sink's counts to out (xlog_stats). */
 void xlog_sinks_stats(xlog_counters *out);
+
+/* The back end's clock, whose calibration each block of a binary file
+ * records (docs/BINARY.md, "Process"); set once the clock is started. */
+void xlog_file_sink_set_clock(const xlog_clock *clock);
 
 #endif

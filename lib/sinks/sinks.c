@@ -13,6 +13,7 @@
 
 #include "base/atomics.h"
 #include "base/error.h"
+#include "event/message.h"
 #include "sinks/sink.h"
 
 /* The kinds of sink cfg.sinks may list, one line each: its XLOG_SINK_*
@@ -56,16 +57,22 @@ static int add(const xlog_sink_ops *ops, int level, xlog_layout_kind layout, con
                        level);
         return -EINVAL;
     }
-    if (layout != XLOG_LAYOUT_TEXT && layout != XLOG_LAYOUT_JSON) {
-        xlog_set_error("%s: layout %d is not XLOG_LAYOUT_TEXT or XLOG_LAYOUT_JSON", what,
-                       (int)layout);
+    int binary = layout == XLOG_LAYOUT_BINARY;
+    if (binary && ops != &xlog_file_sink_ops) {
+        xlog_set_error("%s: XLOG_LAYOUT_BINARY is for the files only (cfg.file_layout)", what);
+        return -EINVAL;
+    }
+    if (layout != XLOG_LAYOUT_TEXT && layout != XLOG_LAYOUT_JSON && !binary) {
+        xlog_set_error("%s: layout %d is not XLOG_LAYOUT_TEXT, XLOG_LAYOUT_JSON or "
+                       "XLOG_LAYOUT_BINARY", what, (int)layout);
         return -EINVAL;
     }
     xlog_sink *s = &sinks.list[sinks.count];
     memset(s, 0, sizeof *s);
     s->ops = ops;
     s->level = level;
-    int rc = xlog_layout_create(&s->layout, layout, pattern, default_pattern, what);
+    s->binary = binary;
+    int rc = binary ? 0 : xlog_layout_create(&s->layout, layout, pattern, default_pattern, what);
     if (rc != 0)
         return rc;
     rc = ops->start(s, cfg, own);
@@ -117,9 +124,25 @@ int xlog_sinks_start(const xlog_config *cfg)
 
 void xlog_sinks_write(const xlog_line_event *event)
 {
-    for (size_t i = 0; i < sinks.count; i++)
-        if (event->pub.level >= sinks.list[i].level)
-            sinks.list[i].ops->write(&sinks.list[i], event);
+    for (size_t i = 0; i < sinks.count; i++) {
+        if (event->pub.level < sinks.list[i].level)
+            continue;
+        if (!sinks.list[i].binary)
+            xlog_event_render(event);
+        sinks.list[i].ops->write(&sinks.list[i], event);
+    }
+}
+
+int xlog_sinks_take_records(void)
+{
+    return sinks.count == 1 && sinks.list[0].binary && sinks.list[0].ops->write_record;
+}
+
+int xlog_sinks_write_record(int level, const xlog_binary_item *item)
+{
+    if (level < sinks.list[0].level)
+        return 1;
+    return sinks.list[0].ops->write_record(&sinks.list[0], item);
 }
 
 void xlog_sinks_flush(int durable)

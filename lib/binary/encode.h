@@ -1,0 +1,92 @@
+/*
+ * encode.h - the one writer of the binary log files' entries
+ * (docs/BINARY.md): a block's header, its Process, Site, Thread, Record and
+ * Message entries, from a record as the rings hold it.
+ *
+ * Why apart from the file sink: the sink decides which block an entry goes
+ * to (one block per write(2)); this file only knows the bytes, so that the
+ * living back end and, later, recovery write them alike.  It decodes
+ * nothing: xlog-cat's reader is lib/binary/decode.c.
+ *
+ * Every function writes at out, which the caller made big enough (the
+ * *_size and *_max functions say how much), and returns the end.
+ */
+#ifndef XLOG_BINARY_ENCODE_H
+#define XLOG_BINARY_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "binary/binary.h"
+#include "record/record.h"
+
+/* The longest host and program names a Process entry carries (longer ones
+ * are cut), so that the entry has a known bound. */
+#define XLOG_BINARY_NAME_MAX 256u
+#define XLOG_BINARY_PROCESS_MAX (1 + 2 * XLOG_VARINT_MAX + 8 + 2 * XLOG_VARINT_MAX + \
+                                 2 * (XLOG_VARINT_MAX + XLOG_BINARY_NAME_MAX) + XLOG_VARINT_MAX)
+
+/* What a Process entry says (docs/BINARY.md, "Process"). */
+typedef struct xlog_binary_process {
+    int pid;
+    uint64_t max_message;
+    double ns_per_tick;
+    uint64_t base_ticks;
+    int64_t base_utc_ns;
+    const char *host;
+    const char *program;
+    unsigned options; /* XLOG_BINARY_LOCAL_DATES */
+} xlog_binary_process;
+
+/* The Process entry of p (at most XLOG_BINARY_PROCESS_MAX bytes): made once
+ * by a writer, copied at the start of each of its blocks. */
+uint8_t *xlog_binary_process_entry(uint8_t *out, const xlog_binary_process *p);
+
+/* A writer's number: pid and start time mixed, never 0. */
+uint64_t xlog_binary_writer_id(int pid, int64_t start_ns);
+
+/* A block's header, its size left 0 until xlog_binary_set_size. */
+uint8_t *xlog_binary_block_header(uint8_t *out, uint64_t writer, int64_t base_ns);
+
+/* Writes the size of the block that starts at block (its header) and is
+ * size bytes long, header included. */
+static inline void xlog_binary_set_size(uint8_t *block, uint32_t size)
+{
+    uint8_t bytes[4] = {(uint8_t)size, (uint8_t)(size >> 8), (uint8_t)(size >> 16),
+                        (uint8_t)(size >> 24)};
+    memcpy(block + 12, bytes, 4);
+}
+
+/* A Site entry: site (a site copy, prepared) as number, its records' level
+ * in this block level, its arguments nargs of kinds. */
+size_t xlog_binary_site_max(const xlog_site_copy *site, int nargs);
+uint8_t *xlog_binary_site(uint8_t *out, uint32_t number, int level, const xlog_site_copy *site,
+                          const unsigned char *kinds, int nargs);
+
+#define XLOG_BINARY_THREAD_MAX (1 + XLOG_VARINT_MAX)
+uint8_t *xlog_binary_thread(uint8_t *out, int tid);
+
+/* A Record entry of rec (its parts in view), of site number, delta_ns after
+ * the block's previous time; site_level is its Site entry's level. */
+static inline size_t xlog_binary_record_max(const xlog_record *rec, int nargs)
+{
+    /* An argument takes at most twice its bytes in the ring and 2 more
+     * (a string's 4-byte length becomes a varint of at most 10). */
+    return 3 * XLOG_VARINT_MAX + 2 + 2 * (size_t)rec->size + 2 * (size_t)nargs;
+}
+uint8_t *xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
+                            const xlog_record *rec, const xlog_record_view *view);
+
+/* A Message entry: a line already made. */
+static inline size_t xlog_binary_message_max(size_t file_length, size_t function_length,
+                                             size_t module_length, size_t message_length)
+{
+    return 2 + 6 * XLOG_VARINT_MAX + file_length + function_length + module_length +
+           message_length;
+}
+uint8_t *xlog_binary_message(uint8_t *out, uint64_t delta_ns, int level, int line,
+                             const char *file, size_t file_length, const char *function,
+                             size_t function_length, const char *module, size_t module_length,
+                             const char *message, size_t message_length);
+
+#endif
