@@ -1525,6 +1525,33 @@ static void test_digits_are_written_as_snprintf_writes_them(void **state)
     }
 }
 
+/* A keeper that frees a format and gets the same address for another one
+ * of the same length (a reader of binary files redefines its sites) says
+ * so: the new bytes are parsed again, not rendered by the old steps. */
+static void test_cache_forgets_a_format_whose_bytes_are_freed(void **state)
+{
+    (void)state;
+    memset(&cache, 0, sizeof cache);
+    char fmt[8] = "v=%d!";
+    xlog_arg arg = {.i = 255};
+    char out[32];
+    xlog_fmt_parsed local;
+    const xlog_fmt_parsed *parsed = xlog_fmt_cache_get(&cache, fmt, 5, &local);
+    assert_non_null(parsed);
+    size_t n = xlog_fmt_render_parsed(parsed, fmt, &arg, 1, out, sizeof out);
+    xlog_fmt_cache_release(&cache);
+    assert_int_equal(n, 6);
+    assert_memory_equal(out, "v=255!", 6);
+    xlog_fmt_cache_forget(&cache, fmt);
+    memcpy(fmt, "v=%x!", 6); /* freed, and the address given to another format */
+    parsed = xlog_fmt_cache_get(&cache, fmt, 5, &local);
+    assert_non_null(parsed);
+    n = xlog_fmt_render_parsed(parsed, fmt, &arg, 1, out, sizeof out);
+    xlog_fmt_cache_release(&cache);
+    assert_int_equal(n, 5);
+    assert_memory_equal(out, "v=ff!", 5);
+}
+
 /* In a record, a %ls's characters follow a u32 length right after the bytes
  * of the arguments before it, so they need not be 4-byte aligned (record.h);
  * they were loaded as wchar_t, which UBSan stops at as misaligned. */
@@ -1573,6 +1600,7 @@ int main(void)
         cmocka_unit_test(test_cache_keeps_the_same_format_at_two_sites_apart),
         cmocka_unit_test(test_cache_declines_a_format_with_too_many_conversions),
         cmocka_unit_test(test_cache_get_inside_another_leaves_its_slot_alone),
+        cmocka_unit_test(test_cache_forgets_a_format_whose_bytes_are_freed),
 
         cmocka_unit_test(test_a_wide_string_at_an_odd_address_is_read_whole),
     };

@@ -483,6 +483,22 @@ def a_message_holding_the_magic_is_read_whole():
                "%s123456789 [INFO] main.c:7 main 777 got a\\x89XLOG\\r\\n\\x1az\n" % STAMP)
 
 
+def a_site_defined_anew_renders_by_its_new_format():
+    """Each block defines its sites again; a reader that frees a site's old
+    format and gets the same address for a new one of the same length must
+    not render by the old one's parse (it read an int as a string)."""
+    blocks = b""
+    formats = [(b"v=%s!", [x.STR], [b"abc"], "v=abc!"), (b"w=%d!", [x.INT], [7], "w=7!"),
+               (b"v=%ld", [x.LONG], [-5], "v=-5"), (b"v=%s!", [x.STR], [b"xyz"], "v=xyz!")] * 3
+    want = ""
+    for i, (fmt, kinds, values, text) in enumerate(formats):
+        b = x.Block(base_ns=BASE + i)
+        b.site(0, x.INFO, 7, fmt, kinds=kinds).thread(777).record(0, 0, kinds, values)
+        blocks += b.bytes()
+        want += "%s%09d [INFO] main.c:7 main 777 %s\n" % (STAMP, 123456789 + i, text)
+    expect_run([write("anew.xlog", blocks)], want)
+
+
 def every_bad_input_gets_its_message_and_the_rest_is_read():
     good = three_block(base=BASE + 1, writer=5, values=[(9, 9, 0.5)]).bytes()
     good_line = three_line("123456790", 777, 9, 9, "0.500000")
@@ -658,6 +674,7 @@ TESTS = [
     a_block_cut_by_a_kill_ends_where_the_next_block_begins,
     garbage_between_blocks_is_skipped_to_the_next_magic,
     a_message_holding_the_magic_is_read_whole,
+    a_site_defined_anew_renders_by_its_new_format,
     every_bad_input_gets_its_message_and_the_rest_is_read,
     follow_reads_on_across_two_rotations,
     follow_waits_for_a_missing_name_and_reads_a_gz_once,
