@@ -71,7 +71,7 @@ static void check_accepted(const xlog_config *cfg, const xlog_config_file *file,
     if ((unsigned)cfg->file_mode > XLOG_FILE_PER_PROCESS ||
         (unsigned)cfg->full_policy > XLOG_FULL_DROP || (unsigned)cfg->compress > XLOG_COMPRESS_GZIP ||
         (unsigned)cfg->console_color > XLOG_COLOR_ALWAYS ||
-        (unsigned)cfg->file_layout > XLOG_LAYOUT_JSON ||
+        (unsigned)cfg->file_layout > XLOG_LAYOUT_BINARY ||
         (unsigned)cfg->console_layout > XLOG_LAYOUT_JSON || cfg->console < 0)
         abort();
     if (cfg->ring_size < 65536 || cfg->ring_size > ((size_t)1 << 30) || cfg->max_message < 256 ||

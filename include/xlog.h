@@ -760,7 +760,7 @@ xlog_config xlog_defaults(void);
  *     rotate_local_time  boolean
  *     compress           none or gzip
  *     check_interval_ms  duration, 1 to 86400000 (a day)
- *     file_layout        text or json
+ *     file_layout        text, json or binary
  *     file_pattern       pattern
  *     file_level         level
  *

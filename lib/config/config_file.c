@@ -88,6 +88,11 @@ static const choice colors[] = {{"auto", XLOG_COLOR_AUTO},
 /* A new kind of layout is one line here (and in xlog.h's list of keys). */
 static const choice layouts[] = {
     {"text", XLOG_LAYOUT_TEXT}, {"json", XLOG_LAYOUT_JSON}, {NULL, 0}};
+/* Binary is for the files only (xlog.h, XLOG_LAYOUT_BINARY). */
+static const choice file_layouts[] = {{"text", XLOG_LAYOUT_TEXT},
+                                      {"json", XLOG_LAYOUT_JSON},
+                                      {"binary", XLOG_LAYOUT_BINARY},
+                                      {NULL, 0}};
 static const choice transports[] = {{"unix", XLOG_SYSLOG_UNIX},
                                     {"udp", XLOG_SYSLOG_UDP},
                                     {"tcp", XLOG_SYSLOG_TCP},
@@ -152,7 +157,7 @@ static const key top_keys[] = {
     {"rotate_local_time", VALUE_BOOL, FIELD(rotate_local_time), 0, 0, 0, NULL},
     {"compress", VALUE_CHOICE, FIELD(compress), 0, 0, 0, compressions},
     {"check_interval_ms", VALUE_MS, FIELD(check_interval_ms), 1, 86400000, 0, NULL},
-    {"file_layout", VALUE_CHOICE, FIELD(file_layout), 0, 0, 0, layouts},
+    {"file_layout", VALUE_CHOICE, FIELD(file_layout), 0, 0, 0, file_layouts},
     {"file_pattern", VALUE_PATTERN, FIELD(file_pattern), 0, 0, 0, NULL},
     {"file_level", VALUE_LEVEL, FIELD(file_level), 0, 0, 0, NULL},
 };
