@@ -84,22 +84,30 @@ static int time_xlog_cat(const char *dir, uint64_t lines, bench_row *row)
         snprintf(row->note, sizeof row->note, "opendir: %s", strerror(errno));
         return -1;
     }
+    int too_many = 0, out_of_memory = 0;
     for (struct dirent *entry; (entry = readdir(listing)) != NULL;) {
         if (entry->d_name[0] == '.')
             continue;
         if (files == MERGED_FILES) {
-            files++; /* more files than any row writes: refused below */
+            too_many = 1; /* more files than any row writes */
             break;
         }
-        if (asprintf(&argv[1 + files], "%s/%s", dir, entry->d_name) < 0)
+        if (asprintf(&argv[1 + files], "%s/%s", dir, entry->d_name) < 0) {
+            argv[1 + files] = NULL;
+            out_of_memory = 1;
             break;
+        }
         files++;
     }
     closedir(listing);
     int rc = -1;
-    if (files == 0 || files > MERGED_FILES) {
-        snprintf(row->note, sizeof row->note, "%d files in the directory", files);
-        files = files > MERGED_FILES ? MERGED_FILES : files;
+    if (out_of_memory) {
+        snprintf(row->note, sizeof row->note, "asprintf: out of memory");
+        goto done;
+    }
+    if (files == 0 || too_many) {
+        snprintf(row->note, sizeof row->note, "%s files in the directory",
+                 too_many ? "too many" : "no");
         goto done;
     }
     qsort(argv + 1, (size_t)files, sizeof argv[1], by_name);
