@@ -114,7 +114,9 @@ static void row_object(FILE *out, const bench_options *options, const bench_row 
     field_integer(out, "messages_sent", has_files ? (int64_t)row->messages_sent : -1);
     field_boolean(out, "writes_nothing", row->writes_nothing);
     if (has_files)
-        field_string(out, "line_shape", row->line_shape == LINE_JSON ? "json" : "text");
+        field_string(out, "line_shape", row->line_shape == LINE_JSON     ? "json"
+                                          : row->line_shape == LINE_BINARY ? "binary"
+                                                                           : "text");
     else
         fprintf(out, ", \"line_shape\": null");
     field_integer(out, "lines_written", has_files && row->lines_ok >= 0

@@ -190,26 +190,36 @@ static const table_layout latency_table = {
     .shows = timed_calls, .fill = fill_latency_cells, .note_column = 2,
 };
 
+/* Bytes in the files per line of a throughput row, or -1. */
+static double bytes_per_line(const bench_row *row)
+{
+    if (row->bytes_written < 0 || row->throughput_messages == 0)
+        return -1;
+    return (double)row->bytes_written / (double)row->throughput_messages;
+}
+
 static void fill_throughput_cells(row_cells cell, const bench_row *row)
 {
     format_count(cell[1], (int64_t)row->throughput_messages);
     format_fixed(cell[2], row->seconds, 3);
     format_count(cell[3], row->messages_per_s < 0 ? -1 : llround(row->messages_per_s));
-    format_count(cell[4], row->write_calls);
-    format_fixed(cell[5], row->write_calls > 0 ? (double)row->bytes_written / 1024.0 /
+    format_fixed(cell[4], bytes_per_line(row), 1);
+    format_count(cell[5], row->write_calls);
+    format_fixed(cell[6], row->write_calls > 0 ? (double)row->bytes_written / 1024.0 /
                                                      (double)row->write_calls
                                                : -1,
                  1);
-    format_fixed(cell[6], bench_row_writes_per_64kib(row), 3);
-    format_count(cell[7], row->peak_rss_kib);
-    format_count(cell[8], row->rss_before_kib);
-    format_count(cell[9], row->memory_bound_kib);
-    format_count(cell[10], row->xlog_blocked);
-    format_lines_ok(cell[11], row);
+    format_fixed(cell[7], bench_row_writes_per_64kib(row), 3);
+    format_count(cell[8], row->peak_rss_kib);
+    format_count(cell[9], row->rss_before_kib);
+    format_count(cell[10], row->memory_bound_kib);
+    format_count(cell[11], row->xlog_blocked);
+    format_lines_ok(cell[12], row);
 }
 
+/* "bytes/line": what the files hold per line (xlog-cat rows: what they read). */
 static const char *const throughput_headers[] = {
-    "strategy", "lines", "seconds", "lines/s", "write calls", "KiB/write",
+    "strategy", "lines", "seconds", "lines/s", "bytes/line", "write calls", "KiB/write",
     "writes/64 KiB", "peak RSS KiB", "RSS before KiB", "ring+buffer KiB", "blocked calls",
     "lines ok",
 };
@@ -220,7 +230,7 @@ static int back_to_back(const bench_row *row)
 }
 
 static const table_layout throughput_table = {
-    .columns = 12, .headers = throughput_headers, .alignment = "lrrrrrrrrrrl",
+    .columns = 13, .headers = throughput_headers, .alignment = "lrrrrrrrrrrrl",
     .shows = back_to_back, .fill = fill_throughput_cells, .note_column = 1,
 };
 
@@ -450,6 +460,9 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
     const bench_row *per_thread = find_row(rows, count, "xlog-per-thread");
     const bench_row *backend = find_row(rows, count, "xlog-throughput");
     const bench_row *json = find_row(rows, count, "xlog-json-throughput");
+    const bench_row *binary = find_row(rows, count, "xlog-binary-throughput");
+    const bench_row *cat_one = find_row(rows, count, "xlog-cat-one");
+    const bench_row *cat_merge = find_row(rows, count, "xlog-cat-merge");
     const bench_row *syslog[] = {find_row(rows, count, "xlog-syslog-throughput"),
                                  find_row(rows, count, "xlog-syslog-udp-throughput")};
     const char *const transports[] = {"a local socket", "UDP"};
@@ -458,7 +471,8 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
     const bench_row *short_lived = find_row(rows, count, "xlog-short-threads");
     const bench_row *tty_direct = find_row(rows, count, "tty-direct");
     const bench_row *tty_xlog = find_row(rows, count, "tty-xlog");
-    if (xlog == NULL && backend == NULL && json == NULL && syslog[0] == NULL &&
+    if (xlog == NULL && backend == NULL && json == NULL && binary == NULL && cat_one == NULL &&
+        cat_merge == NULL && syslog[0] == NULL &&
         syslog[1] == NULL && burst == NULL && live == NULL && short_lived == NULL &&
         tty_xlog == NULL)
         return;
@@ -498,6 +512,26 @@ static void print_xlog_facts(FILE *out, const bench_row *rows, int count, double
                     json->messages_per_s / backend->messages_per_s,
                     ((double)json->bytes_written / (double)json->throughput_messages) /
                         ((double)backend->bytes_written / (double)backend->throughput_messages));
+        fputc('\n', out);
+    }
+    if (binary != NULL) {
+        fprintf(out, "- with binary files it wrote %.2f M lines/s, %.1f bytes per line",
+                binary->messages_per_s / 1e6, bytes_per_line(binary));
+        if (backend != NULL)
+            fprintf(out, ", %.2f times the text lines' rate, %.2f times their bytes per line",
+                    binary->messages_per_s / backend->messages_per_s,
+                    bytes_per_line(binary) / bytes_per_line(backend));
+        fputc('\n', out);
+    }
+    if (cat_one != NULL)
+        fprintf(out, "- xlog-cat turned one binary file into text at %.2f M lines/s\n",
+                cat_one->messages_per_s / 1e6);
+    if (cat_merge != NULL) {
+        fprintf(out, "- merging %d per-thread binary files into text, %.2f M lines/s",
+                cat_merge->workers, cat_merge->messages_per_s / 1e6);
+        if (cat_one != NULL)
+            fprintf(out, ", %.2f times one file's time per line",
+                    cat_one->messages_per_s / cat_merge->messages_per_s);
         fputc('\n', out);
     }
     for (int i = 0; i < 2; i++) {

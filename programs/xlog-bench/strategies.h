@@ -25,6 +25,7 @@ extern const phased_strategy xlog_shared_strategy;
 extern const phased_strategy xlog_per_thread_strategy;
 void run_xlog_throughput(const bench_options *options, const char *dir, bench_row *row);
 void run_xlog_json_throughput(const bench_options *options, const char *dir, bench_row *row);
+void run_xlog_binary_throughput(const bench_options *options, const char *dir, bench_row *row);
 void run_xlog_burst(const bench_options *options, const char *dir, bench_row *row);
 
 /* The burst's fresh process (fresh_process.h). */
@@ -59,6 +60,11 @@ uint64_t bench_xlog_syslog_dropped(void);
 void run_xlog_syslog_throughput(const bench_options *options, const char *dir, bench_row *row);
 void run_xlog_syslog_udp_throughput(const bench_options *options, const char *dir,
                                     bench_row *row);
+
+/* strategy_xlog_cat.c: xlog-cat turning binary files to text, one file, and
+ * 8 per-thread files of the same lines merged */
+void run_xlog_cat_one(const bench_options *options, const char *dir, bench_row *row);
+void run_xlog_cat_merge(const bench_options *options, const char *dir, bench_row *row);
 
 /* strategy_threads.c */
 void run_xlog_live_threads(const bench_options *options, const char *dir, bench_row *row);

@@ -9,6 +9,8 @@
  *                    back, until xlog_flush() says they are in the file;
  *   xlog-json-throughput  the same with the files in JSON lines
  *                    (XLOG_LAYOUT_JSON), the census checking every object;
+ *   xlog-binary-throughput  the same with binary files (XLOG_LAYOUT_BINARY),
+ *                    the census decoding every entry (binary_census.c);
  *   xlog-burst       SPEC's memory figure: a burst of 10 million lines in a
  *                    fresh process (fresh_process.h: its peak RSS belongs to
  *                    the burst alone) with the default ring.
@@ -217,6 +219,14 @@ void run_xlog_json_throughput(const bench_options *options, const char *dir, ben
     xlog_config config = bench_xlog_config(dir, XLOG_FILE_SHARED);
     config.file_layout = XLOG_LAYOUT_JSON;
     row->line_shape = LINE_JSON;
+    run_back_to_back(&config, options->throughput_messages, row);
+}
+
+void run_xlog_binary_throughput(const bench_options *options, const char *dir, bench_row *row)
+{
+    xlog_config config = bench_xlog_config(dir, XLOG_FILE_SHARED);
+    config.file_layout = XLOG_LAYOUT_BINARY;
+    row->line_shape = LINE_BINARY;
     run_back_to_back(&config, options->throughput_messages, row);
 }
 

@@ -52,6 +52,12 @@ static const suite_entry entries[] = {
      ROW_THROUGHPUT, NULL, run_xlog_throughput, 1},
     {"xlog-json-throughput", "xlog back end, JSON lines: one thread, back to back", "xlog: JSON layout throughput",
      ROW_THROUGHPUT, NULL, run_xlog_json_throughput, 0},
+    {"xlog-binary-throughput", "xlog back end, binary files: one thread, back to back",
+     "xlog: binary layout throughput", ROW_THROUGHPUT, NULL, run_xlog_binary_throughput, 0},
+    {"xlog-cat-one", "xlog-cat: one binary file to text", "xlog: reading binary files",
+     ROW_THROUGHPUT, NULL, run_xlog_cat_one, 0},
+    {"xlog-cat-merge", "xlog-cat: 8 per-thread binary files merged to text",
+     "xlog: reading binary files", ROW_THROUGHPUT, NULL, run_xlog_cat_merge, 0},
     {"xlog-syslog-throughput", "xlog back end + syslog, local socket: one thread, back to back",
      "xlog: syslog sink throughput", ROW_THROUGHPUT, NULL, run_xlog_syslog_throughput, 0},
     {"xlog-syslog-udp-throughput", "xlog back end + syslog, UDP: one thread, back to back",
@@ -73,7 +79,8 @@ static const suite_entry entries[] = {
 static const char default_suite[] =
     "timer,open-close,stdio-once,stdio-once:string,thread-files,flush-each,flock-procs,"
     "xlog-shared,xlog-shared:string,xlog-per-thread,xlog-off-level,xlog-off-module,xlog-module,"
-    "xlog-throughput,xlog-json-throughput,xlog-syslog-throughput,xlog-burst,"
+    "xlog-throughput,xlog-json-throughput,xlog-binary-throughput,xlog-cat-one,xlog-cat-merge,"
+    "xlog-syslog-throughput,xlog-burst,"
     "xlog-live-threads,xlog-short-threads,tty-direct,tty-xlog";
 
 /* What `make run` runs (--quick): the default suite without the rows of

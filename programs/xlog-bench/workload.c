@@ -328,6 +328,7 @@ static int visit_regular_files(const char *dir, file_visitor visit, void *arg)
 }
 
 typedef struct census_job {
+    line_shape shape;
     line_check check;
     char *block;
     size_t block_size;
@@ -338,13 +339,16 @@ static int census_visit(int dir_fd, const char *name, const struct stat *info, v
 {
     (void)info;
     census_job *job = arg;
+    if (job->shape == LINE_BINARY)
+        return census_binary_file(dir_fd, name, job->out);
     return census_file(dir_fd, name, job->check, job->block, job->block_size, job->out);
 }
 
 int census_directory(const char *dir, line_shape shape, line_census *out)
 {
     *out = (line_census){0};
-    census_job job = {.check = shape == LINE_JSON ? json_line_ok : text_line_ok,
+    census_job job = {.shape = shape,
+                      .check = shape == LINE_JSON ? json_line_ok : text_line_ok,
                       .block_size = 1 << 20,
                       .out = out};
     job.block = malloc(job.block_size);

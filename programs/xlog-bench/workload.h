@@ -68,6 +68,7 @@ int write_all(int fd, const void *data, size_t size);
 typedef enum line_shape {
     LINE_TEXT = 0, /* the default line (xlog's default line): its prefix */
     LINE_JSON = 1, /* XLOG_LAYOUT_JSON: the whole object, as xlog.h shows it */
+    LINE_BINARY = 2, /* XLOG_LAYOUT_BINARY: the files' entries, decoded; each is a "line" */
 } line_shape;
 
 /* What a strategy left in its directory. */
@@ -80,6 +81,10 @@ typedef struct line_census {
 /* Counts the lines in every regular file of dir and checks each against
  * shape.  Returns 0 or -errno. */
 int census_directory(const char *dir, line_shape shape, line_census *out);
+
+/* The census of one binary log file (binary_census.c): its entries, each
+ * with the numbers message at INFO, added to *out.  Returns 0 or -errno. */
+int census_binary_file(int dir_fd, const char *name, line_census *out);
 
 /* Whether text starts with "YYYY-MM-DD<separator>HH:MM:SS" naming a day that
  * exists and a time of it (second 60 allowed). */

@@ -33,7 +33,8 @@ DEFAULT_SUITE = [
     "timer", "open-close", "stdio-once", "stdio-once:string", "thread-files",
     "flush-each", "flock-procs", "xlog-shared", "xlog-shared:string",
     "xlog-per-thread", "xlog-off-level", "xlog-off-module", "xlog-module",
-    "xlog-throughput", "xlog-json-throughput", "xlog-syslog-throughput", "xlog-burst",
+    "xlog-throughput", "xlog-json-throughput", "xlog-binary-throughput", "xlog-cat-one",
+    "xlog-cat-merge", "xlog-syslog-throughput", "xlog-burst",
     "xlog-live-threads",
     "xlog-short-threads", "tty-direct", "tty-xlog",
 ]
@@ -41,7 +42,11 @@ DEFAULT_SUITE = [
 # What --quick runs: the default suite without the rows of xlog's other
 # layouts and sinks.
 QUICK_SUITE = [name for name in DEFAULT_SUITE
-               if name not in ("xlog-json-throughput", "xlog-syslog-throughput")]
+               if name not in ("xlog-json-throughput", "xlog-binary-throughput",
+                               "xlog-cat-one", "xlog-cat-merge", "xlog-syslog-throughput")]
+
+# The rows that time xlog-cat reading binary files: no write calls to count.
+READER_ROWS = ("xlog-cat-one", "xlog-cat-merge")
 
 # The default suite with small figures (every figure --quick changes is set).
 SMALL_RUN = [
@@ -115,6 +120,9 @@ class DefaultSuiteJson(unittest.TestCase):
             if row["kind"] in ("phased", "throughput"):
                 self.assertIsInstance(row["messages_per_s"], (int, float), row["name"])
                 self.assertGreater(row["messages_per_s"], 0, row["name"])
+                if row["name"] in READER_ROWS:
+                    self.assertIsNone(row["write_calls"], row["name"])
+                    continue
                 self.assertIsInstance(row["write_calls"], int, row["name"])
                 self.assertIsInstance(row["write_calls_per_1000_messages"], (int, float),
                                       row["name"])
@@ -131,10 +139,13 @@ class DefaultSuiteJson(unittest.TestCase):
 
     def test_json_lines_row(self):
         rows = {row["name"]: row for row in self.rows()}
-        # Its files were checked as JSON objects, every other row's as text.
+        # Its files were checked as JSON objects, the binary rows' entries
+        # decoded, every other row's as text.
+        binary = ("xlog-binary-throughput",) + READER_ROWS
         for name, row in rows.items():
             expected = None if name == "timer" else \
-                "json" if name == "xlog-json-throughput" else "text"
+                "json" if name == "xlog-json-throughput" else \
+                "binary" if name in binary else "text"
             self.assertEqual(row["line_shape"], expected, name)
         json_row = rows["xlog-json-throughput"]
         self.assertEqual(json_row["kind"], "throughput")
@@ -142,6 +153,25 @@ class DefaultSuiteJson(unittest.TestCase):
         self.assertIs(json_row["lines_ok"], True)
         # The same lines as the text row, each a longer JSON object.
         self.assertGreater(json_row["bytes_written"], rows["xlog-throughput"]["bytes_written"])
+
+    def test_binary_rows(self):
+        rows = {row["name"]: row for row in self.rows()}
+        binary = rows["xlog-binary-throughput"]
+        self.assertEqual(binary["kind"], "throughput")
+        self.assertEqual(binary["messages_sent"], 100000)
+        self.assertIs(binary["lines_ok"], True)
+        # The same entries as the text row's lines, in fewer bytes.
+        self.assertLess(binary["bytes_written"], rows["xlog-throughput"]["bytes_written"])
+        # xlog-cat read the same number of entries, from one file and from
+        # one file per thread.
+        for name, workers in (("xlog-cat-one", 1), ("xlog-cat-merge", 8)):
+            row = rows[name]
+            self.assertEqual(row["kind"], "throughput", name)
+            self.assertEqual(row["workers"], workers, name)
+            self.assertEqual(row["messages_sent"], 100000, name)
+            self.assertEqual(row["lines_written"], 100000, name)
+            self.assertIs(row["lines_ok"], True, name)
+            self.assertGreater(row["bytes_written"], 0, name)
 
     def test_syslog_row(self):
         row = {row["name"]: row for row in self.rows()}["xlog-syslog-throughput"]
