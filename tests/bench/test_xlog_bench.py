@@ -42,8 +42,7 @@ DEFAULT_SUITE = [
 # What --quick runs: the default suite without the rows of xlog's other
 # layouts and sinks.
 QUICK_SUITE = [name for name in DEFAULT_SUITE
-               if name not in ("xlog-json-throughput", "xlog-binary-throughput",
-                               "xlog-cat-one", "xlog-cat-merge", "xlog-syslog-throughput")]
+               if name not in ("xlog-json-throughput", "xlog-syslog-throughput")]
 
 # The rows that time xlog-cat reading binary files: no write calls to count.
 READER_ROWS = ("xlog-cat-one", "xlog-cat-merge")
