@@ -34,7 +34,7 @@ def fresh(name):
 
 def run(args, **kw):
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=240, **kw)
-    if p.returncode != 0:
+    if p.returncode != 0 or p.stderr:  # a sanitizer's report, too
         raise AssertionError("%s: exit %d\nstderr: %s" % (" ".join(args), p.returncode,
                                                          p.stderr.decode(errors="replace")))
     return p.stdout
@@ -106,7 +106,7 @@ def shared_processes():
                                   stderr=subprocess.PIPE) for p in range(4)]
         for p in procs:
             _, err = p.communicate(timeout=240)
-            if p.returncode != 0:
+            if p.returncode != 0 or err:
                 raise AssertionError("writer exit %d: %r" % (p.returncode, err))
         files = xlog_files(logs)
         if not any(f.endswith(".gz") for f in files) or len(files) < 3:
@@ -162,17 +162,26 @@ def kill_recovered():
     reps = scaled(12, 3)
     for rep in range(reps):
         logs, shm = fresh("kill-%d" % rep)
-        child = subprocess.Popen([WRITER, "kill", logs, shm], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE)
+        # the calls that returned go to a file, which never makes them wait
+        # (a pipe would fill and stop the threads before the kill)
+        done_path = os.path.join(logs, "..", "returned")
+        with open(done_path, "ab") as done:
+            child = subprocess.Popen([WRITER, "kill", logs, shm], stdout=done,
+                                     stderr=subprocess.PIPE)
         delay = rng.uniform(0.05, 0.6)
         time.sleep(delay)
         child.send_signal(signal.SIGKILL)
-        done_text, err = child.communicate(timeout=60)
+        _, err = child.communicate(timeout=60)
+        done_text = open(done_path, "rb").read()
+        if err:
+            raise AssertionError("rep %d: the writer said %r" % (rep, err))
         returned = {0: -1, 1: -1}
         for row in done_text.decode().splitlines():
             t, i = row.split()
             returned[int(t)] = max(returned[int(t)], int(i))
         recovered = int(run([WRITER, "recover", logs, shm]).decode())
+        print("rep %d: killed after %.3f s, calls returned %d + %d, %d lines recovered" % (
+            rep, delay, returned[0] + 1, returned[1] + 1, recovered))
         out = cat(*xlog_files(logs)).split(b"\n")
         counts, notices = {}, 0
         for line in out[:-1]:
@@ -244,6 +253,9 @@ def follow_rotations():
         writer.stdin.close()
         if writer.wait(timeout=240) != 0:
             raise AssertionError("writer: %r" % writer.stderr.read())
+        err = writer.stderr.read()
+        if err:
+            raise AssertionError("writer said %r" % err)
         rotated = [f for f in xlog_files(logs) if re.search(r"\.\d+\.xlog$", f)]
         if len(rotated) < 2:
             raise AssertionError("two rotations or more, not %r" % xlog_files(logs))
