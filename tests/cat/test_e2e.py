@@ -18,6 +18,7 @@ import sys
 import time
 
 CAT, WRITER, WORK, SCENARIO = sys.argv[1:5]
+SKIPPED = 77  # CTest's SKIP_RETURN_CODE for these tests
 SCALE = float(os.environ.get("XLOG_TEST_SCALE") or 1)
 
 
@@ -277,8 +278,64 @@ def follow_rotations():
     expect_same(got, cat(*xlog_files(logs)), "xlog-cat -f against xlog-cat of every file")
 
 
+# ---- 5. attacks: threads coming and going with reopen racing rotation; fork --------
+
+MESSAGE = re.compile(rb"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} \[INFO\] e2e_writer\.c:\d+ "
+                     rb"\w+ \d+ ([cp]) (\d+)\.(\d+)(?: padding(?:-padding){5})?$")
+
+
+def messages_once(logs):
+    """The (kind, who, n) of every line of xlog-cat of every file, each once."""
+    seen = set()
+    for line in cat(*xlog_files(logs)).split(b"\n")[:-1]:
+        m = MESSAGE.match(line)
+        if not m:
+            raise AssertionError("an unexpected line %r" % line)
+        key = (m.group(1).decode(), int(m.group(2)), int(m.group(3)))
+        if key in seen:
+            raise AssertionError("line %r twice" % (key,))
+        seen.add(key)
+    return seen
+
+
+def expect_set(seen, want):
+    if seen != want:
+        raise AssertionError("%d lines missing (e.g. %r), %d unexpected (e.g. %r)" % (
+            len(want - seen), sorted(want - seen)[:3], len(seen - want), sorted(seen - want)[:3]))
+
+
+def churn_reopen_rotation():
+    """Per-thread files: waves of threads that log past rotate_size and end,
+    while xlog_reopen is called every 0.5 ms: every line once."""
+    waves = scaled(6, 1)
+    logs, shm = fresh("churn")
+    run([WRITER, "churn", logs, shm, str(waves)])
+    if not any(re.search(r"\.1\.xlog$", f) for f in xlog_files(logs)):
+        raise AssertionError("no rotated file: %r" % xlog_files(logs))
+    expect_set(messages_once(logs),
+               {("c", t, i) for t in range(waves * 8) for i in range(1500)})
+
+
+def fork_while_logging():
+    """Children forked while 2 threads log into a binary file: every line of
+    the parent and of each child once."""
+    children = scaled(30, 3)
+    logs, shm = fresh("fork")
+    p = subprocess.run([WRITER, "fork", logs, shm, str(children)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=240)
+    if p.returncode == SKIPPED:
+        print(p.stdout.decode(), end="")
+        sys.exit(SKIPPED)
+    if p.returncode != 0 or p.stderr:
+        raise AssertionError("writer: exit %d, stderr %r" % (p.returncode, p.stderr))
+    expect_set(messages_once(logs),
+               {("p", t, i) for t in range(2) for i in range(20000)} |
+               {("c", k, i) for k in range(children) for i in range(100)})
+
+
 SCENARIOS = {f.__name__: f for f in (differential, shared_processes, kill_recovered,
-                                     follow_rotations)}
+                                     follow_rotations, churn_reopen_rotation,
+                                     fork_while_logging)}
 
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)
