@@ -11,6 +11,8 @@
  *   e2e_writer shared DIR PERSISTENT_DIR ID LINES
  *       2 threads log LINES lines each, "id ID.THREAD.N" and padding, into
  *       one shared binary file with a small rotate_size and gzip.
+ *   e2e_writer per-process DIR PERSISTENT_DIR ID LINES
+ *       the same into a file of the process's own (XLOG_FILE_PER_PROCESS).
  *   e2e_writer kill DIR PERSISTENT_DIR
  *       2 threads log "k THREAD.N" for ever; after each call returns, the
  *       thread writes "THREAD N\n" to stdout (one write(2) to a pipe), so
@@ -208,7 +210,7 @@ static int run_shared(char **argv)
     cfg.persistent_dir = argv[3];
     cfg.use_environment = 0;
     cfg.file_layout = XLOG_LAYOUT_BINARY;
-    cfg.file_mode = XLOG_FILE_SHARED;
+    cfg.file_mode = strcmp(argv[1], "per-process") == 0 ? XLOG_FILE_PER_PROCESS : XLOG_FILE_SHARED;
     cfg.rotate_size = 64 * 1024;
     cfg.rotate_keep = 1000;
     cfg.compress = XLOG_COMPRESS_GZIP;
@@ -405,7 +407,7 @@ int main(int argc, char **argv)
 {
     if (argc >= 6 && strcmp(argv[1], "diff") == 0)
         return run_diff(argv, argc);
-    if (argc == 6 && strcmp(argv[1], "shared") == 0)
+    if (argc == 6 && (strcmp(argv[1], "shared") == 0 || strcmp(argv[1], "per-process") == 0))
         return run_shared(argv);
     if (argc == 4 && strcmp(argv[1], "kill") == 0)
         return run_kill(argv);

@@ -98,12 +98,19 @@ LINE = re.compile(rb"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9}) \[INFO\] e2e_write
 
 
 def shared_processes():
-    """Every line once across the rotated and gzip'd files; each file has
-    each process's lines in time order."""
+    shared_file("shared")
+    shared_file("per-process")
+
+
+def shared_file(mode):
+    """4 processes x 2 threads, mode "shared" (one file) or "per-process":
+    every line once across the rotated and gzip'd files.  With a file per
+    process, the whole output is in time order; in a shared file, each file
+    has each process's lines in time order."""
     lines = scaled(20000, 200)
     for rep in range(max(1, scaled(2))):
-        logs, shm = fresh("shared-%d" % rep)
-        procs = [subprocess.Popen([WRITER, "shared", logs, shm, str(p), str(lines)],
+        logs, shm = fresh("%s-%d" % (mode, rep))
+        procs = [subprocess.Popen([WRITER, mode, logs, shm, str(p), str(lines)],
                                   stderr=subprocess.PIPE) for p in range(4)]
         for p in procs:
             _, err = p.communicate(timeout=240)
@@ -115,7 +122,7 @@ def shared_processes():
         out = cat(*files).split(b"\n")
         if out[-1] != b"":
             raise AssertionError("output does not end with a newline")
-        seen, times = set(), {p: [] for p in range(4)}
+        seen, all_times = set(), []
         for line in out[:-1]:
             m = LINE.match(line)
             if not m:
@@ -124,7 +131,10 @@ def shared_processes():
             if key in seen:
                 raise AssertionError("line %r twice" % (key,))
             seen.add(key)
-            times[key[0]].append(m.group(1))
+            if mode == "per-process" and all_times and m.group(1) < all_times[-1]:
+                raise AssertionError("line %d goes back in time: %s after %s" % (
+                    len(all_times) + 1, m.group(1), all_times[-1]))
+            all_times.append(m.group(1))
         want = {(p, t, i) for p in range(4) for t in range(2) for i in range(lines)}
         if seen != want:
             raise AssertionError("%d lines missing, %d unexpected" % (len(want - seen),
