@@ -40,6 +40,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -215,6 +216,9 @@ static int run_shared(char **argv)
     cfg.rotate_keep = 1000;
     cfg.compress = XLOG_COMPRESS_GZIP;
     cfg.ring_size = 64 * 1024;
+    /* Under a file-size limit (prlimit --fsize), writes past it fail with
+     * EFBIG instead of the signal killing the process. */
+    signal(SIGXFSZ, SIG_IGN);
     shared_id = argv[4];
     shared_lines = atol(argv[5]);
     open_or_die(&cfg);

@@ -343,9 +343,63 @@ def fork_while_logging():
                {("c", k, i) for k in range(children) for i in range(100)})
 
 
+CUT = re.compile(r"^xlog-cat: \S+: byte \d+: the block at byte \d+ is cut(?:: the file ends \d+ "
+                 r"bytes? before its end| at byte \d+, where another block begins) "
+                 r"\(its whole entries were read\)$")
+LOST = re.compile(rb"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} \[WARN\] xlog:0 xlog \d+ "
+                  rb"(?:\d+ lines? \(\d+ bytes?\) (?:was|were) lost: writing failed: File too large|"
+                  rb"the lines still in memory will not survive a kill of this process: its "
+                  rb"persistent directory cannot be used: File too large)$")
+
+
+def file_size_limit_in_a_shared_file():
+    """Two processes share a binary file; one runs under a file-size limit
+    (RLIMIT_FSIZE), so its writes are cut short at the limit: xlog-cat reports
+    each cut block (exit 1) and still shows every line of the other process
+    once, and of the limited one nothing twice."""
+    import resource
+    lines = scaled(3000, 300)
+    logs, shm = fresh("fsize")
+    limit = 40000  # below rotate_size (64 KiB): the live file hits it
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    procs = [subprocess.Popen([WRITER, "shared", logs, shm, "0", str(lines)],
+                              stderr=subprocess.PIPE, preexec_fn=limited),
+             subprocess.Popen([WRITER, "shared", logs, shm, "1", str(lines)],
+                              stderr=subprocess.PIPE)]
+    for p in procs:
+        _, err = p.communicate(timeout=240)
+        if p.returncode != 0 or err:
+            raise AssertionError("writer exit %d: %r" % (p.returncode, err))
+    r = subprocess.run([CAT, *xlog_files(logs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=240)
+    reports = r.stderr.decode().splitlines()
+    for report in reports:
+        if not CUT.match(report):
+            raise AssertionError("xlog-cat said %r" % report)
+    if r.returncode != (1 if reports else 0):
+        raise AssertionError("xlog-cat's exit %d after %d reports" % (r.returncode, len(reports)))
+    seen = set()
+    for line in r.stdout.split(b"\n")[:-1]:
+        m = LINE.match(line)
+        if not m:
+            if LOST.match(line):
+                continue
+            raise AssertionError("an unexpected line %r" % line)
+        key = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+        if key in seen:
+            raise AssertionError("line %r twice" % (key,))
+        seen.add(key)
+    expect_set({k for k in seen if k[0] == 1}, {(1, t, i) for t in range(2) for i in range(lines)})
+    print("%d cut blocks reported; %d of the limited process's %d lines shown" % (
+        len(reports), len([k for k in seen if k[0] == 0]), 2 * lines))
+
+
 SCENARIOS = {f.__name__: f for f in (differential, shared_processes, kill_recovered,
                                      follow_rotations, churn_reopen_rotation,
-                                     fork_while_logging)}
+                                     fork_while_logging, file_size_limit_in_a_shared_file)}
 
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)
