@@ -58,6 +58,8 @@ typedef struct writer {
 struct xlog_binary_reader {
     char *name;
     writer *writers; /* the one used last first */
+    uint64_t only_writer; /* 0, or the one writer whose blocks are read */
+    int quiet;            /* damage is not reported (xlog_binary_only_writer) */
 
     uint64_t pos;      /* the next byte to read */
     int started;       /* the file's first bytes were checked: it is a binary log */
@@ -707,6 +709,11 @@ static int start_block(xlog_binary_reader *r, const uint8_t *data, uint64_t data
         next = memmem(p + 1, (size_t)(window - at - 1), XLOG_BINARY_MAGIC,
                       XLOG_BINARY_MAGIC_SIZE);
     }
+    if (r->only_writer && h.writer != r->only_writer) {
+        /* Another writer's block: skipped whole, or up to where it is cut. */
+        r->pos = next ? (uint64_t)(next - data) + data_offset : there;
+        return -1;
+    }
     r->w = writer_of(r, h.writer);
     if (!r->w) {
         r->pos = data_end;
@@ -784,6 +791,7 @@ static int read_entry(xlog_binary_reader *r, const uint8_t *data, uint64_t data_
     r->pos = (uint64_t)(c.p - data) + data_offset;
     if (tag < XLOG_BINARY_RECORD && tag != XLOG_BINARY_MESSAGE)
         return -1;
+    r->entry.writer = r->w->id;
     r->entry.pid = r->pid;
     /* A Message before any Thread entry is the process's own. */
     r->entry.tid = r->have_thread ? r->tid : r->pid;
@@ -835,9 +843,17 @@ int xlog_binary_next(xlog_binary_reader *r, const uint8_t *data, uint64_t data_o
         } else {
             rc = start_block(r, data, data_offset, data_end, eof);
         }
+        if (rc == XLOG_BINARY_DAMAGE && r->quiet)
+            continue;
         if (rc >= 0)
             return rc;
     }
+}
+
+void xlog_binary_only_writer(xlog_binary_reader *r, uint64_t writer)
+{
+    r->only_writer = writer;
+    r->quiet = 1;
 }
 
 uint64_t xlog_binary_keep_from(const xlog_binary_reader *r)

@@ -41,6 +41,7 @@ typedef struct xlog_binary_entry {
     int tid;
     const char *module;     /* "" for none; NUL-terminated */
     uint64_t offset;        /* in the file, of its tag byte */
+    uint64_t writer;        /* its block's writer (docs/BINARY.md) */
 } xlog_binary_entry;
 
 /* A reader of the file called name (for messages); NULL without memory. */
@@ -66,6 +67,13 @@ const xlog_binary_entry *xlog_binary_entry_of(const xlog_binary_reader *r);
  * next call of xlog_binary_next, and while the bytes are kept.  NULL
  * without memory. */
 const xlog_line_event *xlog_binary_event(xlog_binary_reader *r);
+
+/* From now on, reads only the blocks of writer (a block header's writer,
+ * as entries give it), skipping every other one whole, and reports no
+ * damage: for a reader that takes the lines of a file shared by several
+ * processes apart, one writer each, to put them back in time order (each
+ * writer's own are), while another reader of the file reports damage. */
+void xlog_binary_only_writer(xlog_binary_reader *r, uint64_t writer);
 
 /* The message of the last XLOG_BINARY_DAMAGE: "FILE: byte N: what". */
 const char *xlog_binary_error(const xlog_binary_reader *r);

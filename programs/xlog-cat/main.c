@@ -37,7 +37,9 @@ static const char usage[] =
     "usage: xlog-cat [OPTIONS] FILE...\n"
     "Shows binary xlog files (.xlog, also gzip-compressed .xlog.gz) as the lines\n"
     "the text layout writes, merged by time (of equal times, the earlier FILE's\n"
-    "first; each file's own order is kept).\n"
+    "first; each file's own order is kept, and within a file each process's:\n"
+    "the lines of processes sharing a file are put back in time order; with -f,\n"
+    "a file's lines come in the order they were written).\n"
     "\n"
     "  --pattern P     lines by the text pattern P (xlog.h, \"Layouts\"), e.g.\n"
     "                  '{time:iso,ms} {level} {module} {message}'\n"
@@ -92,11 +94,22 @@ static void flush_output(void);
 /* A message on stderr after the lines before it (on a terminal, or both
  * streams into one file, it stands where the damage is). */
 static void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* While a file is read only to learn its writers, its messages are held
+ * here: said once, by the reading that shows its lines. */
+static FILE *held_reports;
+
 static void report(const char *format, ...)
 {
-    flush_output();
     va_list ap;
     va_start(ap, format);
+    if (held_reports) {
+        fputs("xlog-cat: ", held_reports);
+        vfprintf(held_reports, format, ap);
+        fputc('\n', held_reports);
+        va_end(ap);
+        return;
+    }
+    flush_output();
     fputs("xlog-cat: ", stderr);
     vfprintf(stderr, format, ap);
     fputc('\n', stderr);
@@ -443,6 +456,121 @@ static void merge(input *inputs, size_t count)
     }
 }
 
+/* ---- files that several processes share -------------------------------------------
+ * Each process's back end writes its own lines in time order, but the
+ * blocks of processes sharing a file follow each other in the order of
+ * their write(2)s, a few milliseconds apart.  So such a file is read once
+ * to learn its writers (reporting its damage, which the later readers do
+ * not), then once per writer with a reader that skips the others' blocks,
+ * and the merge puts all of them in order. */
+
+/* The writers of the input's file, in the order of their first entry.  The
+ * input is read to its end and opened again; what was wrong with it is
+ * said now when it has several writers (whose readers say nothing), and
+ * left to the reading that shows its lines when it has one. */
+static size_t writers_of(input *in, uint64_t **out)
+{
+    size_t count = 0, capacity = 0;
+    uint64_t *writers = NULL;
+    char *said = NULL;
+    size_t said_length = 0;
+    held_reports = open_memstream(&said, &said_length);
+    if (!held_reports) {
+        report("out of memory");
+        exit(1);
+    }
+    for (;;) {
+        int rc = xlog_binary_next(in->reader, in->buf, in->offset, in->length, in->eof);
+        if (rc == XLOG_BINARY_END)
+            break;
+        if (rc == XLOG_BINARY_DAMAGE) {
+            report("%s", xlog_binary_error(in->reader));
+        } else if (rc == XLOG_BINARY_MORE) {
+            fill(in);
+        } else {
+            uint64_t w = xlog_binary_entry_of(in->reader)->writer;
+            size_t i = 0;
+            while (i < count && writers[i] != w)
+                i++;
+            if (i == count) {
+                if (count == capacity) {
+                    capacity = capacity ? 2 * capacity : 8;
+                    writers = realloc(writers, capacity * sizeof *writers);
+                    if (!writers) {
+                        report("out of memory");
+                        exit(1);
+                    }
+                }
+                writers[count++] = w;
+            }
+        }
+    }
+    fclose(held_reports);
+    held_reports = NULL;
+    if (count > 1 && said_length) {
+        flush_output();
+        fwrite(said, 1, said_length, stderr);
+        status = 1;
+    }
+    free(said);
+    gzclose(in->gz);
+    in->gz = NULL;
+    if (open_input(in) != 0)
+        report("%s: %s", in->path, strerror(errno ? errno : ENOMEM));
+    *out = writers;
+    return count;
+}
+
+/* The inputs, one per writer of a file that several share (not when
+ * following, where a file is shown as it grows); *count is updated. */
+static input *per_writer(input *inputs, size_t *count)
+{
+    size_t total = 0, capacity = *count;
+    input *all = calloc(capacity, sizeof *all);
+    if (!all) {
+        report("out of memory");
+        exit(1);
+    }
+    for (size_t i = 0; i < *count; i++) {
+        input *in = &inputs[i];
+        uint64_t *writers = NULL;
+        size_t n = in->reader && !in->follow ? writers_of(in, &writers) : 0;
+        if (total + (n > 1 ? n : 1) > capacity) {
+            capacity = 2 * (total + (n > 1 ? n : 1));
+            input *more = realloc(all, capacity * sizeof *all);
+            if (!more) {
+                report("out of memory");
+                exit(1);
+            }
+            all = more;
+        }
+        all[total] = *in;
+        all[total].order = (int)total;
+        total++;
+        for (size_t w = 1; w < n; w++) {
+            input *copy = &all[total];
+            *copy = *in;
+            copy->order = (int)total++;
+            copy->reader = NULL;
+            copy->buf = NULL;
+            copy->capacity = 0;
+            if (open_input(copy) != 0) {
+                report("%s: %s", copy->path, strerror(errno ? errno : ENOMEM));
+                xlog_binary_reader_free(copy->reader);
+                copy->reader = NULL;
+            }
+        }
+        if (n > 1)
+            for (size_t w = 0; w < n; w++)
+                if (all[total - n + w].reader)
+                    xlog_binary_only_writer(all[total - n + w].reader, writers[w]);
+        free(writers);
+    }
+    free(inputs);
+    *count = total;
+    return all;
+}
+
 /* ---- following ------------------------------------------------------------------ */
 
 /* tail -F: when the name leads to another file (rotated: renamed, and a new
@@ -601,6 +729,15 @@ int main(int argc, char **argv)
                 xlog_binary_reader_free(in->reader);
                 in->reader = NULL;
             }
+        }
+    }
+    if (!opt.follow) {
+        inputs = per_writer(inputs, &count);
+        free(heap);
+        heap = calloc(count, sizeof *heap);
+        if (!heap) {
+            report("out of memory");
+            return 1;
         }
     }
     merge(inputs, count);

@@ -359,17 +359,18 @@ def filter_lines(out):
 def each_filter_keeps_exactly_its_entries():
     p = filter_file()
     cases = [
-        # one file: its own order, though the second block's entry is earlier
-        ([], ["debug 0", "warn 1", "info 2", "error 3", "info 42", "other needle in it"]),
+        # one file of two processes: in time order, though the second block's
+        # entry, the earliest, was written last
+        ([], ["other needle in it", "debug 0", "warn 1", "info 2", "error 3", "info 42"]),
         (["--level", "warn"], ["warn 1", "error 3"]),
         (["--level", "WARNING, network = trace"], ["warn 1", "info 2", "error 3", "info 42"]),
-        (["--level", "net=info"], ["warn 1", "info 2", "error 3", "info 42",
-                                   "other needle in it"]),
+        (["--level", "net=info"], ["other needle in it", "warn 1", "info 2", "error 3",
+                                   "info 42"]),
         (["--module", "net"], ["debug 0", "warn 1"]),
         (["--module", "net.tls", "--module", "network"], ["warn 1", "info 2", "info 42"]),
         (["--since", "2026-11-22 14:45:27.123456789"], ["warn 1", "info 2", "error 3", "info 42"]),
         (["--until", "2026-11-22T14:45:27.123456789Z"],
-         ["debug 0", "other needle in it"]),
+         ["other needle in it", "debug 0"]),
         (["--since", "2026-11-22 14:45:27", "--until", "2026-11-22 14:45:28.5"],
          ["warn 1", "info 2"]),
         (["--since", "2026-11-23"], []),
