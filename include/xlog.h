@@ -1387,6 +1387,21 @@ typedef struct xlog_impl_site {
 #define XLOG_IMPL_MODULE ""
 #endif
 
+/* A call measures a string with strlen at the call site only where its
+ * format takes the string whole (a %s without precision, as printf would
+ * read it); gcc (11 and later) cannot see that, and would warn of a char
+ * array without a NUL shown through "%.4s", which printf allows.  The
+ * warning is silenced for the statement a call expands to, where gcc
+ * places it. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#define XLOG_IMPL_QUIET_BEGIN                                                              \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wstringop-overread\"")
+#define XLOG_IMPL_QUIET_END _Pragma("GCC diagnostic pop")
+#else
+#define XLOG_IMPL_QUIET_BEGIN
+#define XLOG_IMPL_QUIET_END
+#endif
+
 /* What a call passes along with its level (bits above the level's). */
 #define XLOG_IMPL_KEEP 0x200  /* below the level written: kept for a backtrace */
 #define XLOG_IMPL_RATED 0x400 /* a rate-limited call */
@@ -1394,6 +1409,7 @@ typedef struct xlog_impl_site {
 
 #define XLOG_IMPL_AT(level, limit, rated, in_caller, literal_entry, ...)                     \
     do {                                                                                   \
+        XLOG_IMPL_QUIET_BEGIN                                                              \
         int xlog_impl_level_var = XLOG_IMPL_CHECKED_LEVEL(level);                          \
         if (xlog_impl_level_var >= __atomic_load_n(&xlog_impl_floor, __ATOMIC_RELAXED)) {  \
             static xlog_impl_site xlog_impl_site_var = {__FILE__, __func__, __LINE__, 0,   \
@@ -1414,6 +1430,7 @@ typedef struct xlog_impl_site {
                                             xlog_impl_call_var | (rated), __VA_ARGS__);    \
             }                                                                              \
         }                                                                                  \
+        XLOG_IMPL_QUIET_END                                                                \
     } while (0)
 
 /* Capture at the call site (C11 and later, gcc and clang; see XLOG).
