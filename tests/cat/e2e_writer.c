@@ -152,6 +152,19 @@ static void *diff_thread(void *arg)
     return NULL;
 }
 
+
+/* Every case's start: binary files in argv[2], rings in argv[3], the
+ * environment ignored. */
+static xlog_config binary_config(char **argv)
+{
+    xlog_config cfg = xlog_defaults();
+    cfg.dir = argv[2];
+    cfg.persistent_dir = argv[3];
+    cfg.use_environment = 0;
+    cfg.file_layout = XLOG_LAYOUT_BINARY;
+    return cfg;
+}
+
 static int run_diff(char **argv, int argc)
 {
     memset(long_message, 'm', sizeof long_message - 1);
@@ -169,12 +182,8 @@ static int run_diff(char **argv, int argc)
     json_sink.write = write_bytes;
     json_sink.flush = flush_file;
     const xlog_sink_config *sinks[] = {&text_sink.sink, &json_sink.sink, NULL};
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = argv[2];
-    cfg.persistent_dir = argv[3];
-    cfg.use_environment = 0;
+    xlog_config cfg = binary_config(argv);
     cfg.level = XLOG_TRACE;
-    cfg.file_layout = XLOG_LAYOUT_BINARY;
     cfg.sinks = sinks;
     open_or_die(&cfg);
     log_every_conversion(0);
@@ -206,11 +215,7 @@ static void *shared_thread(void *arg)
 
 static int run_shared(char **argv)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = argv[2];
-    cfg.persistent_dir = argv[3];
-    cfg.use_environment = 0;
-    cfg.file_layout = XLOG_LAYOUT_BINARY;
+    xlog_config cfg = binary_config(argv);
     cfg.file_mode = strcmp(argv[1], "per-process") == 0 ? XLOG_FILE_PER_PROCESS : XLOG_FILE_SHARED;
     cfg.rotate_size = 64 * 1024;
     cfg.rotate_keep = 1000;
@@ -248,11 +253,7 @@ static void *kill_thread(void *arg)
 
 static int run_kill(char **argv)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = argv[2];
-    cfg.persistent_dir = argv[3];
-    cfg.use_environment = 0;
-    cfg.file_layout = XLOG_LAYOUT_BINARY;
+    xlog_config cfg = binary_config(argv);
     cfg.ring_size = 64 * 1024;
     open_or_die(&cfg);
     pthread_t t[2];
@@ -273,11 +274,7 @@ static int run_recover(char **argv)
 
 static int run_follow(char **argv)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = argv[2];
-    cfg.persistent_dir = argv[3];
-    cfg.use_environment = 0;
-    cfg.file_layout = XLOG_LAYOUT_BINARY;
+    xlog_config cfg = binary_config(argv);
     cfg.rotate_size = 64 * 1024;
     cfg.rotate_keep = 100;
     long lines = atol(argv[4]);
@@ -329,11 +326,7 @@ static void *reopen_thread(void *arg)
 
 static int run_churn(char **argv)
 {
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = argv[2];
-    cfg.persistent_dir = argv[3];
-    cfg.use_environment = 0;
-    cfg.file_layout = XLOG_LAYOUT_BINARY;
+    xlog_config cfg = binary_config(argv);
     cfg.file_mode = XLOG_FILE_PER_THREAD;
     cfg.rotate_size = 64 * 1024;
     cfg.rotate_keep = 1000;
@@ -375,11 +368,7 @@ static int run_fork(char **argv)
     (void)argv;
     return 77;
 #endif
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = argv[2];
-    cfg.persistent_dir = argv[3];
-    cfg.use_environment = 0;
-    cfg.file_layout = XLOG_LAYOUT_BINARY;
+    xlog_config cfg = binary_config(argv);
     cfg.ring_size = 64 * 1024;
     long children = atol(argv[4]);
     open_or_die(&cfg);
