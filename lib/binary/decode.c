@@ -903,21 +903,12 @@ const xlog_line_event *xlog_binary_event(xlog_binary_reader *r)
             ev->tid_text = r->pid_text;
             ev->tid_text_length = xlog_tid_text(r->pid_text, r->entry.tid);
         }
-        const xlog_event_names *names = &r->scratch.names;
         ev->pub.time_ns = r->entry.time_ns;
         ev->pub.level = r->entry.level;
-        ev->pub.file = names->file;
-        ev->pub.line = names->line;
-        ev->pub.function = names->function;
-        ev->pub.module = names->module;
+        xlog_event_set_names(ev, &r->scratch.names);
         ev->pub.format = r->message_copy;
         ev->pub.message = r->message_copy;
         ev->pub.message_length = r->message_length;
-        ev->file_length = names->file_length;
-        ev->function_length = names->function_length;
-        ev->module_length = names->module_length;
-        ev->where = names->where;
-        ev->where_length = names->where_length;
         ev->pending = NULL; /* its message is the one given */
     }
     r->rendered = 1;

@@ -67,6 +67,21 @@ size_t xlog_event_names_make(xlog_event_names *out, const char *file, size_t fil
                              const char *function, size_t function_length, const char *module,
                              size_t module_length, int line, int terminated, char *room);
 
+/* The names of an event: its file, line, function, module and where text,
+ * from names (made by xlog_event_names_make). */
+static inline void xlog_event_set_names(xlog_line_event *ev, const xlog_event_names *names)
+{
+    ev->pub.file = names->file;
+    ev->pub.line = names->line;
+    ev->pub.function = names->function;
+    ev->pub.module = names->module;
+    ev->file_length = names->file_length;
+    ev->function_length = names->function_length;
+    ev->module_length = names->module_length;
+    ev->where = names->where;
+    ev->where_length = names->where_length;
+}
+
 /* What xlog_record_event works in, for the messages of one process. */
 typedef struct xlog_event_scratch {
     size_t max_message;               /* the process's xlog_config.max_message */
@@ -115,16 +130,8 @@ static inline void xlog_record_event(xlog_line_event *ev, const xlog_record *rec
     }
     ev->pub.time_ns = time_ns;
     ev->pub.level = rec->level;
-    ev->pub.file = names->file;
-    ev->pub.line = names->line;
-    ev->pub.function = names->function;
-    ev->pub.module = names->module;
+    xlog_event_set_names(ev, names);
     ev->pub.format = format;
-    ev->file_length = names->file_length;
-    ev->function_length = names->function_length;
-    ev->module_length = names->module_length;
-    ev->where = names->where;
-    ev->where_length = names->where_length;
     ev->pub.message = NULL;
     ev->pub.message_length = 0;
     ev->rec = rec;
