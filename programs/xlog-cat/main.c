@@ -513,10 +513,29 @@ static size_t writers_of(input *in, uint64_t **out)
         status = 1;
     }
     free(said);
-    gzclose(in->gz);
-    in->gz = NULL;
-    if (open_input(in) != 0)
-        report("%s: %s", in->path, strerror(errno ? errno : ENOMEM));
+    /* Read again from its start through the same stream, as the name may
+     * lead elsewhere by now (rotated, removed); a stream zlib found broken
+     * cannot rewind, and is opened again to say so in its place. */
+    if (gzrewind(in->gz) == 0) {
+        xlog_binary_reader_free(in->reader);
+        in->reader = xlog_binary_reader_new(in->path);
+        if (!in->reader) {
+            report("out of memory");
+            exit(1);
+        }
+        in->offset = 0;
+        in->length = 0;
+        in->eof = 0;
+        in->entry = NULL;
+    } else {
+        gzclose(in->gz);
+        in->gz = NULL;
+        if (open_input(in) != 0) { /* gone: an input that gives nothing */
+            report("%s: %s", in->path, strerror(errno ? errno : ENOMEM));
+            xlog_binary_reader_free(in->reader);
+            in->reader = NULL;
+        }
+    }
     *out = writers;
     return count;
 }
