@@ -915,6 +915,38 @@ const xlog_line_event *xlog_binary_event(xlog_binary_reader *r)
     return ev;
 }
 
+size_t xlog_binary_rest_of_cut_block(const uint8_t *block, size_t size, size_t cut, uint8_t *out)
+{
+    xlog_binary_header h;
+    if (size < sizeof h)
+        return 0;
+    memcpy(&h, block, sizeof h);
+    if (h.block_size != size)
+        return 0;
+    xlog_binary_reader *r = xlog_binary_reader_new("a cut block");
+    if (!r)
+        return 0;
+    /* The bytes from `from` on are not yet copied: between two entries a
+     * reader showed lie the definitions (Process, Site, Thread), kept. */
+    size_t from = 0, length = 0;
+    int rc;
+    while ((rc = xlog_binary_next(r, block, 0, size, 1)) == XLOG_BINARY_ENTRY &&
+           r->pos <= cut) {
+        memcpy(out + length, block + from, r->entry.offset - from);
+        length += r->entry.offset - from;
+        from = r->pos;
+        h.base_ns = (uint64_t)r->entry.time_ns;
+    }
+    xlog_binary_reader_free(r);
+    if (rc != XLOG_BINARY_ENTRY && rc != XLOG_BINARY_END)
+        return 0; /* damage: not a block this library wrote */
+    memcpy(out + length, block + from, size - from);
+    length += size - from;
+    h.block_size = (uint32_t)length;
+    memcpy(out, &h, sizeof h);
+    return length;
+}
+
 const char *xlog_binary_error(const xlog_binary_reader *r)
 {
     return r->error;

@@ -75,6 +75,15 @@ const xlog_line_event *xlog_binary_event(xlog_binary_reader *r);
  * writer's own are), while another reader of the file reports damage. */
 void xlog_binary_only_writer(xlog_binary_reader *r, uint64_t writer);
 
+/* What a reader could not read of a block (block, size bytes, whole) that
+ * a write(2) cut after its first cut bytes, made a block of its own, at out
+ * (size bytes of room): the same header and writer, the Process, Site and
+ * Thread entries that come before the cut, then every entry from the first
+ * one not whole before the cut to the block's end, the header's time moved
+ * to the last entry before it (docs/BINARY.md, "Reading").  Its size, or 0
+ * when the block is not a whole block (recovery gives its rest up). */
+size_t xlog_binary_rest_of_cut_block(const uint8_t *block, size_t size, size_t cut, uint8_t *out);
+
 /* The message of the last XLOG_BINARY_DAMAGE: "FILE: byte N: what". */
 const char *xlog_binary_error(const xlog_binary_reader *r);
 

@@ -22,10 +22,14 @@
  * size rotation or compression.
  *
  * A process that wrote binary files (XLOG_LAYOUT_BINARY): its buffers are
- * whole blocks (file_sink.c), written as they are from the first block not
- * yet in the file; each recovered line (a record rendered as above, a
- * notice) is a block of its own holding it as a Message entry
- * (docs/BINARY.md), written with no other block's bytes in between.
+ * whole blocks (file_sink.c; the last one's size is fitted to the buffer,
+ * which a kill inside an append leaves one entry short), written as they
+ * are; a block whose write the kill cut is finished by its rest, right
+ * after its start if nothing follows it in the file, else by a block of its
+ * own holding what a reader could not read of it.  Each recovered line (a
+ * record rendered as above, a notice) is a block of its own holding it as a
+ * Message entry (docs/BINARY.md), written with no other block's bytes in
+ * between.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -43,6 +47,7 @@
 #include "base/atomics.h"
 #include "base/date.h"
 #include "base/error.h"
+#include "binary/decode.h"
 #include "binary/encode.h"
 #include "event/event.h"
 #include "event/message.h"
@@ -554,6 +559,29 @@ static int has_unwritten(const xlog_survival_file *h)
     return h->length <= h->capacity && h->written < h->length && h->path[0];
 }
 
+/* Sizes a binary buffer's last block to the bytes the buffer holds.  The
+ * back end sets its block's size before it counts the entry it adds
+ * (file_sink.c, add_entry): a kill between the two leaves a size that runs
+ * past the buffer's length by that entry, whose record is still past its
+ * ring's buffered position (recovered from there).  Written as it was, the
+ * block read as cut where the next one begins. */
+static void fit_last_block(xlog_survival_file *h)
+{
+    uint8_t *bytes = (uint8_t *)(h + 1);
+    uint64_t at = 0;
+    while (h->length - at >= XLOG_BINARY_HEADER_SIZE) {
+        uint32_t size = (uint32_t)bytes[at + 12] | (uint32_t)bytes[at + 13] << 8 |
+                        (uint32_t)bytes[at + 14] << 16 | (uint32_t)bytes[at + 15] << 24;
+        if (size < XLOG_BINARY_HEADER_SIZE)
+            return;
+        if (size > h->length - at) {
+            xlog_binary_set_size(bytes + at, (uint32_t)(h->length - at));
+            return;
+        }
+        at += size;
+    }
+}
+
 /* Settles the buffer's journal (survival.h). */
 static void settle_buffer(dead_process *dp, xlog_survival_file *h)
 {
@@ -567,6 +595,8 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
      * a later recovery would, if this one has to stop). */
     h->written = written;
     h->chunk = 0;
+    if (dp->rules.binary)
+        fit_last_block(h);
     /* A line appended whose ring had not yet moved past its record. */
     if (h->last_length && h->last_length == length) {
         for (size_t i = 0; i < dp->ring_count; i++) {
@@ -579,33 +609,36 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
     }
 }
 
-/* Where the buffer's bytes not yet written start a whole block: written,
- * or after the rest of the block a short write cut (written is then inside
- * it; its rest could only follow what others appended since, where no
- * reader would find it).  The buffer holds blocks back to back from its
- * start (file_sink.c); a size that does not fit ends the walk at the
- * buffer's end (nothing more is written). */
-static uint64_t first_whole_block(const xlog_survival_file *h)
+/* The block of a binary buffer that a cut write(2) left `written` inside
+ * of (the buffer holds blocks back to back from its start, file_sink.c):
+ * 1 and its start and end, or 0 when written is at a block's start.  A
+ * size that does not fit makes the rest of the buffer one block. */
+static int cut_block(const xlog_survival_file *h, uint64_t *start, uint64_t *end)
 {
     const uint8_t *bytes = (const uint8_t *)(h + 1);
     uint64_t at = 0;
-    while (at < h->written && h->length - at >= XLOG_BINARY_HEADER_SIZE) {
-        uint32_t size = (uint32_t)bytes[at + 12] | (uint32_t)bytes[at + 13] << 8 |
-                        (uint32_t)bytes[at + 14] << 16 | (uint32_t)bytes[at + 15] << 24;
+    while (at < h->written) {
+        uint32_t size = 0;
+        if (h->length - at >= XLOG_BINARY_HEADER_SIZE)
+            size = (uint32_t)bytes[at + 12] | (uint32_t)bytes[at + 13] << 8 |
+                   (uint32_t)bytes[at + 14] << 16 | (uint32_t)bytes[at + 15] << 24;
         if (size < XLOG_BINARY_HEADER_SIZE || size > h->length - at)
-            return h->length;
+            size = (uint32_t)(h->length - at);
+        if (h->written < at + size) {
+            *start = at;
+            *end = at + size;
+            return 1;
+        }
         at += size;
     }
-    return at < h->written ? h->length : at;
+    return 0;
 }
 
 /* Where the buffer's bytes not yet written start a whole line: after the
  * rest of a line that a short write cut (written is then inside it). */
-static uint64_t first_whole_line(const dead_process *dp, const xlog_survival_file *h)
+static uint64_t first_whole_line(const xlog_survival_file *h)
 {
     const char *bytes = (const char *)(h + 1);
-    if (dp->rules.binary)
-        return first_whole_block(h);
     if (h->written == 0 || bytes[h->written - 1] == '\n')
         return h->written;
     const char *nl = memchr(bytes + h->written, '\n', (size_t)(h->length - h->written));
@@ -869,17 +902,73 @@ static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line
     output_line(dp, out, s->notice, line_of(dp, &ev, s->notice));
 }
 
-/* Appends what the buffer h never wrote to its file: the rest of a line a
- * short write cut, the notice, the whole lines. */
+/* Whether the file open (write-only) at fd ends with the n bytes at
+ * bytes; read through the descriptor's own entry in /proc, which leads to
+ * the same file whatever its name has become. */
+static int file_ends_with(int fd, const uint8_t *bytes, size_t n)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    int in = open(proc, O_RDONLY | O_CLOEXEC);
+    struct stat st, st_in;
+    int same = 0;
+    if (in >= 0 && fstat(fd, &st) == 0 && fstat(in, &st_in) == 0 && st.st_dev == st_in.st_dev &&
+        st.st_ino == st_in.st_ino && (uint64_t)st.st_size >= n) {
+        uint8_t *tail = malloc(n ? n : 1);
+        same = tail && pread(in, tail, n, st.st_size - (off_t)n) == (ssize_t)n &&
+               memcmp(tail, bytes, n) == 0;
+        free(tail);
+    }
+    if (in >= 0)
+        close(in);
+    return same;
+}
+
+/* Finishes the block of the binary buffer h that a write(2) the kill cut
+ * began (written is inside it, at start + k): when the file still ends with
+ * its first k bytes, its rest goes right after them and the block is whole
+ * again; when another process has appended since, a reader reads the
+ * entries whole before the cut (docs/BINARY.md, "Reading"), so what it
+ * could not read goes as a block of its own.  Either way each entry is in
+ * the file once.  (A block that is not whole in the buffer is given up.) */
+static void finish_cut_block(output *out, xlog_survival_file *h, uint64_t start, uint64_t end)
+{
+    const uint8_t *block = (const uint8_t *)(h + 1) + start;
+    size_t k = (size_t)(h->written - start);
+    output_flush(out);
+    if (out->error)
+        return;
+    if (file_ends_with(out->fd, block, k)) {
+        output_buffer_bytes(out, h, end);
+        return;
+    }
+    uint8_t *rest = malloc((size_t)(end - start));
+    size_t n = rest ? xlog_binary_rest_of_cut_block(block, (size_t)(end - start), k, rest) : 0;
+    for (size_t done = 0; done < n && !out->error;) {
+        ssize_t w = write(out->fd, rest + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            out->error = w < 0 ? errno : EIO;
+        else
+            done += (size_t)w;
+    }
+    free(rest);
+    if (!out->error)
+        __atomic_store_n(&h->written, end, __ATOMIC_RELEASE);
+}
+
+/* Appends what the buffer h never wrote to its file: the rest of a line
+ * (or block) a short write cut, the notice, the whole lines (blocks). */
 static void write_buffer(dead_process *dp, xlog_survival_file *h, scratch *s, output *out)
 {
     target *t = &dp->targets[target_of(dp, h->path)];
-    uint64_t whole = first_whole_line(dp, h);
     output_switch(out, h->path);
-    if (dp->rules.binary)
-        __atomic_store_n(&h->written, whole, __ATOMIC_RELEASE); /* a cut block's rest: given up */
-    else
-        output_buffer_bytes(out, h, whole);
+    uint64_t start, end;
+    if (!dp->rules.binary)
+        output_buffer_bytes(out, h, first_whole_line(h));
+    else if (cut_block(h, &start, &end))
+        finish_cut_block(out, h, start, end);
     /* The thread of the buffer's file (its pid outside per-thread mode),
      * at the time of its first record, or of the last calibration of the
      * process's clock (the lines here are older than its end). */
@@ -1005,12 +1094,11 @@ static long write_all(dead_process *dp)
             rc = -ENOMEM;
             break;
         }
-        uint64_t whole = first_whole_line(dp, h);
         /* A binary buffer's messages are not counted: only its blocks
          * could tell them, by reading every entry. */
-        uint64_t lines = dp->rules.binary ? 0
-                                          : xlog_count_lines((const char *)(h + 1) + whole,
-                                                             (size_t)(h->length - whole));
+        uint64_t whole = dp->rules.binary ? h->length : first_whole_line(h);
+        uint64_t lines = xlog_count_lines((const char *)(h + 1) + whole,
+                                          (size_t)(h->length - whole));
         dp->targets[t].lines += lines;
         dp->lines += (long)lines;
     }
