@@ -416,8 +416,8 @@ static recovery recover_by_open(const place *p, const run_config *rc)
 }
 
 #ifdef XLOG_RECOVER_PROGRAM
-/* Runs xlog-recover LOGS SHM; its exit status, its output in out. */
-static int run_recover_program(const char *logs, const char *shm, pid_t *pid, char *out,
+/* Runs xlog-recover FIRST SECOND; its exit status, its output in out. */
+static int run_recover_program(const char *first, const char *second, pid_t *pid, char *out,
                                size_t size)
 {
     int fds[2];
@@ -429,7 +429,7 @@ static int run_recover_program(const char *logs, const char *shm, pid_t *pid, ch
         close(fds[0]);
         close(fds[1]);
         alarm(60);
-        execl(XLOG_RECOVER_PROGRAM, XLOG_RECOVER_PROGRAM, logs, shm, (char *)NULL);
+        execl(XLOG_RECOVER_PROGRAM, XLOG_RECOVER_PROGRAM, first, second, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -1970,6 +1970,45 @@ static void xlog_recover_program_after_a_kill(void **state)
     CHECK(strcmp(out, expected) == 0, "it said: %s", out);
     remove_case(&p, page);
 }
+
+/* xlog-recover --config FILE finds the directories in the program's
+ * configuration file (an operator who configured the program by its file
+ * has no other record of them); a file with a mistake is refused with
+ * xlog_open's message and nothing is recovered. */
+static void xlog_recover_program_takes_the_directories_from_a_configuration_file(void **state)
+{
+    (void)state;
+    place p;
+    start_case(&p, "config", "xlog-recover --config");
+    run_config rc = leftovers_config(250);
+    shared_page *page = page_new();
+    pid_t child = child_logs_then_waits(&rc, &p, page);
+    kill_and_reap(child);
+    char *conf = test_path(p.base, "xlog.conf");
+    FILE *f = fopen(conf, "w");
+    assert_non_null(f);
+    fprintf(f, "# the program's file\nlevel = bogus\n");
+    fclose(f);
+    char out[1024], expected[PATH_MAX * 2 + 256];
+    pid_t pid;
+    CHECK(run_recover_program("--config", conf, &pid, out, sizeof out) == 1, "%s", out);
+    snprintf(expected, sizeof expected,
+             "xlog-recover: %s:2:9: level: \"bogus\" is not a level (trace, debug, info, warn "
+             "or warning, error or err, fatal or off): nothing was recovered\n", conf);
+    CHECK(strcmp(out, expected) == 0, "it said: %s", out);
+    f = fopen(conf, "w");
+    assert_non_null(f);
+    fprintf(f, "dir = %s\npersistent_dir = %s\n", p.logs, p.shm);
+    fclose(f);
+    CHECK(run_recover_program("--config", conf, &pid, out, sizeof out) == 0, "%s", out);
+    snprintf(expected, sizeof expected, "xlog-recover: 1000 lines recovered into %s\n", p.logs);
+    CHECK(strcmp(out, expected) == 0, "it said: %s", out);
+    CHECK(check_child_logs(&p, &rc, child, page, (recovery){1000, pid}, 0) == THREADS * rc.lines,
+          "lines");
+    unlink(conf);
+    free(conf);
+    remove_case(&p, page);
+}
 #endif
 
 /* A thread's ring from an xlog_open without persistence must not serve a
@@ -3248,6 +3287,7 @@ int main(void)
         cmocka_unit_test(living_processes_that_notice_one_dead_write_its_lines_once),
 #ifdef XLOG_RECOVER_PROGRAM
         cmocka_unit_test(xlog_recover_program_after_a_kill),
+        cmocka_unit_test(xlog_recover_program_takes_the_directories_from_a_configuration_file),
         cmocka_unit_test(xlog_recover_of_a_missing_directory_fails_and_says_so),
         cmocka_unit_test(xlog_recover_lists_what_is_left_and_what_to_do),
         cmocka_unit_test(xlog_recover_list_quotes_names_for_the_shell),

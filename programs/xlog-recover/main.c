@@ -7,12 +7,19 @@
  * before it, are exactly what xlog_open would have written.
  *
  *   xlog-recover DIR [PERSISTENT_DIR]
+ *   xlog-recover --config FILE
  *   xlog-recover --list [PERSISTENT_DIR]
  *
  * DIR is the log directory as the program gave it (a relative one is taken
  * from the current directory, as xlog_open does); PERSISTENT_DIR is the
  * program's cfg.persistent_dir, if it set one (default /dev/shm/xlog-<uid>).
  * DIR must exist (a mistyped one is an error, not "0 lines recovered").
+ * --config takes both from the program's configuration file (include/
+ * xlog.h, "Configuration file": its dir and persistent_dir keys, over the
+ * defaults), so that an operator who configured the program by its file
+ * recovers its lines without retyping its directories; a file with a
+ * mistake is refused with xlog_open's message.  The environment (XLOG_DIR)
+ * is not read: it is the program's, not the operator's shell's.
  * Prints how many lines it recovered; exits 0, or 1 with the reason on
  * stderr (and whatever it could write is written: a later run does the rest,
  * never a line twice).  Processes still alive are left alone.
@@ -37,16 +44,19 @@
 
 #include <xlog.h>
 
+#include "config/config_file.h"
 #include "shm/shm.h"
 
 static const char usage[] =
     "usage: xlog-recover DIR [PERSISTENT_DIR]\n"
+    "       xlog-recover --config FILE\n"
     "       xlog-recover --list [PERSISTENT_DIR]\n"
     "Writes into DIR the lines of processes that logged there and ended without\n"
     "xlog_close (kill -9, OOM killer, exec, _exit), and removes what they left in\n"
-    "PERSISTENT_DIR (default /dev/shm/xlog-<uid>).  --list says what is left in\n"
-    "PERSISTENT_DIR, for which DIR, and what to do with it.  Exit status 0, or 1 on\n"
-    "error.\n";
+    "PERSISTENT_DIR (default /dev/shm/xlog-<uid>).  --config takes DIR and\n"
+    "PERSISTENT_DIR from the program's configuration file (dir, persistent_dir).\n"
+    "--list says what is left in PERSISTENT_DIR, for which DIR, and what to do\n"
+    "with it.  Exit status 0, or 1 on error.\n";
 
 /* Prints name as one shell word in single quotes: a quote in it ends the
  * quoted part, is written as \', and a new part starts, so that the
@@ -146,6 +156,27 @@ static int list_leftovers(const char *persistent)
     return 0;
 }
 
+/* Recovers into dir from persistent (NULL: the default); the exit status. */
+static int recover_into(const char *dir, const char *persistent)
+{
+    /* A mistyped directory must not look like a recovery that found
+     * nothing: the program's lines would be waiting elsewhere. */
+    struct stat st;
+    int found = stat(dir, &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "xlog-recover: %s: %s: nothing was recovered\n", dir,
+                found ? "not a directory" : strerror(errno));
+        return 1;
+    }
+    long lines = xlog_recover(dir, persistent);
+    if (lines < 0) {
+        fprintf(stderr, "xlog-recover: %s\n", xlog_last_error());
+        return 1;
+    }
+    printf("xlog-recover: %ld %s recovered into %s\n", lines, lines == 1 ? "line" : "lines", dir);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -160,24 +191,20 @@ int main(int argc, char **argv)
             xlog_survival_default_dir(persistent, sizeof persistent);
         return list_leftovers(persistent);
     }
+    if (argc == 3 && strcmp(argv[1], "--config") == 0) {
+        xlog_config cfg = xlog_defaults();
+        xlog_config_file *file = NULL;
+        if (xlog_config_file_load(argv[2], &cfg, &file) != 0) {
+            fprintf(stderr, "xlog-recover: %s: nothing was recovered\n", xlog_last_error());
+            return 1;
+        }
+        int status = recover_into(cfg.dir, cfg.persistent_dir);
+        xlog_config_file_free(file);
+        return status;
+    }
     if (argc < 2 || argc > 3 || argv[1][0] == '-') {
         fputs(usage, stderr);
         return 1;
     }
-    /* A mistyped directory must not look like a recovery that found
-     * nothing: the program's lines would be waiting elsewhere. */
-    struct stat st;
-    int found = stat(argv[1], &st) == 0;
-    if (!found || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "xlog-recover: %s: %s: nothing was recovered\n", argv[1],
-                found ? "not a directory" : strerror(errno));
-        return 1;
-    }
-    long lines = xlog_recover(argv[1], argc == 3 ? argv[2] : NULL);
-    if (lines < 0) {
-        fprintf(stderr, "xlog-recover: %s\n", xlog_last_error());
-        return 1;
-    }
-    printf("xlog-recover: %ld %s recovered into %s\n", lines, lines == 1 ? "line" : "lines", argv[1]);
-    return 0;
+    return recover_into(argv[1], argc == 3 ? argv[2] : NULL);
 }
