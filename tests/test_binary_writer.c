@@ -27,13 +27,10 @@
 
 #include "testutil.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "binary/decode.h"
-#include "rings/ring.h"
-#include "shm/shm.h"
+#include "leftovers.h"
 
 /* ---- a reader of docs/BINARY.md, independent of the library -------------- */
 
@@ -1161,61 +1158,6 @@ static void recovery_writes_a_binary_process_records_as_blocks(void **state)
 
 /* ---- a write cut by the kill ----------------------------------------------------- */
 
-/* The directory of process pid under place's persistent directory. */
-static void process_dir(const test_place *place, pid_t pid, char *out, size_t size)
-{
-    char key[PATH_MAX + 64], prefix[32];
-    xlog_survival_key_dir(key, sizeof key, place->shm, place->logs);
-    snprintf(prefix, sizeof prefix, "%d.", (int)pid);
-    size_t n;
-    char **names = test_list_files(key, &n);
-    out[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(names[i], prefix, strlen(prefix)) == 0)
-            snprintf(out, size, "%s/%s", key, names[i]);
-    test_free_list(names, n);
-    assert_true(out[0] != '\0');
-}
-
-/* Maps dir/name (a ring or a file buffer of a process), or NULL. */
-static void *map_leftover(const char *dir, const char *name, size_t *size)
-{
-    char *path = test_path(dir, name);
-    int fd = open(path, O_RDWR);
-    free(path);
-    struct stat st;
-    void *p = MAP_FAILED;
-    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
-        *size = (size_t)st.st_size;
-        p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    }
-    if (fd >= 0)
-        close(fd);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-/* Whether the back end of the process whose directory is dir has read
- * every record of its rings into its file buffer. */
-static int rings_all_buffered(const char *dir)
-{
-    size_t n;
-    char **names = test_list_files(dir, &n);
-    int all = 1, rings = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t size;
-        xlog_ring *r = strncmp(names[i], "ring.", 5) == 0 ? map_leftover(dir, names[i], &size)
-                                                         : NULL;
-        if (r) {
-            rings++;
-            all &= __atomic_load_n(&r->buffered, __ATOMIC_ACQUIRE) ==
-                   (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) & ~(uint64_t)1);
-            munmap(r, size);
-        }
-    }
-    test_free_list(names, n);
-    return all && rings > 0;
-}
-
 /* A child whose back end reads count lines of log_sequence into its file
  * buffer and writes none (a flush interval of ten minutes, a ring and a
  * buffer that hold them all), then waits to be killed. */
@@ -1243,8 +1185,9 @@ static pid_t child_buffers_then_waits(const test_place *place, long count, char 
     char c;
     assert_int_equal(read(ready[0], &c, 1), 1);
     close(ready[0]);
-    process_dir(place, child, dir, dir_size);
-    while (!rings_all_buffered(dir))
+    test_process_dir(place, child, dir, dir_size);
+    assert_true(dir[0] != '\0');
+    while (!test_rings_all_buffered(dir))
         usleep(1000);
     return child;
 }
@@ -1316,6 +1259,32 @@ static void read_as_xlog_cat(const char *path, unsigned char *seen, long count, 
     free(data);
 }
 
+/* After recovery, each line of log_sequence(0, count) in path exactly
+ * once for the library's reader (xlog-cat's); with another process's
+ * block after a cut one, the reader reports that cut and shows the other
+ * line; without, the reader reports nothing and the independent parser
+ * finds whole blocks holding each line once too. */
+static void expect_each_line_once(const char *path, long count, int another)
+{
+    unsigned char *seen = calloc((size_t)count, 1);
+    size_t damage = 0, others = 0;
+    read_as_xlog_cat(path, seen, count, &damage, &others);
+    for (long i = 0; i < count; i++)
+        assert_int_equal(seen[i], 1);
+    assert_int_equal(others, another);
+    assert_int_equal(damage, another); /* the cut, where the other block begins */
+    if (!another) {
+        memset(seen, 0, (size_t)count);
+        bfile f = parse_path(path);
+        mark_sequence(&f, seen, count);
+        mark_sequence_messages(&f, seen, count);
+        for (long i = 0; i < count; i++)
+            assert_int_equal(seen[i], 1);
+        bfile_free(&f);
+    }
+    free(seen);
+}
+
 /* The kernel stops a write(2) at a fatal signal, so a process killed while
  * its back end writes a block leaves the block's first bytes in the file
  * (or all, or none), and its buffer's `written` never moves; or a short
@@ -1343,7 +1312,7 @@ static void a_block_cut_by_the_kill_is_finished_each_line_once(void **state)
         kill(child, SIGKILL);
         assert_int_equal(waitpid(child, &status, 0), child);
         size_t size = 0;
-        xlog_survival_file *h = map_leftover(dir, "file.0", &size);
+        xlog_survival_file *h = test_map_leftover(dir, "file.0", &size);
         assert_non_null(h);
         assert_true(h->written == 0 && h->length > 0);
         const char *bytes = (const char *)(h + 1);
@@ -1369,23 +1338,7 @@ static void a_block_cut_by_the_kill_is_finished_each_line_once(void **state)
             another_process_appends(&place);
 
         xlog_recover(place.logs, place.shm);
-        unsigned char *seen = calloc((size_t)count, 1);
-        size_t damage = 0, others = 0;
-        read_as_xlog_cat(path, seen, count, &damage, &others);
-        for (long i = 0; i < count; i++)
-            assert_int_equal(seen[i], 1);
-        assert_int_equal(others, cut == 4);
-        assert_int_equal(damage, cut == 4); /* the cut, where the other block begins */
-        if (cut != 4) { /* whole blocks, by the independent parser too */
-            memset(seen, 0, (size_t)count);
-            bfile f = parse_path(path);
-            mark_sequence(&f, seen, count);
-            mark_sequence_messages(&f, seen, count);
-            for (long i = 0; i < count; i++)
-                assert_int_equal(seen[i], 1);
-            bfile_free(&f);
-        }
-        free(seen);
+        expect_each_line_once(path, count, cut == 4);
         free(path);
         test_place_remove(&place);
     }
@@ -1408,7 +1361,7 @@ static void a_block_sized_past_its_buffer_by_the_kill_is_written_whole(void **st
     kill(child, SIGKILL);
     assert_int_equal(waitpid(child, NULL, 0), child);
     size_t size = 0;
-    xlog_survival_file *h = map_leftover(dir, "file.0", &size);
+    xlog_survival_file *h = test_map_leftover(dir, "file.0", &size);
     assert_non_null(h);
     assert_true(h->written == 0 && h->length > 0);
     uint8_t *block = (uint8_t *)(h + 1);
@@ -1419,18 +1372,7 @@ static void a_block_sized_past_its_buffer_by_the_kill_is_written_whole(void **st
     munmap(h, size);
 
     xlog_recover(place.logs, place.shm);
-    unsigned char *seen = calloc((size_t)count, 1);
-    size_t damage = 0, others = 0;
-    read_as_xlog_cat(path, seen, count, &damage, &others);
-    assert_int_equal(damage, 0);
-    memset(seen, 0, (size_t)count);
-    bfile f = parse_path(path);
-    mark_sequence(&f, seen, count);
-    mark_sequence_messages(&f, seen, count);
-    for (long i = 0; i < count; i++)
-        assert_int_equal(seen[i], 1);
-    bfile_free(&f);
-    free(seen);
+    expect_each_line_once(path, count, 0);
     free(path);
     test_place_remove(&place);
 }

@@ -28,6 +28,7 @@
  * the default /dev/shm/xlog-<uid>, where other processes may be, and looks
  * only at the key directory of its own log directory.
  */
+#include "leftovers.h"
 #include "testutil.h"
 
 #include <fcntl.h>
@@ -946,66 +947,12 @@ static void kill_while_the_disk_is_full(void **state)
 
 /* ---- a write cut by the kill ------------------------------------------------------- */
 
-/* The directory of process pid under the persistent directory, or "". */
-static void process_dir(const place *p, pid_t pid, char *out, size_t size)
-{
-    char key[PATH_MAX + 64], prefix[32];
-    xlog_survival_key_dir(key, sizeof key, p->shm, p->logs);
-    snprintf(prefix, sizeof prefix, "%d.", (int)pid);
-    size_t n;
-    char **names = test_list_files(key, &n);
-    out[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(names[i], prefix, strlen(prefix)) == 0)
-            if (snprintf(out, size, "%s/%s", key, names[i]) >= (int)size)
-                out[0] = '\0';
-    test_free_list(names, n);
-}
-
 /* The directory of process pid under the persistent directory: a failure
  * if it has none. */
 static void expect_process_dir(const place *p, pid_t pid, char *out, size_t size)
 {
-    process_dir(p, pid, out, size);
+    test_process_dir(p, pid, out, size);
     CHECK(out[0], "no directory of process %d", (int)pid);
-}
-
-/* Maps dir/name (a ring or a file buffer of the process), or NULL. */
-static void *map_survival_file(const char *dir, const char *name, size_t *size)
-{
-    char *path = test_path(dir, name);
-    int fd = open(path, O_RDWR);
-    free(path);
-    struct stat st;
-    void *p = MAP_FAILED;
-    if (fd >= 0 && fstat(fd, &st) == 0) {
-        *size = (size_t)st.st_size;
-        p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    }
-    if (fd >= 0)
-        close(fd);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-/* Whether the back end has read every record of every ring of the process
- * directory dir into a file buffer. */
-static int rings_all_buffered(const char *dir)
-{
-    size_t n;
-    char **names = test_list_files(dir, &n);
-    int all = 1;
-    for (size_t i = 0; i < n; i++) {
-        size_t size;
-        xlog_ring *r = strncmp(names[i], "ring.", 5) == 0 ? map_survival_file(dir, names[i], &size)
-                                                         : NULL;
-        if (r) {
-            all &= __atomic_load_n(&r->buffered, __ATOMIC_ACQUIRE) ==
-                   (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) & ~(uint64_t)1);
-            munmap(r, size);
-        }
-    }
-    test_free_list(names, n);
-    return all;
 }
 
 /* A child that logs lines (those of rc's threads) and waits to be killed;
@@ -1022,7 +969,7 @@ static pid_t child_logs_then_waits(const run_config *rc, const place *p, shared_
     char dir[PATH_MAX];
     expect_process_dir(p, child, dir, sizeof dir);
     while (__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE) < THREADS ||
-           !rings_all_buffered(dir))
+           !test_rings_all_buffered(dir))
         pause_us(1000);
     return child;
 }
@@ -1056,7 +1003,7 @@ static void a_write_cut_by_the_kill_is_finished_not_repeated(void **state)
         char dir[PATH_MAX];
         expect_process_dir(&p, child, dir, sizeof dir);
         size_t size;
-        xlog_survival_file *h = map_survival_file(dir, "file.0", &size);
+        xlog_survival_file *h = test_map_leftover(dir, "file.0", &size);
         CHECK(h && h->written == 0 && h->length > 0, "the buffer: %s",
               h ? "written, or empty" : "not there");
         const char *bytes = (const char *)(h + 1);
@@ -1120,7 +1067,7 @@ static void the_buffered_position_never_falls_behind_the_tail(void **state)
         char **names = test_list_files(dir, &n);
         for (size_t i = 0; i < n && found < THREADS; i++)
             if (strncmp(names[i], "ring.", 5) == 0 &&
-                (rings[found] = map_survival_file(dir, names[i], &sizes[found])))
+                (rings[found] = test_map_leftover(dir, names[i], &sizes[found])))
                 found++;
         test_free_list(names, n);
         for (size_t i = 0; found < THREADS && i < found; i++)
@@ -1333,7 +1280,7 @@ static void processes_opening_one_directory_together_all_survive(void **state)
             if (xlog_open(&cfg) != 0)
                 _exit(90);
             char dir[PATH_MAX];
-            process_dir(&p, getpid(), dir, sizeof dir);
+            test_process_dir(&p, getpid(), dir, sizeof dir);
             if (dir[0])
                 __atomic_fetch_add(&page->persistent, 1, __ATOMIC_ACQ_REL);
             for (int n = 0; n < LINES; n++)
@@ -1718,7 +1665,7 @@ static char *ring_file_of(const char *dir, int tid)
     char *found = NULL;
     for (size_t i = 0; i < rings && !found; i++) {
         size_t size;
-        xlog_ring *r = map_survival_file(dir, names[i], &size);
+        xlog_ring *r = test_map_leftover(dir, names[i], &size);
         if (r) {
             if (__atomic_load_n(&r->tid, __ATOMIC_ACQUIRE) == tid)
                 found = strdup(names[i]);
@@ -2131,7 +2078,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
         char dir[PATH_MAX], kept[PATH_MAX + 16];
         expect_process_dir(&p, child, dir, sizeof dir);
         kept_dir_of(dir, kept, sizeof kept);
-        size_t size;
+        size_t size = 0;
         char expected[PATH_MAX + 512];
         long lines_expected;
         if (edit == 0) {
@@ -2144,7 +2091,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
                      (int)child, (int)child, kept);
             lines_expected = 1;
         } else if (edit == 1) {
-            xlog_survival_file *h = map_survival_file(dir, "file.0", &size);
+            xlog_survival_file *h = test_map_leftover(dir, "file.0", &size);
             CHECK(h, "file.0");
             h->capacity = size; /* a header's size more than the file holds */
             munmap(h, size);
@@ -2162,7 +2109,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
             char **names = test_list_files(dir, &n), ring[64] = "";
             for (size_t i = 0; i < n && !ring[0]; i++) {
                 xlog_ring *r = strncmp(names[i], "ring.", 5) == 0
-                                   ? map_survival_file(dir, names[i], &size)
+                                   ? test_map_leftover(dir, names[i], &size)
                                    : NULL;
                 if (r && r->capacity && r->head > 1) {
                     snprintf(ring, sizeof ring, "%s", names[i]);
@@ -2180,7 +2127,7 @@ static void a_damaged_leftover_is_skipped_with_a_notice_not_a_crash(void **state
                      (int)child, ring, size, (int)child, kept);
             lines_expected = THREADS * rc.lines + 2;
         } else {
-            xlog_survival_process *proc = map_survival_file(dir, "process", &size);
+            xlog_survival_process *proc = test_map_leftover(dir, "process", &size);
             CHECK(proc, "process");
             proc->header_size = (uint32_t)size + 8;
             munmap(proc, size);
@@ -2276,7 +2223,7 @@ static void recovery_never_writes_through_a_linked_log_directory(void **state)
               "%zu bytes written into the link's target", after_length - before_length);
         /* The lines are still there: with the directory back, they are written. */
         char dir[PATH_MAX];
-        process_dir(&p, child, dir, sizeof dir);
+        test_process_dir(&p, child, dir, sizeof dir);
         CHECK(dir[0], "the leftovers of process %d are gone", (int)child);
         free(after);
         free(before);
@@ -2310,7 +2257,7 @@ static pid_t child_logs_a_victim(const place *p, shared_page *page)
     while (!__atomic_load_n(&page->finished, __ATOMIC_ACQUIRE))
         pause_us(1000);
     expect_process_dir(p, child, dir, sizeof dir);
-    while (!rings_all_buffered(dir))
+    while (!test_rings_all_buffered(dir))
         pause_us(1000);
     return child;
 }
@@ -2348,7 +2295,7 @@ static xlog_survival_site *victim_site(xlog_survival_process *proc)
 static xlog_ring *lines_back_in_the_ring(const char *dir, size_t *size, int *tid)
 {
     size_t fsize;
-    xlog_survival_file *h = map_survival_file(dir, "file.0", &fsize);
+    xlog_survival_file *h = test_map_leftover(dir, "file.0", &fsize);
     CHECK(h && h->written == 0, "file.0");
     h->length = 0;
     h->last_length = 0;
@@ -2359,7 +2306,7 @@ static xlog_ring *lines_back_in_the_ring(const char *dir, size_t *size, int *tid
     for (size_t i = 0; i < n; i++) {
         size_t mapped = 0; /* each ring's own: a spare one may still be empty */
         xlog_ring *r = strncmp(names[i], "ring.", 5) == 0
-                           ? map_survival_file(dir, names[i], &mapped)
+                           ? test_map_leftover(dir, names[i], &mapped)
                            : NULL;
         if (r && r->capacity && r->head > 1) {
             CHECK(!found, "two rings with records");
@@ -2411,12 +2358,12 @@ static void a_damaged_record_or_call_site_costs_that_line_only(void **state)
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
         char dir[PATH_MAX], kept[PATH_MAX + 16];
-        process_dir(&p, child, dir, sizeof dir);
+        test_process_dir(&p, child, dir, sizeof dir);
         kept_dir_of(dir, kept, sizeof kept);
         size_t ring_size = 0, proc_size = 0;
         int tid;
         xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
-        xlog_survival_process *proc = map_survival_file(dir, "process", &proc_size);
+        xlog_survival_process *proc = test_map_leftover(dir, "process", &proc_size);
         xlog_survival_site *site = proc ? victim_site(proc) : NULL;
         CHECK(site, "the victim's call site");
         xlog_record *rec = victim_record(r, ring_size, site->site);
@@ -2502,12 +2449,12 @@ static void a_hostile_clock_calibration_dates_recovered_lines_at_the_epoch(void 
         pid_t child = child_logs_a_victim(&p, page);
         kill_and_reap(child);
         char dir[PATH_MAX];
-        process_dir(&p, child, dir, sizeof dir);
+        test_process_dir(&p, child, dir, sizeof dir);
         size_t ring_size = 0, proc_size = 0;
         int tid;
         xlog_ring *r = lines_back_in_the_ring(dir, &ring_size, &tid);
         munmap(r, ring_size);
-        xlog_survival_process *proc = map_survival_file(dir, "process", &proc_size);
+        xlog_survival_process *proc = test_map_leftover(dir, "process", &proc_size);
         CHECK(proc, "the process file");
         for (int slot = 0; slot < 2; slot++) {
             proc->clock[slot].base_utc_ns = clocks[c].base_utc_ns;
@@ -3132,8 +3079,8 @@ static void xlog_recover_lists_what_is_left_and_what_to_do(void **state)
     pid_t dead = child_logs_then_waits(&rc, &p, dead_page);
     kill_and_reap(dead);
     char dead_dir[PATH_MAX], live_dir[PATH_MAX];
-    process_dir(&p, dead, dead_dir, sizeof dead_dir);
-    process_dir(&p, live, live_dir, sizeof live_dir);
+    test_process_dir(&p, dead, dead_dir, sizeof dead_dir);
+    test_process_dir(&p, live, live_dir, sizeof live_dir);
     char out[8192];
     pid_t pid;
     CHECK(run_recover_program("--list", p.shm, &pid, out, sizeof out) == 0, "%s", out);
@@ -3180,7 +3127,7 @@ static void xlog_recover_list_quotes_names_for_the_shell(void **state)
     pid_t dead = child_logs_then_waits(&rc, &p, page);
     kill_and_reap(dead);
     char dead_dir[PATH_MAX];
-    process_dir(&p, dead, dead_dir, sizeof dead_dir);
+    test_process_dir(&p, dead, dead_dir, sizeof dead_dir);
     char out[8192], *expected;
     pid_t pid;
     CHECK(run_recover_program("--list", p.shm, &pid, out, sizeof out) == 0, "%s", out);

@@ -412,18 +412,26 @@ static xlog_ring *ring_at(const dead_process *dp, size_t i)
 
 /* ---- output ------------------------------------------------------------------- */
 
-static void output_flush(output *out)
+/* Writes the n bytes at bytes to the output's file with as many write(2)
+ * calls as that takes; how many went (all, unless out->error is set). */
+static size_t output_write(output *out, const void *bytes, size_t n)
 {
     size_t done = 0;
-    while (!out->error && done < out->length) {
-        ssize_t n = write(out->fd, out->buffer + done, out->length - done);
-        if (n < 0 && errno == EINTR)
+    while (!out->error && done < n) {
+        ssize_t w = write(out->fd, (const char *)bytes + done, n - done);
+        if (w < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            out->error = n < 0 ? errno : EIO;
+        if (w <= 0)
+            out->error = w < 0 ? errno : EIO;
         else
-            done += (size_t)n;
+            done += (size_t)w;
     }
+    return done;
+}
+
+static void output_flush(output *out)
+{
+    size_t done = output_write(out, out->buffer, out->length);
     for (size_t i = 0; i < out->mark_count && out->marks[i].at <= done; i++)
         if (*out->marks[i].position < out->marks[i].value)
             __atomic_store_n(out->marks[i].position, out->marks[i].value, __ATOMIC_RELEASE);
@@ -944,15 +952,7 @@ static void finish_cut_block(output *out, xlog_survival_file *h, uint64_t start,
     }
     uint8_t *rest = malloc((size_t)(end - start));
     size_t n = rest ? xlog_binary_rest_of_cut_block(block, (size_t)(end - start), k, rest) : 0;
-    for (size_t done = 0; done < n && !out->error;) {
-        ssize_t w = write(out->fd, rest + done, n - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            out->error = w < 0 ? errno : EIO;
-        else
-            done += (size_t)w;
-    }
+    output_write(out, rest, n);
     free(rest);
     if (!out->error)
         __atomic_store_n(&h->written, end, __ATOMIC_RELEASE);
