@@ -592,9 +592,104 @@ static input *per_writer(input *inputs, size_t *count)
 
 /* ---- following ------------------------------------------------------------------ */
 
+/* Shows the whole of the file open as fd (plain or gzip-compressed), called
+ * name; closes fd. */
+static void show_whole(const char *name, int fd)
+{
+    input in = {.path = name, .fd = -1};
+    in.reader = xlog_binary_reader_new(name);
+    in.gz = in.reader ? gzdopen(fd, "rb") : NULL;
+    if (!in.gz) {
+        report("out of memory");
+        exit(1);
+    }
+    gzbuffer(in.gz, ZLIB_BUFFER);
+    while (advance(&in))
+        show(&in);
+    gzclose(in.gz);
+    xlog_binary_reader_free(in.reader);
+    free(in.buf);
+}
+
+/* The name of number n of the chain the library rotates a binary file's
+ * name into (<stem>.xlog to <stem>.N.xlog, later compressed to
+ * <stem>.N.xlog.gz; sinks/rotation.c), suffix "" or ".gz", into out. */
+static void numbered_name(const char *path, unsigned n, const char *suffix, char *out,
+                          size_t size)
+{
+    snprintf(out, size, "%.*s.%u.xlog%s", (int)(strlen(path) - 5), path, n, suffix);
+}
+
+/* The followed name led to the file dev:ino until it was rotated; if it was
+ * rotated more than once since the last look, that file is number K of the
+ * chain now, and the files that had the name after it are numbers K-1 to 1:
+ * those are shown whole, the oldest first (compressed ones too), before the
+ * file that has the name now.  They are all opened before any is read, as a
+ * rotation while they are read renames them.  Without that file in the
+ * chain (a name that is not <stem>.xlog, a file removed or compressed
+ * already), nothing more can be known. */
+static void show_rotated_after(const char *path, dev_t dev, ino_t ino)
+{
+    size_t length = strlen(path);
+    if (length < 5 || strcmp(path + length - 5, ".xlog") != 0)
+        return;
+    size_t size = length + 32;
+    char *name = malloc(size);
+    if (!name) {
+        report("out of memory");
+        exit(1);
+    }
+    unsigned k = 1;
+    for (;; k++) {
+        struct stat st;
+        numbered_name(path, k, "", name, size);
+        if (stat(name, &st) == 0) {
+            if (st.st_dev == dev && st.st_ino == ino)
+                break;
+            continue;
+        }
+        numbered_name(path, k, ".gz", name, size);
+        if (stat(name, &st) != 0) {
+            free(name);
+            return; /* the end of the chain */
+        }
+    }
+    char **names = calloc(k, sizeof *names);
+    int *fds = calloc(k, sizeof *fds);
+    if (!names || !fds) {
+        report("out of memory");
+        exit(1);
+    }
+    for (unsigned n = k - 1; n >= 1; n--) {
+        names[n] = malloc(size);
+        if (!names[n]) {
+            report("out of memory");
+            exit(1);
+        }
+        numbered_name(path, n, "", names[n], size);
+        fds[n] = open(names[n], O_RDONLY | O_CLOEXEC);
+        if (fds[n] < 0 && errno == ENOENT) {
+            numbered_name(path, n, ".gz", names[n], size);
+            fds[n] = open(names[n], O_RDONLY | O_CLOEXEC);
+        }
+        if (fds[n] < 0)
+            report("%s: %s", names[n], strerror(errno));
+    }
+    for (unsigned n = k - 1; n >= 1; n--) {
+        if (fds[n] >= 0)
+            show_whole(names[n], fds[n]);
+        free(names[n]);
+    }
+    free(names);
+    free(fds);
+    free(name);
+}
+
 /* tail -F: when the name leads to another file (rotated: renamed, and a new
- * one made), the old one is read to its end and the new one from its
- * start; a file cut shorter (copytruncate) is read again from its start. */
+ * one made), the old one is read to its end, then the files rotated after
+ * it (show_rotated_after: the name was rotated more than once since the
+ * last look), and the new one from its start; a file cut shorter
+ * (copytruncate) is read again from its start. */
 static void check_name(input *in)
 {
     struct stat st;
@@ -620,6 +715,7 @@ static void check_name(input *in)
             show(in);
         close(in->fd);
         in->fd = -1;
+        show_rotated_after(in->path, in->dev, in->ino);
     }
     if (open_input(in) != 0) {
         if (in->fd >= 0)

@@ -17,6 +17,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from follow import Follower  # noqa: E402
+
 CAT, WRITER, WORK, SCENARIO = sys.argv[1:5]
 SKIPPED = 77  # CTest's SKIP_RETURN_CODE for these tests
 SCALE = float(os.environ.get("XLOG_TEST_SCALE") or 1)
@@ -217,7 +220,9 @@ def kill_recovered():
 
 def follow_rotations():
     """xlog-cat -f on the live name reads every line once, in order, while the
-    library rotates the file by size at least twice."""
+    library rotates the file by size at least twice: first a batch at a time,
+    the follower shown each before the next, then the rest in a burst, the
+    name rotated several times between two of the follower's looks."""
     logs, shm = fresh("follow")
     lines = 3000  # ~100 bytes a line: 300 KB, 64 KiB files: 4 rotations
     writer = subprocess.Popen([WRITER, "follow", logs, shm, str(lines)], stdin=subprocess.PIPE,
@@ -227,21 +232,7 @@ def follow_rotations():
     live = xlog_files(logs)
     if len(live) != 1:
         raise AssertionError("one file, not %r" % live)
-    follower = subprocess.Popen([CAT, "-f", live[0]], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
-    os.set_blocking(follower.stdout.fileno(), False)
-    got = b""
-
-    def read_until(n):
-        nonlocal got
-        deadline = time.monotonic() + 60
-        while got.count(b"\n") < n and time.monotonic() < deadline:
-            chunk = follower.stdout.read()
-            if chunk:
-                got += chunk
-            else:
-                time.sleep(0.02)
-
+    follower = Follower(CAT, live[0])
     try:
         written = 0
         while written < lines:
@@ -250,7 +241,8 @@ def follow_rotations():
             if writer.stdout.readline() != b"done\n":
                 raise AssertionError("writer: %r" % writer.stderr.read())
             written = min(lines, written + 400)
-            read_until(1 + written)
+            if written < lines // 3:  # then a burst: several rotations between two looks
+                follower.read_until(1 + written)
         writer.stdin.close()
         if writer.wait(timeout=240) != 0:
             raise AssertionError("writer: %r" % writer.stderr.read())
@@ -260,11 +252,11 @@ def follow_rotations():
         rotated = [f for f in xlog_files(logs) if re.search(r"\.\d+\.xlog$", f)]
         if len(rotated) < 2:
             raise AssertionError("two rotations or more, not %r" % xlog_files(logs))
+        follower.read_until(1 + lines)
         time.sleep(0.3)  # anything more would be a line twice
-        got += follower.stdout.read() or b""
+        got = follower.read_rest()
     finally:
-        follower.kill()
-        _, err = follower.communicate()
+        err = follower.stop()
     if err:
         raise AssertionError("xlog-cat -f said %r" % err)
     messages = [re.sub(rb"^.* run_follow \d+ ", b"", line) for line in got.split(b"\n")[:-1]]
