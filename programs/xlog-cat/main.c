@@ -459,15 +459,17 @@ static void merge(input *inputs, size_t count)
 /* ---- files that several processes share -------------------------------------------
  * Each process's back end writes its own lines in time order, but the
  * blocks of processes sharing a file follow each other in the order of
- * their write(2)s, a few milliseconds apart.  So such a file is read once
- * to learn its writers (reporting its damage, which the later readers do
- * not), then once per writer with a reader that skips the others' blocks,
- * and the merge puts all of them in order. */
+ * their write(2)s, a few milliseconds apart.  So such a file's block
+ * headers are read once to learn its writers (reporting its damage but the
+ * garbled entries of whole blocks, which are not decoded then), then the
+ * file is read once per writer with a reader that skips the others' blocks
+ * (reporting the garbled entries of its own whole blocks), and the merge
+ * puts all of them in order. */
 
-/* The writers of the input's file, in the order of their first entry.  The
- * input is read to its end and opened again; what was wrong with it is
- * said now when it has several writers (whose readers say nothing), and
- * left to the reading that shows its lines when it has one. */
+/* The writers of the input's file, in the order of their first block.  The
+ * input's blocks are read to its end and it is opened again; what was wrong
+ * with it is said now when it has several writers, and left to the reading
+ * that shows its lines when it has one. */
 static size_t writers_of(input *in, uint64_t **out)
 {
     size_t count = 0, capacity = 0;
@@ -479,6 +481,7 @@ static size_t writers_of(input *in, uint64_t **out)
         report("out of memory");
         exit(1);
     }
+    xlog_binary_blocks_only(in->reader);
     for (;;) {
         int rc = xlog_binary_next(in->reader, in->buf, in->offset, in->length, in->eof);
         if (rc == XLOG_BINARY_END)

@@ -447,6 +447,36 @@ def a_block_cut_by_a_kill_ends_where_the_next_block_begins():
                           % (p, cut, cut), 1)
 
 
+def a_shared_file_reports_each_damage_once_learning_its_writers_from_block_headers():
+    """A file of two writers is taken apart by writer after a look at its
+    block headers only: that look reports what is wrong between and across
+    blocks (a block cut where another begins, garbage), before any line; a
+    garbled entry inside a whole block, which it does not decode, is
+    reported by the reader of that block's writer, after.  Each once.  (The
+    look decoded every entry, and said all in the file's order.)"""
+    a = three_block(writer=1, values=[(1, 0, 0.5)]).bytes()
+    b = three_block(base=BASE + 1, writer=9, values=[(2, 0, 0.5)]).raw(b"\x7f").bytes()
+    c = three_block(base=BASE + 2, writer=1, values=[(3, 0, 0.5), (4, 0, 0.5)], delta=1).bytes()
+    d = three_block(base=BASE + 5, writer=9, values=[(5, 0, 0.5)]).bytes()
+    e = three_block(base=BASE + 6, writer=1, values=[(6, 0, 0.5)]).bytes()
+    cut = len(c) - 4  # the writer was killed in its last record
+    at_c = len(a) + len(b)
+    junk = at_c + cut + len(d)
+    p = write("shared_damage.xlog", a + b + c[:cut] + d + b"junk" + e)
+    want = "".join(three_line(ns, 777, i, 0, "0.500000") for ns, i in
+                   (("123456789", 1), ("123456790", 2), ("123456792", 3), ("123456794", 5),
+                    ("123456795", 6)))
+    expect_run([p], want,
+               "xlog-cat: %s: byte %d: the block at byte %d is cut at byte %d, where another "
+               "block begins (its whole entries were read)\n"
+               "xlog-cat: %s: byte %d: 4 bytes that are not a block: skipped to the next block, "
+               "at byte %d\n"
+               "xlog-cat: %s: byte %d: an entry of unknown tag 0x7f: the rest of the block at "
+               "byte %d is skipped\n"
+               % (p, at_c + cut - 9, at_c, at_c + cut, p, junk, junk + 4,
+                  p, at_c - 1, len(a)), 1)
+
+
 def garbage_between_blocks_is_skipped_to_the_next_magic():
     first = three_block(values=[(1, 2, 0.5)]).bytes()
     second = three_block(base=BASE + 1, values=[(3, 4, 0.5)]).bytes()
@@ -722,6 +752,7 @@ TESTS = [
     a_cut_file_is_read_to_its_last_whole_entry,
     a_block_cut_by_a_kill_ends_where_the_next_block_begins,
     garbage_between_blocks_is_skipped_to_the_next_magic,
+    a_shared_file_reports_each_damage_once_learning_its_writers_from_block_headers,
     a_message_holding_the_magic_is_read_whole,
     a_site_defined_anew_renders_by_its_new_format,
     every_bad_input_gets_its_message_and_the_rest_is_read,
