@@ -238,6 +238,7 @@ typedef struct input {
     int order;              /* on the command line: equal times come in this order */
     int follow;             /* -f, and not a .gz (which does not grow) */
     gzFile gz;              /* when not following */
+    int stream_fd;          /* ... the descriptor it reads (zlib closes it) */
     int fd;                 /* when following; -1 while the name leads nowhere */
     dev_t dev;
     ino_t ino;
@@ -249,7 +250,8 @@ typedef struct input {
     const xlog_binary_entry *entry; /* the next one to show, or NULL */
 } input;
 
-static int open_input(input *in)
+/* A new reader, for the file's start. */
+static void restart(input *in)
 {
     xlog_binary_reader_free(in->reader);
     in->reader = xlog_binary_reader_new(in->path);
@@ -261,6 +263,51 @@ static int open_input(input *in)
     in->length = 0;
     in->eof = 0;
     in->entry = NULL;
+}
+
+/* Reads the input through zlib from fd (the result of an open: -1 fails
+ * with its errno); 0 or -1. */
+static int open_stream(input *in, int fd)
+{
+    if (fd < 0)
+        return -1;
+    in->gz = gzdopen(fd, "rb");
+    if (!in->gz) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    gzbuffer(in->gz, ZLIB_BUFFER);
+    in->stream_fd = fd;
+    return 0;
+}
+
+/* A descriptor of the file that from's stream reads, at its start, with an
+ * offset of its own, whatever its name leads to by now (renamed, removed,
+ * another file in its place): through /proc; without /proc, through its
+ * name if that still leads to it (else ESTALE).  -1 with errno set. */
+static int open_same_file(const input *from)
+{
+    char proc[48];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", from->stream_fd);
+    int fd = open(proc, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT)
+        return fd;
+    fd = open(from->path, O_RDONLY | O_CLOEXEC);
+    struct stat was, now;
+    if (fd >= 0 && (fstat(from->stream_fd, &was) != 0 || fstat(fd, &now) != 0 ||
+                    was.st_dev != now.st_dev || was.st_ino != now.st_ino)) {
+        close(fd);
+        errno = ESTALE;
+        return -1;
+    }
+    return fd;
+}
+
+/* Opens the input's name (when following, for reading as it grows). */
+static int open_input(input *in)
+{
+    restart(in);
     if (in->follow) {
         in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
         struct stat st;
@@ -270,11 +317,7 @@ static int open_input(input *in)
         in->ino = st.st_ino;
         return 0;
     }
-    in->gz = gzopen(in->path, "rb");
-    if (!in->gz)
-        return -1;
-    gzbuffer(in->gz, ZLIB_BUFFER);
-    return 0;
+    return open_stream(in, open(in->path, O_RDONLY | O_CLOEXEC));
 }
 
 /* Reads more of the file; the bytes read (0 at its end, for now). */
@@ -318,9 +361,11 @@ static size_t fill(input *in)
     int code = Z_OK;
     const char *why = n <= 0 ? gzerror(in->gz, &code) : NULL;
     if (code != Z_OK) { /* a read error, or a compressed stream garbled or cut */
-        size_t path_length = strlen(in->path); /* zlib puts the path first */
-        if (strncmp(why, in->path, path_length) == 0 && strncmp(why + path_length, ": ", 2) == 0)
-            why += path_length + 2;
+        /* zlib puts the stream's name first: "<fd:N>" (gzdopen). */
+        char stream[32];
+        size_t stream_length = (size_t)snprintf(stream, sizeof stream, "<fd:%d>", in->stream_fd);
+        if (strncmp(why, stream, stream_length) == 0 && strncmp(why + stream_length, ": ", 2) == 0)
+            why += stream_length + 2;
         report("%s: byte %llu%s: %s", in->path, (unsigned long long)(in->offset + in->length),
                gzdirect(in->gz) ? "" : " of the decompressed data",
                code == Z_ERRNO ? strerror(errno) : why);
@@ -518,23 +563,17 @@ static size_t writers_of(input *in, uint64_t **out)
     free(said);
     /* Read again from its start through the same stream, as the name may
      * lead elsewhere by now (rotated, removed); a stream zlib found broken
-     * cannot rewind, and is opened again to say so in its place. */
-    if (gzrewind(in->gz) == 0) {
-        xlog_binary_reader_free(in->reader);
-        in->reader = xlog_binary_reader_new(in->path);
-        if (!in->reader) {
-            report("out of memory");
-            exit(1);
-        }
-        in->offset = 0;
-        in->length = 0;
-        in->eof = 0;
-        in->entry = NULL;
-    } else {
+     * cannot rewind, and the same file is opened again to say so in its
+     * place. */
+    restart(in);
+    if (gzrewind(in->gz) != 0) {
+        int fd = open_same_file(in);
+        int error = errno;
         gzclose(in->gz);
         in->gz = NULL;
-        if (open_input(in) != 0) { /* gone: an input that gives nothing */
-            report("%s: %s", in->path, strerror(errno ? errno : ENOMEM));
+        errno = error;
+        if (open_stream(in, fd) != 0) { /* an input that gives nothing */
+            report("%s: %s", in->path, strerror(errno));
             xlog_binary_reader_free(in->reader);
             in->reader = NULL;
         }
@@ -576,8 +615,10 @@ static input *per_writer(input *inputs, size_t *count)
             copy->reader = NULL;
             copy->buf = NULL;
             copy->capacity = 0;
-            if (open_input(copy) != 0) {
-                report("%s: %s", copy->path, strerror(errno ? errno : ENOMEM));
+            restart(copy);
+            /* The file just read, not what its name may lead to by now. */
+            if (open_stream(copy, open_same_file(in)) != 0) {
+                report("%s: %s", copy->path, strerror(errno));
                 xlog_binary_reader_free(copy->reader);
                 copy->reader = NULL;
             }
@@ -600,13 +641,11 @@ static input *per_writer(input *inputs, size_t *count)
 static void show_whole(const char *name, int fd)
 {
     input in = {.path = name, .fd = -1};
-    in.reader = xlog_binary_reader_new(name);
-    in.gz = in.reader ? gzdopen(fd, "rb") : NULL;
-    if (!in.gz) {
+    restart(&in);
+    if (open_stream(&in, fd) != 0) {
         report("out of memory");
         exit(1);
     }
-    gzbuffer(in.gz, ZLIB_BUFFER);
     while (advance(&in))
         show(&in);
     gzclose(in.gz);
