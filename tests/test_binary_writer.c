@@ -83,6 +83,8 @@ typedef struct bentry {
     uint64_t line;
     char *file, *function, *module, *text;
     size_t text_len;
+    /* its block's Process entry's */
+    char *host, *program;
 } bentry;
 
 typedef struct bfile {
@@ -161,6 +163,8 @@ static bentry *new_entry(bfile *f)
     }
     bentry *e = &f->entries[f->entries_count++];
     memset(e, 0, sizeof *e);
+    e->host = strdup(f->host);
+    e->program = strdup(f->program);
     return e;
 }
 
@@ -342,6 +346,8 @@ static void bfile_free(bfile *f)
         free(e->function);
         free(e->module);
         free(e->text);
+        free(e->host);
+        free(e->program);
     }
     free(f->entries);
     free(f->host);
@@ -1322,6 +1328,90 @@ static void *map_leftover(const char *dir, const char *name, size_t *size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* Recovery's blocks name the host and the program of the dead process, as
+ * its own blocks do (they named none: ""), from the names its "process"
+ * file keeps; a leftover whose room for a name holds no NUL (garbage), or
+ * whose header does not reach the names (an older library's), names none.
+ * Checked on every entry of the file. */
+static void recovered_blocks_name_the_host_and_program_of_the_dead_process(void **state)
+{
+    (void)state;
+    char host[XLOG_SURVIVAL_NAME_MAX + 1] = "";
+    gethostname(host, sizeof host - 1);
+    static const char *const cases[] = {"whole", "a program name without its NUL",
+                                        "a header from before the names"};
+    for (int k = 0; k < 3; k++) {
+        print_message("%s\n", cases[k]);
+        test_place place;
+        test_place_make(&place, "bin-names");
+        xlog_config cfg = binary_config(&place);
+        long count = 3000;
+        int ready[2], go[2];
+        assert_int_equal(pipe(ready), 0);
+        assert_int_equal(pipe(go), 0);
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+            if (xlog_open(&cfg) != 0)
+                _exit(1);
+            char c = 0;
+            if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+                _exit(2);
+            log_sequence(0, count); /* the last ones still in the rings */
+            raise(SIGKILL);
+            _exit(3);
+        }
+        char c = 0;
+        assert_int_equal(read(ready[0], &c, 1), 1);
+        char dir[PATH_MAX + 128];
+        process_dir(&place, child, dir, sizeof dir);
+        size_t size = 0;
+        xlog_survival_process *proc = map_leftover(dir, "process", &size);
+        assert_non_null(proc);
+        assert_string_equal(proc->host, host);
+        assert_string_equal(proc->program, program_invocation_short_name);
+        assert_int_equal(write(go[1], &c, 1), 1);
+        int status = 0;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        if (k == 1)
+            memset(proc->program, 'x', sizeof proc->program);
+        if (k == 2) { /* the header as it ended before the names, the dictionary after it */
+            uint32_t old = (uint32_t)offsetof(xlog_survival_process, host);
+            memmove((char *)proc + old, (char *)proc + proc->header_size, proc->dictionary_used);
+            proc->header_size = old;
+        }
+        munmap(proc, size);
+        assert_true(xlog_recover(place.logs, place.shm) > 0);
+
+        char *path = only_file(place.logs, ".xlog");
+        bfile f = parse_path(path);
+        unsigned char *seen = calloc((size_t)count, 1);
+        mark_sequence(&f, seen, count);
+        size_t recovered = mark_sequence_messages(&f, seen, count);
+        assert_true(recovered > 0);
+        for (long i = 0; i < count; i++)
+            assert_int_equal(seen[i], 1);
+        for (size_t i = 0; i < f.entries_count; i++) {
+            const bentry *e = &f.entries[i];
+            /* recovery's blocks hold Message entries (its notices too);
+             * the back end's, Records, naming the living process */
+            int by_recovery = e->message;
+            assert_string_equal(e->host, k == 2 && by_recovery ? "" : host);
+            assert_string_equal(e->program,
+                                k != 0 && by_recovery ? "" : program_invocation_short_name);
+        }
+        free(seen);
+        bfile_free(&f);
+        free(path);
+        close(ready[0]);
+        close(ready[1]);
+        close(go[0]);
+        close(go[1]);
+        test_place_remove(&place);
+    }
+}
+
 /* Whether the back end of the process whose directory is dir has read
  * every record of its rings into its file buffer. */
 static int rings_all_buffered(const char *dir)
@@ -1579,6 +1669,7 @@ int main(void)
         cmocka_unit_test(a_write_cut_by_a_file_size_limit_loses_only_what_a_reader_cannot_show),
         cmocka_unit_test(the_crash_flush_writes_whole_blocks),
         cmocka_unit_test(recovery_writes_a_binary_process_records_as_blocks),
+        cmocka_unit_test(recovered_blocks_name_the_host_and_program_of_the_dead_process),
         cmocka_unit_test(a_block_cut_by_the_kill_is_finished_each_line_once),
         cmocka_unit_test(a_block_sized_past_its_buffer_by_the_kill_is_written_whole),
     };
