@@ -82,7 +82,8 @@ void xlog_binary_only_writer(xlog_binary_reader *r, uint64_t writer);
  * not whole is read entry by entry as ever.  So its damage reports are
  * every reader's but for the garbled entries of whole blocks (which the
  * readers of xlog_binary_only_writer report): for learning a file's
- * writers without decoding it. */
+ * writers without decoding it.  Such a reader's entries have no event:
+ * xlog_binary_event is not for them. */
 void xlog_binary_blocks_only(xlog_binary_reader *r);
 
 /* What a reader could not read of a block (block, size bytes, whole) that
