@@ -80,6 +80,8 @@ typedef struct bentry {
     uint64_t line;
     char *file, *function, *module, *text;
     size_t text_len;
+    /* its block's Process entry's */
+    char *host, *program;
 } bentry;
 
 typedef struct bfile {
@@ -158,6 +160,8 @@ static bentry *new_entry(bfile *f)
     }
     bentry *e = &f->entries[f->entries_count++];
     memset(e, 0, sizeof *e);
+    e->host = strdup(f->host);
+    e->program = strdup(f->program);
     return e;
 }
 
@@ -339,6 +343,8 @@ static void bfile_free(bfile *f)
         free(e->function);
         free(e->module);
         free(e->text);
+        free(e->host);
+        free(e->program);
     }
     free(f->entries);
     free(f->host);
@@ -1051,6 +1057,134 @@ static void a_failing_disk_costs_whole_blocks_and_a_notice_says_how_many(void **
     test_place_remove(&place);
 }
 
+/* A child that logs count lines of log_sequence into cfg's binary file, the
+ * file limited (RLIMIT_FSIZE, SIGXFSZ ignored) to cut bytes past its size
+ * after the first 1000 lines, for lines 1000 to 3000, then unlimited;
+ * returns what its xlog_counters.lost grew by. */
+static uint64_t log_with_a_file_size_limit(const xlog_config *cfg, const char *logs, long count,
+                                           off_t cut)
+{
+    int report[2];
+    assert_int_equal(pipe(report), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        xlog_counters before, after;
+        xlog_stats(&before);
+        if (xlog_open(cfg) != 0)
+            _exit(91);
+        log_sequence(0, 1000);
+        xlog_flush();
+        char *path = only_file(logs, ".xlog");
+        struct stat st;
+        if (stat(path, &st) != 0)
+            _exit(92);
+        struct rlimit limit;
+        getrlimit(RLIMIT_FSIZE, &limit);
+        rlim_t unlimited = limit.rlim_cur;
+        limit.rlim_cur = (rlim_t)(st.st_size + cut);
+        setrlimit(RLIMIT_FSIZE, &limit);
+        log_sequence(1000, 3000);
+        xlog_flush();
+        limit.rlim_cur = unlimited;
+        setrlimit(RLIMIT_FSIZE, &limit);
+        log_sequence(3000, count);
+        xlog_close();
+        xlog_stats(&after);
+        uint64_t lost = after.lost - before.lost;
+        _exit(write(report[1], &lost, sizeof lost) == sizeof lost ? 0 : 93);
+    }
+    close(report[1]);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    uint64_t lost = 0;
+    assert_int_equal(read(report[0], &lost, sizeof lost), sizeof lost);
+    close(report[0]);
+    return lost;
+}
+
+/* A write(2) that a file size limit cuts inside a block leaves the
+ * block's first entries in the file, and a reader shows those whose
+ * entries end before the cut: the loss notices count exactly the rest (they
+ * counted the whole block, lines that xlog-cat shows).  Cuts inside the
+ * block's header, its Process entry, and further in; read with the library's
+ * reader, as xlog-cat reads: every line shown once, and lines shown plus
+ * lines the notices report lost equals lines logged, and the lost counter. */
+static void a_write_cut_by_a_file_size_limit_loses_only_what_a_reader_cannot_show(void **state)
+{
+    (void)state;
+    static const off_t cuts[] = {10, 40, 200, 1501, 3000};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        print_message("a block cut after %lld bytes\n", (long long)cuts[c]);
+        test_place place;
+        test_place_make(&place, "bin-cut-limit");
+        xlog_config cfg = binary_config(&place);
+        cfg.max_message = 256;
+        cfg.write_buffer = 4096;
+        const long count = 3200;
+        uint64_t lost = log_with_a_file_size_limit(&cfg, place.logs, count, cuts[c]);
+
+        char *path = only_file(place.logs, ".xlog");
+        size_t len = 0;
+        char *data = test_read_file(path, &len);
+        assert_non_null(data);
+        xlog_binary_reader *r = xlog_binary_reader_new(path);
+        assert_non_null(r);
+        unsigned char *seen = calloc((size_t)count, 1);
+        unsigned long long shown = 0, noticed = 0, notices = 0, damage = 0, shown_cut = 0;
+        int rc;
+        while ((rc = xlog_binary_next(r, (const uint8_t *)data, 0, len, 1)) != XLOG_BINARY_END) {
+            if (rc == XLOG_BINARY_DAMAGE) {
+                print_message("the reader: %s\n", xlog_binary_error(r));
+                damage++;
+                continue;
+            }
+            assert_int_equal(rc, XLOG_BINARY_ENTRY);
+            const xlog_line_event *ev = xlog_binary_event(r);
+            assert_non_null(ev);
+            const char *text = ev->pub.message;
+            int seq = -1;
+            if (sscanf(text, "seq %d", &seq) == 1) {
+                char want[80];
+                snprintf(want, sizeof want, "seq %d some text to fill the files", seq);
+                assert_string_equal(text, want);
+                assert_true(seq >= 0 && seq < count);
+                assert_int_equal(seen[seq], 0);
+                seen[seq] = 1;
+                shown++;
+                shown_cut += seq >= 1000 && seq < 3000;
+                continue;
+            }
+            unsigned long long lines = 0, bytes = 0;
+            assert_int_equal(sscanf(text, "%llu %*s (%llu", &lines, &bytes), 2);
+            char want[200];
+            test_lost_notice(want, sizeof want, lines, bytes, strerror(EFBIG));
+            assert_string_equal(text, want);
+            noticed += lines;
+            notices++;
+        }
+        print_message("shown %llu (%llu of the limited ones), notices %llu saying %llu lost, "
+                      "damage %llu\n",
+                      shown, shown_cut, notices, noticed, damage);
+        for (long i = 0; i < count; i++)
+            if (i < 1000 || i >= 3000)
+                assert_int_equal(seen[i], 1);
+        assert_int_equal(damage, 1); /* the cut block, where the next begins */
+        if (cuts[c] >= 1501)
+            assert_true(shown_cut > 0); /* the cut came after whole entries */
+        assert_true(notices >= 1);
+        assert_int_equal(shown + noticed, (unsigned long long)count);
+        assert_int_equal(lost, (uint64_t)count - shown);
+        xlog_binary_reader_free(r);
+        free(seen);
+        free(data);
+        free(path);
+        test_place_remove(&place);
+    }
+}
+
 /* ---- a crash ---------------------------------------------------------------------- */
 
 /* abort() with the crash handlers: every record logged before it is in the
@@ -1158,6 +1292,93 @@ static void recovery_writes_a_binary_process_records_as_blocks(void **state)
 
 /* ---- a write cut by the kill ----------------------------------------------------- */
 
+/* Recovery's blocks name the host and the program of the dead process, as
+ * its own blocks do (they named none: ""), from the names its "process"
+ * file keeps; a leftover whose room for a name holds no NUL (garbage), or
+ * whose header does not reach the names (an older library's), names none.
+ * Checked on every entry of the file. */
+static void recovered_blocks_name_the_host_and_program_of_the_dead_process(void **state)
+{
+    (void)state;
+    char host[XLOG_SURVIVAL_NAME_MAX + 1] = "";
+    gethostname(host, sizeof host - 1);
+    static const char *const cases[] = {"whole", "a program name without its NUL",
+                                        "a header from before the names"};
+    for (int k = 0; k < 3; k++) {
+        print_message("%s\n", cases[k]);
+        test_place place;
+        test_place_make(&place, "bin-names");
+        xlog_config cfg = binary_config(&place);
+        long count = 3000;
+        int ready[2], go[2];
+        assert_int_equal(pipe(ready), 0);
+        assert_int_equal(pipe(go), 0);
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+            if (xlog_open(&cfg) != 0)
+                _exit(1);
+            char c = 0;
+            if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+                _exit(2);
+            log_sequence(0, count); /* the last ones still in the rings */
+            raise(SIGKILL);
+            _exit(3);
+        }
+        char c = 0;
+        assert_int_equal(read(ready[0], &c, 1), 1);
+        char dir[PATH_MAX + 128];
+        test_process_dir(&place, child, dir, sizeof dir);
+        assert_true(dir[0] != '\0');
+        size_t size = 0;
+        xlog_survival_process *proc = test_map_leftover(dir, "process", &size);
+        assert_non_null(proc);
+        assert_string_equal(proc->host, host);
+        assert_string_equal(proc->program, program_invocation_short_name);
+        assert_int_equal(write(go[1], &c, 1), 1);
+        int status = 0;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        if (k == 1)
+            memset(proc->program, 'x', sizeof proc->program);
+        if (k == 2) { /* the header as it ended before the names, the dictionary after it */
+            uint32_t old = (uint32_t)offsetof(xlog_survival_process, host);
+            memmove((char *)proc + old, (char *)proc + proc->header_size, proc->dictionary_used);
+            proc->header_size = old;
+        }
+        munmap(proc, size);
+        assert_true(xlog_recover(place.logs, place.shm) > 0);
+
+        char *path = only_file(place.logs, ".xlog");
+        bfile f = parse_path(path);
+        unsigned char *seen = calloc((size_t)count, 1);
+        mark_sequence(&f, seen, count);
+        size_t recovered = mark_sequence_messages(&f, seen, count);
+        assert_true(recovered > 0);
+        for (long i = 0; i < count; i++)
+            assert_int_equal(seen[i], 1);
+        for (size_t i = 0; i < f.entries_count; i++) {
+            const bentry *e = &f.entries[i];
+            /* recovery's blocks hold Message entries (its notices too);
+             * the back end's, Records, naming the living process */
+            int by_recovery = e->message;
+            assert_string_equal(e->host, k == 2 && by_recovery ? "" : host);
+            assert_string_equal(e->program,
+                                k != 0 && by_recovery ? "" : program_invocation_short_name);
+        }
+        free(seen);
+        bfile_free(&f);
+        free(path);
+        close(ready[0]);
+        close(ready[1]);
+        close(go[0]);
+        close(go[1]);
+        test_place_remove(&place);
+    }
+}
+
+/* Whether the back end of the process whose directory is dir has read
+ * every record of its rings into its file buffer. */
 /* A child whose back end reads count lines of log_sequence into its file
  * buffer and writes none (a flush interval of ten minutes, a ring and a
  * buffer that hold them all), then waits to be killed. */
@@ -1390,8 +1611,10 @@ int main(void)
         cmocka_unit_test(size_rotation_makes_files_that_each_decode_alone),
         cmocka_unit_test(two_processes_share_a_file_block_by_block),
         cmocka_unit_test(a_failing_disk_costs_whole_blocks_and_a_notice_says_how_many),
+        cmocka_unit_test(a_write_cut_by_a_file_size_limit_loses_only_what_a_reader_cannot_show),
         cmocka_unit_test(the_crash_flush_writes_whole_blocks),
         cmocka_unit_test(recovery_writes_a_binary_process_records_as_blocks),
+        cmocka_unit_test(recovered_blocks_name_the_host_and_program_of_the_dead_process),
         cmocka_unit_test(a_block_cut_by_the_kill_is_finished_each_line_once),
         cmocka_unit_test(a_block_sized_past_its_buffer_by_the_kill_is_written_whole),
     };

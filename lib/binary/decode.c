@@ -59,7 +59,9 @@ struct xlog_binary_reader {
     char *name;
     writer *writers; /* the one used last first */
     uint64_t only_writer; /* 0, or the one writer whose blocks are read */
-    int quiet;            /* damage is not reported (xlog_binary_only_writer) */
+    int quiet;            /* damage is not reported (xlog_binary_only_writer) ... */
+    int whole_block;      /* ... but a garbled entry of this whole block is */
+    int blocks_only;      /* whole blocks are not read (xlog_binary_blocks_only) */
 
     uint64_t pos;      /* the next byte to read */
     int started;       /* the file's first bytes were checked: it is a binary log */
@@ -709,6 +711,12 @@ static int start_block(xlog_binary_reader *r, const uint8_t *data, uint64_t data
         next = memmem(p + 1, (size_t)(window - at - 1), XLOG_BINARY_MAGIC,
                       XLOG_BINARY_MAGIC_SIZE);
     }
+    if (r->blocks_only && whole) {
+        r->entry.writer = h.writer;
+        r->entry.offset = at;
+        r->pos = end;
+        return XLOG_BINARY_ENTRY;
+    }
     if (r->only_writer && h.writer != r->only_writer) {
         /* Another writer's block: skipped whole, or up to where it is cut. */
         r->pos = next ? (uint64_t)(next - data) + data_offset : there;
@@ -720,6 +728,7 @@ static int start_block(xlog_binary_reader *r, const uint8_t *data, uint64_t data
         return damage(r, at, "out of memory");
     }
     r->in_block = 1;
+    r->whole_block = whole;
     r->block_start = at;
     r->block_end = end;
     r->readable_end = next ? (uint64_t)(next - data) + data_offset : there;
@@ -833,17 +842,18 @@ int xlog_binary_next(xlog_binary_reader *r, const uint8_t *data, uint64_t data_o
     for (;;) {
         if (r->rejected)
             return eof ? XLOG_BINARY_END : XLOG_BINARY_MORE;
-        int rc;
+        int rc, in_whole_block = 0;
         if (r->scanning) {
             rc = scan(r, data, data_offset, data_end, eof);
         } else if (r->in_block) {
+            in_whole_block = r->whole_block;
             rc = read_entry(r, data, data_offset, data_end);
         } else if (r->pos >= data_end) {
             return eof ? XLOG_BINARY_END : XLOG_BINARY_MORE;
         } else {
             rc = start_block(r, data, data_offset, data_end, eof);
         }
-        if (rc == XLOG_BINARY_DAMAGE && r->quiet)
+        if (rc == XLOG_BINARY_DAMAGE && r->quiet && !in_whole_block)
             continue;
         if (rc >= 0)
             return rc;
@@ -854,6 +864,11 @@ void xlog_binary_only_writer(xlog_binary_reader *r, uint64_t writer)
 {
     r->only_writer = writer;
     r->quiet = 1;
+}
+
+void xlog_binary_blocks_only(xlog_binary_reader *r)
+{
+    r->blocks_only = 1;
 }
 
 uint64_t xlog_binary_keep_from(const xlog_binary_reader *r)

@@ -69,11 +69,22 @@ const xlog_binary_entry *xlog_binary_entry_of(const xlog_binary_reader *r);
 const xlog_line_event *xlog_binary_event(xlog_binary_reader *r);
 
 /* From now on, reads only the blocks of writer (a block header's writer,
- * as entries give it), skipping every other one whole, and reports no
- * damage: for a reader that takes the lines of a file shared by several
- * processes apart, one writer each, to put them back in time order (each
- * writer's own are), while another reader of the file reports damage. */
+ * as entries give it), skipping every other one whole, and reports only
+ * the damage of the entries of its writer's whole blocks: for a reader that
+ * takes the lines of a file shared by several processes apart, one writer
+ * each, to put them back in time order (each writer's own are), while a
+ * reader of the file's blocks (xlog_binary_blocks_only) reports the rest. */
 void xlog_binary_only_writer(xlog_binary_reader *r, uint64_t writer);
+
+/* From now on, gives one XLOG_BINARY_ENTRY per whole block (a block whose
+ * size leads to the next block or the end), with only the entry's writer
+ * and offset (the block's), without reading its entries; a block that is
+ * not whole is read entry by entry as ever.  So its damage reports are
+ * every reader's but for the garbled entries of whole blocks (which the
+ * readers of xlog_binary_only_writer report): for learning a file's
+ * writers without decoding it.  Such a reader's entries have no event:
+ * xlog_binary_event is not for them. */
+void xlog_binary_blocks_only(xlog_binary_reader *r);
 
 /* What a reader could not read of a block (block, size bytes, whole) that
  * a write(2) cut after its first cut bytes, made a block of its own, at out

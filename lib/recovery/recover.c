@@ -353,7 +353,9 @@ static int by_address(const void *a, const void *b)
 static int index_sites(dead_process *dp)
 {
     uint64_t header = dp->proc->header_size;
-    if (header < sizeof *dp->proc || header > dp->proc_size || header % 8) {
+    /* A header that ends before the names is an older library's: its
+     * dictionary is read, its blocks name no host or program. */
+    if (header < offsetof(xlog_survival_process, host) || header > dp->proc_size || header % 8) {
         refuse_file(dp, "process", dp->proc_size,
                     "its dictionary's start is outside the file");
         return 0;
@@ -762,6 +764,17 @@ static int record_parts(const dead_process *dp, const xlog_record *rec,
     return view->format_length <= dp->longest_format && record_fits(rec, e, view);
 }
 
+/* A name the dead process left in its header (host, program, of room
+ * bytes): "" when the header it wrote does not reach it (an older
+ * library's) or its room holds no NUL (garbage). */
+static const char *leftover_name(const dead_process *dp, const char *field, size_t room)
+{
+    size_t end = (size_t)(field - (const char *)dp->proc) + room;
+    if (dp->proc->header_size < end || !memchr(field, '\0', room))
+        return "";
+    return field;
+}
+
 /* The bytes of ev's line in the process's files, into out (the longest
  * line's room, longest_line): its layout's line, or for binary files a
  * block holding it as a Message entry (ev's message rendered). */
@@ -775,8 +788,8 @@ static size_t line_of(const dead_process *dp, const xlog_line_event *ev, char *o
         .ns_per_tick = dp->clock.ns_per_tick,
         .base_ticks = dp->clock.base_ticks,
         .base_utc_ns = dp->clock.base_utc_ns,
-        .host = "",
-        .program = "",
+        .host = leftover_name(dp, dp->proc->host, sizeof dp->proc->host),
+        .program = leftover_name(dp, dp->proc->program, sizeof dp->proc->program),
         .options = dp->rules.local_time ? XLOG_BINARY_LOCAL_DATES : 0,
     };
     uint8_t *start = (uint8_t *)out;

@@ -514,6 +514,10 @@ int xlog_survival_start(const xlog_config *cfg)
     snprintf(proc->file_pattern, sizeof proc->file_pattern, "%s",
              cfg->file_pattern ? cfg->file_pattern : "");
     proc->dictionary_used = 0;
+    if (gethostname(proc->host, sizeof proc->host - 1) != 0)
+        proc->host[0] = '\0';
+    proc->host[sizeof proc->host - 1] = '\0';
+    snprintf(proc->program, sizeof proc->program, "%s", program_invocation_short_name);
     memcpy(proc->magic, XLOG_SURVIVAL_MAGIC, sizeof proc->magic);
     if (rename(path, whole) != 0) {
         rc = -errno;

@@ -50,6 +50,8 @@
 #define XLOG_SURVIVAL_MAGIC "xlogsrv1"
 #define XLOG_SURVIVAL_PATTERN_MAX 1024
 #define XLOG_SURVIVAL_DICTIONARY (4u << 20) /* bytes of call sites, at most */
+#define XLOG_SURVIVAL_NAME_MAX 256 /* a host or program name's bytes, at most (as
+                                      a binary Process entry carries) */
 
 /* The clock's calibration: two copies, so that a process killed while
  * writing one leaves the other whole. */
@@ -80,6 +82,13 @@ typedef struct xlog_survival_process {
     uint32_t clock_slot;            /* atomic: which copy is whole */
     uint32_t unused;
     uint64_t dictionary_used;       /* atomic: bytes reserved after the header */
+    /* The host's and the program's names (gethostname,
+     * program_invocation_short_name), cut at XLOG_SURVIVAL_NAME_MAX bytes,
+     * for the Process entries of recovery's binary blocks.  A leftover
+     * whose header_size does not reach them (an older library's), or whose
+     * room holds no NUL (garbage), has none: recovery writes "". */
+    char host[XLOG_SURVIVAL_NAME_MAX + 1];
+    char program[XLOG_SURVIVAL_NAME_MAX + 1];
 } xlog_survival_process;
 
 /* One call site in the dictionary: records of a dead process point to their

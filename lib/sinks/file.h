@@ -69,7 +69,8 @@ typedef struct xlog_file {
     int notice_in_buffer;    /* the buffer starts with a loss notice ... */
     uint64_t notice_lines;   /* ... reporting these counts ... */
     uint64_t notice_bytes;
-    size_t notice_length;    /* ... in its first notice_length bytes */
+    size_t notice_length;    /* ... in its first notice_length bytes (0: none
+                                since the buffer was last emptied) */
 
     /* A binary file's buffer holds one block (docs/BINARY.md) from its
      * start, or nothing: the block's number among this file's (so that a

@@ -59,9 +59,11 @@ static const char usage[] =
     "  --grep TEXT     only messages that contain TEXT (the message as logged,\n"
     "                  before escaping)\n"
     "  -f, --follow    keep reading the files as they grow, and follow each name\n"
-    "                  to a new file when it is rotated (like tail -F); a name\n"
-    "                  that leads nowhere yet is waited for, a .gz is read once;\n"
-    "                  stop with Ctrl-C\n"
+    "                  to a new file when it is rotated (like tail -F; a NAME.xlog\n"
+    "                  rotated several times between two looks, every 0.1 s, to\n"
+    "                  NAME.1.xlog, NAME.2.xlog, ..., is read file after file);\n"
+    "                  a name that leads nowhere yet is waited for, a .gz is read\n"
+    "                  once; stop with Ctrl-C\n"
     "  --locale        render as a program that called setlocale(LC_ALL, \"\")\n"
     "                  in this environment does (%ls and %lc of characters\n"
     "                  beyond ASCII, the ' flag, the decimal point); without it,\n"
@@ -238,6 +240,7 @@ typedef struct input {
     int order;              /* on the command line: equal times come in this order */
     int follow;             /* -f, and not a .gz (which does not grow) */
     gzFile gz;              /* when not following */
+    int stream_fd;          /* ... the descriptor it reads (zlib closes it) */
     int fd;                 /* when following; -1 while the name leads nowhere */
     dev_t dev;
     ino_t ino;
@@ -249,7 +252,8 @@ typedef struct input {
     const xlog_binary_entry *entry; /* the next one to show, or NULL */
 } input;
 
-static int open_input(input *in)
+/* A new reader, for the file's start. */
+static void restart(input *in)
 {
     xlog_binary_reader_free(in->reader);
     in->reader = xlog_binary_reader_new(in->path);
@@ -261,6 +265,51 @@ static int open_input(input *in)
     in->length = 0;
     in->eof = 0;
     in->entry = NULL;
+}
+
+/* Reads the input through zlib from fd (the result of an open: -1 fails
+ * with its errno); 0 or -1. */
+static int open_stream(input *in, int fd)
+{
+    if (fd < 0)
+        return -1;
+    in->gz = gzdopen(fd, "rb");
+    if (!in->gz) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    gzbuffer(in->gz, ZLIB_BUFFER);
+    in->stream_fd = fd;
+    return 0;
+}
+
+/* A descriptor of the file that from's stream reads, at its start, with an
+ * offset of its own, whatever its name leads to by now (renamed, removed,
+ * another file in its place): through /proc; without /proc, through its
+ * name if that still leads to it (else ESTALE).  -1 with errno set. */
+static int open_same_file(const input *from)
+{
+    char proc[48];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", from->stream_fd);
+    int fd = open(proc, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT)
+        return fd;
+    fd = open(from->path, O_RDONLY | O_CLOEXEC);
+    struct stat was, now;
+    if (fd >= 0 && (fstat(from->stream_fd, &was) != 0 || fstat(fd, &now) != 0 ||
+                    was.st_dev != now.st_dev || was.st_ino != now.st_ino)) {
+        close(fd);
+        errno = ESTALE;
+        return -1;
+    }
+    return fd;
+}
+
+/* Opens the input's name (when following, for reading as it grows). */
+static int open_input(input *in)
+{
+    restart(in);
     if (in->follow) {
         in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
         struct stat st;
@@ -270,11 +319,7 @@ static int open_input(input *in)
         in->ino = st.st_ino;
         return 0;
     }
-    in->gz = gzopen(in->path, "rb");
-    if (!in->gz)
-        return -1;
-    gzbuffer(in->gz, ZLIB_BUFFER);
-    return 0;
+    return open_stream(in, open(in->path, O_RDONLY | O_CLOEXEC));
 }
 
 /* Reads more of the file; the bytes read (0 at its end, for now). */
@@ -318,9 +363,11 @@ static size_t fill(input *in)
     int code = Z_OK;
     const char *why = n <= 0 ? gzerror(in->gz, &code) : NULL;
     if (code != Z_OK) { /* a read error, or a compressed stream garbled or cut */
-        size_t path_length = strlen(in->path); /* zlib puts the path first */
-        if (strncmp(why, in->path, path_length) == 0 && strncmp(why + path_length, ": ", 2) == 0)
-            why += path_length + 2;
+        /* zlib puts the stream's name first: "<fd:N>" (gzdopen). */
+        char stream[32];
+        size_t stream_length = (size_t)snprintf(stream, sizeof stream, "<fd:%d>", in->stream_fd);
+        if (strncmp(why, stream, stream_length) == 0 && strncmp(why + stream_length, ": ", 2) == 0)
+            why += stream_length + 2;
         report("%s: byte %llu%s: %s", in->path, (unsigned long long)(in->offset + in->length),
                gzdirect(in->gz) ? "" : " of the decompressed data",
                code == Z_ERRNO ? strerror(errno) : why);
@@ -459,15 +506,17 @@ static void merge(input *inputs, size_t count)
 /* ---- files that several processes share -------------------------------------------
  * Each process's back end writes its own lines in time order, but the
  * blocks of processes sharing a file follow each other in the order of
- * their write(2)s, a few milliseconds apart.  So such a file is read once
- * to learn its writers (reporting its damage, which the later readers do
- * not), then once per writer with a reader that skips the others' blocks,
- * and the merge puts all of them in order. */
+ * their write(2)s, a few milliseconds apart.  So such a file's block
+ * headers are read once to learn its writers (reporting its damage but the
+ * garbled entries of whole blocks, which are not decoded then), then the
+ * file is read once per writer with a reader that skips the others' blocks
+ * (reporting the garbled entries of its own whole blocks), and the merge
+ * puts all of them in order. */
 
-/* The writers of the input's file, in the order of their first entry.  The
- * input is read to its end and opened again; what was wrong with it is
- * said now when it has several writers (whose readers say nothing), and
- * left to the reading that shows its lines when it has one. */
+/* The writers of the input's file, in the order of their first block.  The
+ * input's blocks are read to its end and it is opened again; what was wrong
+ * with it is said now when it has several writers, and left to the reading
+ * that shows its lines when it has one. */
 static size_t writers_of(input *in, uint64_t **out)
 {
     size_t count = 0, capacity = 0;
@@ -479,6 +528,7 @@ static size_t writers_of(input *in, uint64_t **out)
         report("out of memory");
         exit(1);
     }
+    xlog_binary_blocks_only(in->reader);
     for (;;) {
         int rc = xlog_binary_next(in->reader, in->buf, in->offset, in->length, in->eof);
         if (rc == XLOG_BINARY_END)
@@ -515,23 +565,17 @@ static size_t writers_of(input *in, uint64_t **out)
     free(said);
     /* Read again from its start through the same stream, as the name may
      * lead elsewhere by now (rotated, removed); a stream zlib found broken
-     * cannot rewind, and is opened again to say so in its place. */
-    if (gzrewind(in->gz) == 0) {
-        xlog_binary_reader_free(in->reader);
-        in->reader = xlog_binary_reader_new(in->path);
-        if (!in->reader) {
-            report("out of memory");
-            exit(1);
-        }
-        in->offset = 0;
-        in->length = 0;
-        in->eof = 0;
-        in->entry = NULL;
-    } else {
+     * cannot rewind, and the same file is opened again to say so in its
+     * place. */
+    restart(in);
+    if (gzrewind(in->gz) != 0) {
+        int fd = open_same_file(in);
+        int error = errno;
         gzclose(in->gz);
         in->gz = NULL;
-        if (open_input(in) != 0) { /* gone: an input that gives nothing */
-            report("%s: %s", in->path, strerror(errno ? errno : ENOMEM));
+        errno = error;
+        if (open_stream(in, fd) != 0) { /* an input that gives nothing */
+            report("%s: %s", in->path, strerror(errno));
             xlog_binary_reader_free(in->reader);
             in->reader = NULL;
         }
@@ -573,8 +617,10 @@ static input *per_writer(input *inputs, size_t *count)
             copy->reader = NULL;
             copy->buf = NULL;
             copy->capacity = 0;
-            if (open_input(copy) != 0) {
-                report("%s: %s", copy->path, strerror(errno ? errno : ENOMEM));
+            restart(copy);
+            /* The file just read, not what its name may lead to by now. */
+            if (open_stream(copy, open_same_file(in)) != 0) {
+                report("%s: %s", copy->path, strerror(errno));
                 xlog_binary_reader_free(copy->reader);
                 copy->reader = NULL;
             }
@@ -592,9 +638,102 @@ static input *per_writer(input *inputs, size_t *count)
 
 /* ---- following ------------------------------------------------------------------ */
 
+/* Shows the whole of the file open as fd (plain or gzip-compressed), called
+ * name; closes fd. */
+static void show_whole(const char *name, int fd)
+{
+    input in = {.path = name, .fd = -1};
+    restart(&in);
+    if (open_stream(&in, fd) != 0) {
+        report("out of memory");
+        exit(1);
+    }
+    while (advance(&in))
+        show(&in);
+    gzclose(in.gz);
+    xlog_binary_reader_free(in.reader);
+    free(in.buf);
+}
+
+/* The name of number n of the chain the library rotates a binary file's
+ * name into (<stem>.xlog to <stem>.N.xlog, later compressed to
+ * <stem>.N.xlog.gz; sinks/rotation.c), suffix "" or ".gz", into out. */
+static void numbered_name(const char *path, unsigned n, const char *suffix, char *out,
+                          size_t size)
+{
+    snprintf(out, size, "%.*s.%u.xlog%s", (int)(strlen(path) - 5), path, n, suffix);
+}
+
+/* The followed name led to the file dev:ino until it was rotated; if it was
+ * rotated more than once since the last look, that file is number K of the
+ * chain now, and the files that had the name after it are numbers K-1 to 1:
+ * those are shown whole, the oldest first (compressed ones too), before the
+ * file that has the name now.  They are all opened before any is read, as a
+ * rotation while they are read renames them.  Without that file in the
+ * chain (a name that is not <stem>.xlog, a file removed or compressed
+ * already), nothing more can be known. */
+static void show_rotated_after(const char *path, dev_t dev, ino_t ino)
+{
+    size_t length = strlen(path);
+    if (length < 5 || strcmp(path + length - 5, ".xlog") != 0)
+        return;
+    size_t size = length + 32;
+    char *name = malloc(size);
+    if (!name) {
+        report("out of memory");
+        exit(1);
+    }
+    unsigned k = 1;
+    for (;; k++) {
+        struct stat st;
+        numbered_name(path, k, "", name, size);
+        if (stat(name, &st) == 0) {
+            if (st.st_dev == dev && st.st_ino == ino)
+                break;
+            continue;
+        }
+        numbered_name(path, k, ".gz", name, size);
+        if (stat(name, &st) != 0) {
+            free(name);
+            return; /* the end of the chain */
+        }
+    }
+    char **names = calloc(k, sizeof *names);
+    int *fds = calloc(k, sizeof *fds);
+    if (!names || !fds) {
+        report("out of memory");
+        exit(1);
+    }
+    for (unsigned n = k - 1; n >= 1; n--) {
+        names[n] = malloc(size);
+        if (!names[n]) {
+            report("out of memory");
+            exit(1);
+        }
+        numbered_name(path, n, "", names[n], size);
+        fds[n] = open(names[n], O_RDONLY | O_CLOEXEC);
+        if (fds[n] < 0 && errno == ENOENT) {
+            numbered_name(path, n, ".gz", names[n], size);
+            fds[n] = open(names[n], O_RDONLY | O_CLOEXEC);
+        }
+        if (fds[n] < 0)
+            report("%s: %s", names[n], strerror(errno));
+    }
+    for (unsigned n = k - 1; n >= 1; n--) {
+        if (fds[n] >= 0)
+            show_whole(names[n], fds[n]);
+        free(names[n]);
+    }
+    free(names);
+    free(fds);
+    free(name);
+}
+
 /* tail -F: when the name leads to another file (rotated: renamed, and a new
- * one made), the old one is read to its end and the new one from its
- * start; a file cut shorter (copytruncate) is read again from its start. */
+ * one made), the old one is read to its end, then the files rotated after
+ * it (show_rotated_after: the name was rotated more than once since the
+ * last look), and the new one from its start; a file cut shorter
+ * (copytruncate) is read again from its start. */
 static void check_name(input *in)
 {
     struct stat st;
@@ -620,6 +759,7 @@ static void check_name(input *in)
             show(in);
         close(in->fd);
         in->fd = -1;
+        show_rotated_after(in->path, in->dev, in->ino);
     }
     if (open_input(in) != 0) {
         if (in->fd >= 0)

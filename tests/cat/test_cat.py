@@ -21,6 +21,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import xlogbin as x  # noqa: E402
+from follow import Follower  # noqa: E402
 
 CAT = sys.argv[1]
 TWIN = sys.argv[2]
@@ -446,6 +447,80 @@ def a_block_cut_by_a_kill_ends_where_the_next_block_begins():
                           % (p, cut, cut), 1)
 
 
+def a_shared_file_reports_each_damage_once_learning_its_writers_from_block_headers():
+    """A file of two writers is taken apart by writer after a look at its
+    block headers only: that look reports what is wrong between and across
+    blocks (a block cut where another begins, garbage), before any line; a
+    garbled entry inside a whole block, which it does not decode, is
+    reported by the reader of that block's writer, after.  Each once.  (The
+    look decoded every entry, and said all in the file's order.)"""
+    a = three_block(writer=1, values=[(1, 0, 0.5)]).bytes()
+    b = three_block(base=BASE + 1, writer=9, values=[(2, 0, 0.5)]).raw(b"\x7f").bytes()
+    c = three_block(base=BASE + 2, writer=1, values=[(3, 0, 0.5), (4, 0, 0.5)], delta=1).bytes()
+    d = three_block(base=BASE + 5, writer=9, values=[(5, 0, 0.5)]).bytes()
+    e = three_block(base=BASE + 6, writer=1, values=[(6, 0, 0.5)]).bytes()
+    cut = len(c) - 4  # the writer was killed in its last record
+    at_c = len(a) + len(b)
+    junk = at_c + cut + len(d)
+    p = write("shared_damage.xlog", a + b + c[:cut] + d + b"junk" + e)
+    want = "".join(three_line(ns, 777, i, 0, "0.500000") for ns, i in
+                   (("123456789", 1), ("123456790", 2), ("123456792", 3), ("123456794", 5),
+                    ("123456795", 6)))
+    expect_run([p], want,
+               "xlog-cat: %s: byte %d: the block at byte %d is cut at byte %d, where another "
+               "block begins (its whole entries were read)\n"
+               "xlog-cat: %s: byte %d: 4 bytes that are not a block: skipped to the next block, "
+               "at byte %d\n"
+               "xlog-cat: %s: byte %d: an entry of unknown tag 0x7f: the rest of the block at "
+               "byte %d is skipped\n"
+               % (p, at_c + cut - 9, at_c, at_c + cut, p, junk, junk + 4,
+                  p, at_c - 1, len(a)), 1)
+
+
+class Skipped(Exception):
+    """A test that cannot run here (said on its line of the output)."""
+
+
+def a_shared_file_renamed_while_read_is_read_whole_from_the_file_first_opened():
+    """xlog-cat reads a file of several writers once per writer (its lines
+    put back in time order): each reader is the file first opened, whatever
+    its name leads to by then.  gdb stops xlog-cat between learning the
+    writers and reading per writer (at zlib's gzrewind) and puts another
+    file in its place.  (The readers opened the name again: writer 9's line
+    came from the other file.)"""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        raise Skipped("no gdb")
+    d = os.path.join(WORK, "renamed")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    name, other = os.path.join(d, "shared.xlog"), os.path.join(d, "other.xlog")
+
+    def blocks(first):
+        return b"".join(three_block(base=BASE + t, writer=w, values=[(first + t, 0, 0.5)]).bytes()
+                        for t, w in ((0, 1), (1, 9), (2, 1)))
+
+    with open(name, "wb") as f:
+        f.write(blocks(1))
+    with open(other, "wb") as f:
+        f.write(blocks(101))
+    out, err = os.path.join(d, "out"), os.path.join(d, "err")
+    p = subprocess.run(
+        [gdb, "-batch", "-nx", "-ex", "set disable-randomization off", "-ex",
+         "set breakpoint pending on", "-ex", "break gzrewind", "-ex",
+         "run %s > %s 2> %s" % (name, out, err), "-ex",
+         "shell mv %s %s.moved && mv %s %s" % (name, name, other, name), "-ex", "continue",
+         "--args", CAT], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    said = p.stdout.decode(errors="replace")
+    expect(said.count("Breakpoint 1, "), 1, "gdb stopped xlog-cat once (gdb said %r)" % said)
+    expect("exited normally" in said, True, "xlog-cat exited 0 (gdb said %r)" % said)
+    with open(out) as f:
+        expect(f.read(), "".join(three_line("%d" % (123456789 + t), 777, 1 + t, 0, "0.500000")
+                                 for t in range(3)), "stdout")
+    with open(err) as f:
+        expect(f.read(), "", "stderr")
+
+
 def garbage_between_blocks_is_skipped_to_the_next_magic():
     first = three_block(values=[(1, 2, 0.5)]).bytes()
     second = three_block(base=BASE + 1, values=[(3, 4, 0.5)]).bytes()
@@ -569,56 +644,119 @@ def every_bad_input_gets_its_message_and_the_rest_is_read():
 # ---- following -----------------------------------------------------------------------------
 
 
+def expect_followed(follower, lines, n):
+    """The follower's output is (comes to be, within a minute) lines[:n]."""
+    expect(follower.read_until(n).decode(), "".join(lines[:n]), "lines after step %d" % n)
+
+
 def follow_reads_on_across_two_rotations():
     d = os.path.join(WORK, "follow")
-    os.makedirs(d, exist_ok=True)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
     live = os.path.join(d, "2026-11-22.xlog")
     blocks = [three_block(base=BASE + i, writer=1, values=[(i, 0, 0.5)]).bytes()
               for i in range(6)]
     lines = [three_line("1234567%02d" % (89 + i), 777, i, 0, "0.500000") for i in range(6)]
     with open(live, "wb") as f:
         f.write(blocks[0])
-    child = subprocess.Popen([CAT, "-f", live], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.set_blocking(child.stdout.fileno(), False)
-    got = b""
-
-    def wait_for(n):
-        nonlocal got
-        deadline = time.monotonic() + 60
-        while got.count(b"\n") < n and time.monotonic() < deadline:
-            chunk = child.stdout.read()
-            if chunk:
-                got += chunk
-            else:
-                time.sleep(0.02)
-        expect(got.decode(), "".join(lines[:n]), "lines after step %d" % n)
+    follower = Follower(CAT, live)
 
     try:
-        wait_for(1)
+        expect_followed(follower, lines, 1)
         with open(live, "ab") as f:  # appended whole
             f.write(blocks[1])
-        wait_for(2)
+        expect_followed(follower, lines, 2)
         with open(live, "ab") as f:  # in two writes: half a block waits for its rest
             f.write(blocks[2][:10])
             f.flush()
             time.sleep(0.3)
             f.write(blocks[2][10:])
-        wait_for(3)
+        expect_followed(follower, lines, 3)
         old = open(live, "ab")
         os.rename(live, os.path.join(d, "2026-11-22.1.xlog"))  # rotation 1
         old.write(blocks[3])  # written to the old file after the rename
         old.close()
         with open(live, "wb") as f:
             f.write(blocks[4])
-        wait_for(5)
-        os.rename(live, os.path.join(d, "2026-11-22.2.xlog"))  # rotation 2
+        expect_followed(follower, lines, 5)
+        rotate(live)  # rotation 2: .1 to .2, the live name to .1
         with open(live, "wb") as f:
             f.write(blocks[5])
-        wait_for(6)
+        expect_followed(follower, lines, 6)
     finally:
-        child.kill()
-        child.wait()
-    expect(child.stderr.read(), b"", "stderr")
+        err = follower.stop()
+    expect(err, b"", "stderr")
+
+
+def rotate(live, compress_first=False):
+    """Rotates live as the library does: <stem>.N.xlog (and .N.xlog.gz) to
+    <stem>.N+1..., live to <stem>.1.xlog; that one compressed at once when
+    compress_first (as a short compress_delay_ms would)."""
+    stem = live[:-len(".xlog")]
+    n = 1
+    while os.path.exists("%s.%d.xlog" % (stem, n)) or os.path.exists("%s.%d.xlog.gz" % (stem, n)):
+        n += 1
+    for k in range(n - 1, 0, -1):
+        for suffix in (".xlog", ".xlog.gz"):
+            if os.path.exists("%s.%d%s" % (stem, k, suffix)):
+                os.rename("%s.%d%s" % (stem, k, suffix), "%s.%d%s" % (stem, k + 1, suffix))
+    first = "%s.1.xlog" % stem
+    os.rename(live, first)
+    if compress_first:
+        with open(first, "rb") as f, gzip.open(first + ".gz", "wb") as z:
+            z.write(f.read())
+        os.unlink(first)
+
+
+def follow_reads_every_file_of_a_name_rotated_twice_between_two_looks():
+    """A name rotated twice (three times, the file in between compressed at
+    once) between two of xlog-cat's looks at it (every 0.1 s): the old file
+    is read to its end, then each file that had the name after it, the oldest
+    first, then the new one; every line once, in order.  (It missed the files
+    in between.)  Each round's renames take microseconds, so a look between
+    them is rare, and gives the same lines."""
+    d = os.path.join(WORK, "follow3")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    live = os.path.join(d, "2026-11-22.xlog")
+    count = 11
+    blocks = [three_block(base=BASE + i, writer=1, values=[(i, 0, 0.5)]).bytes()
+              for i in range(count)]
+    lines = [three_line("1234567%02d" % (89 + i), 777, i, 0, "0.500000") for i in range(count)]
+
+    def put(name, *numbers, mode="ab"):
+        with open(name, mode) as f:
+            for i in numbers:
+                f.write(blocks[i])
+
+    put(live, 0, mode="wb")
+    follower = Follower(CAT, live)
+
+    try:
+        expect_followed(follower, lines, 1)
+        put(live, 1)  # the old file grows before its rotation
+        rotate(live)
+        put(live, 2, 3, mode="wb")
+        rotate(live)
+        put(live, 4, mode="wb")
+        expect_followed(follower, lines, 5)
+        put(live, 5)
+        expect_followed(follower, lines, 6)
+        put(live, 6)
+        rotate(live)
+        put(live, 7, mode="wb")
+        rotate(live, compress_first=True)
+        put(live, 8, mode="wb")
+        rotate(live)
+        put(live, 9, mode="wb")
+        expect_followed(follower, lines, 10)
+        put(live, 10)
+        expect_followed(follower, lines, 11)
+        time.sleep(0.3)  # anything more would be a line twice
+        expect(follower.read_rest().decode(), "".join(lines), "all lines")
+    finally:
+        err = follower.stop()
+    expect(err, b"", "stderr")
 
 
 def follow_waits_for_a_missing_name_and_reads_a_gz_once():
@@ -628,34 +766,18 @@ def follow_waits_for_a_missing_name_and_reads_a_gz_once():
     gz, later = os.path.join(d, "old.xlog.gz"), os.path.join(d, "later.xlog")
     with gzip.open(gz, "wb") as f:
         f.write(three_block(values=[(1, 0, 0.5)]).bytes())
-    child = subprocess.Popen([CAT, "-f", gz, later], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-    os.set_blocking(child.stdout.fileno(), False)
-    got = b""
+    follower = Follower(CAT, gz, later)
     want = [three_line("123456789", 777, 1, 0, "0.500000"),
             three_line("123456790", 777, 2, 0, "0.500000")]
 
-    def wait_for(n):
-        nonlocal got
-        deadline = time.monotonic() + 60
-        while got.count(b"\n") < n and time.monotonic() < deadline:
-            chunk = child.stdout.read()
-            if chunk:
-                got += chunk
-            else:
-                time.sleep(0.02)
-        expect(got.decode(), "".join(want[:n]), "lines after step %d" % n)
-
     try:
-        wait_for(1)
+        expect_followed(follower, want, 1)
         with open(later, "wb") as f:
             f.write(three_block(base=BASE + 1, values=[(2, 0, 0.5)]).bytes())
-        wait_for(2)
+        expect_followed(follower, want, 2)
     finally:
-        child.kill()
-        child.wait()
-    expect(child.stderr.read().decode(), "xlog-cat: %s: No such file or directory\n" % later,
-           "stderr")
+        err = follower.stop()
+    expect(err.decode(), "xlog-cat: %s: No such file or directory\n" % later, "stderr")
 
 
 TESTS = [
@@ -674,10 +796,13 @@ TESTS = [
     a_cut_file_is_read_to_its_last_whole_entry,
     a_block_cut_by_a_kill_ends_where_the_next_block_begins,
     garbage_between_blocks_is_skipped_to_the_next_magic,
+    a_shared_file_reports_each_damage_once_learning_its_writers_from_block_headers,
+    a_shared_file_renamed_while_read_is_read_whole_from_the_file_first_opened,
     a_message_holding_the_magic_is_read_whole,
     a_site_defined_anew_renders_by_its_new_format,
     every_bad_input_gets_its_message_and_the_rest_is_read,
     follow_reads_on_across_two_rotations,
+    follow_reads_every_file_of_a_name_rotated_twice_between_two_looks,
     follow_waits_for_a_missing_name_and_reads_a_gz_once,
 ]
 
@@ -693,6 +818,8 @@ def main():
         try:
             test()
             print("ok   %s" % test.__name__)
+        except Skipped as why:
+            print("skip %s: %s" % (test.__name__, why))
         except Exception:
             failed += 1
             print("FAIL %s" % test.__name__)
