@@ -280,10 +280,22 @@ static void binary_loss_notice(xlog_file *f, const xlog_line_event *next, const 
     message_entry(f, &notice, 0, 0);
 }
 
-/* The size of the entry of the site numbered number for f's blocks,
- * measured once per file and site; 0 without memory for f's table. */
-static size_t site_entry_size(xlog_file *f, uint32_t number, const xlog_site_copy *site,
-                              int nargs)
+/* What a binary file knows of a call site, by the site's number: the block
+ * that last defined it, the level of its records there, its Site entry's
+ * size and its arguments' shape (both measured once per file and site:
+ * measuring at every line cost 29 instructions). */
+typedef struct xlog_file_site {
+    uint32_t block_serial;
+    uint32_t entry_size;     /* 0 until measured */
+    int level;
+    xlog_binary_shape shape;
+} xlog_file_site;
+
+/* f's entry for the site numbered number, measured now; NULL without
+ * memory for f's table. */
+static __attribute__((noinline)) xlog_file_site *
+measure_site(xlog_file *f, uint32_t number, const xlog_site_copy *site,
+             const unsigned char *kinds, int nargs)
 {
     if (number >= f->site_count) {
         size_t count = f->site_count ? f->site_count : 64;
@@ -291,14 +303,24 @@ static size_t site_entry_size(xlog_file *f, uint32_t number, const xlog_site_cop
             count *= 2;
         xlog_file_site *sites = realloc(f->sites, count * sizeof *sites);
         if (!sites)
-            return 0;
+            return NULL;
         memset(sites + f->site_count, 0, (count - f->site_count) * sizeof *sites);
         f->sites = sites;
         f->site_count = count;
     }
-    if (!f->sites[number].entry_size)
-        f->sites[number].entry_size = (uint32_t)xlog_binary_site_max(site, nargs);
-    return f->sites[number].entry_size;
+    xlog_file_site *known = &f->sites[number];
+    known->entry_size = (uint32_t)xlog_binary_site_max(site, nargs);
+    xlog_binary_shape_of(&known->shape, kinds, nargs);
+    return known;
+}
+
+static inline xlog_file_site *file_site(xlog_file *f, uint32_t number,
+                                        const xlog_site_copy *site, const unsigned char *kinds,
+                                        int nargs)
+{
+    if (number < f->site_count && f->sites[number].entry_size)
+        return &f->sites[number];
+    return measure_site(f, number, site, kinds, nargs);
 }
 
 /* Room for need more bytes in f's block (and for a thread entry), which
@@ -321,7 +343,9 @@ static inline __attribute__((always_inline)) void block_room(xlog_sink *s, xlog_
         f->file_size + f->length + need > f->rules->rotate_size &&
         xlog_file_retry_due(f, coarse_ms()))
         xlog_file_write_out(f);
-    xlog_file_room(f, need + BLOCK_START_MAX);
+    /* (xlog_file_room does nothing more when there is room.) */
+    if (f->capacity - f->length < need + BLOCK_START_MAX)
+        xlog_file_room(f, need + BLOCK_START_MAX);
     if (f->length == 0) {
         f->pending_since = coarse_ms();
         begin_block(fs, f, time_ns);
@@ -347,13 +371,14 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
     const xlog_record *rec = item->rec;
     int nargs = item->view->nargs;
     uint32_t number = item->site_number;
-    size_t site = site_entry_size(f, number, item->site, nargs);
-    size_t need = site + xlog_binary_record_max(rec, nargs);
-    if (!site || need > fs->entry_max)
+    xlog_file_site *known = file_site(f, number, item->site, item->view->kinds, nargs);
+    if (!known)
+        return 0;
+    size_t need = known->entry_size + xlog_binary_record_max(rec, nargs);
+    if (need > fs->entry_max)
         return 0;
     block_room(s, f, need, item->time_ns, item->tid);
     uint8_t *start = (uint8_t *)f->buffer + f->length, *end = start;
-    xlog_file_site *known = &f->sites[number];
     if (known->block_serial != f->block_serial) {
         end = xlog_binary_site(end, number, rec->level, item->site, item->view->kinds, nargs);
         known->block_serial = f->block_serial;
@@ -366,7 +391,7 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
     /* A site's entry has the level of the record that defined it in the
      * block; a record of another level says its own. */
     end = xlog_binary_record(end, number, known->level, (uint64_t)(item->time_ns - f->block_time),
-                             rec, item->view);
+                             rec, item->view, &known->shape);
     f->block_time = item->time_ns;
     f->block_messages++;
     add_entry(f, (size_t)(end - start), item->ring_slot, item->record_end);
