@@ -351,13 +351,7 @@ static inline __attribute__((always_inline)) int write_record(xlog_ring *r,
         (rec->level >= XLOG_ERROR && r->backtrace))
         return 0;
     if (rec->level >= sink->level) {
-        /* Only what the encoder reads: zeroing the rest of the view cost
-         * 10 instructions a record. */
-        xlog_record_view view;
-        view.kinds = site->kinds;
-        view.nargs = rec->nargs;
-        view.args = (const char *)(rec + 1);
-        xlog_binary_item item = {r->tid, line_time(rec->tsc), rec, &view, site,
+        xlog_binary_item item = {r->tid, line_time(rec->tsc), rec, site,
                                  site->backend_number, r->slot, r->read_pos + rec->size};
         if (!sink->ops->write_record(sink, &item))
             return 0;
@@ -538,6 +532,7 @@ static size_t merge(uint64_t watermark)
          * gap is. */
         report_drops(best, best_tsc, 0);
         const xlog_record *rec;
+        uint64_t release_at = xlog_load(&best->tail) + RELEASE_EVERY;
         while ((rec = front(best)) && rec->tsc <= limit) {
             be.consuming = best;
             if (!write_record(best, rec))
@@ -547,8 +542,10 @@ static size_t merge(uint64_t watermark)
             /* In a file buffer now, or making no line (survival.h). */
             xlog_store_release(&best->buffered, best->read_pos);
             written++;
-            if (best->read_pos - xlog_load(&best->tail) >= RELEASE_EVERY)
+            if (best->read_pos >= release_at) {
                 release_space(best);
+                release_at = best->read_pos + RELEASE_EVERY;
+            }
         }
         release_space(best);
     }

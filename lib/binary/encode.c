@@ -202,7 +202,7 @@ void xlog_binary_shape_of(xlog_binary_shape *shape, const unsigned char *kinds, 
 }
 
 uint8_t *xlog_binary_record_any(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
-                                const xlog_record *rec, const xlog_record_view *view)
+                                const xlog_record *rec, const unsigned char *kinds)
 {
     unsigned flags = 0;
     if (rec->flags & XLOG_REC_TRUNCATED)
@@ -216,7 +216,7 @@ uint8_t *xlog_binary_record_any(uint8_t *out, uint32_t number, int site_level, u
     out = xlog_binary_varint(out, delta_ns);
     if (flags & XLOG_BINARY_LEVEL)
         *out++ = rec->level;
-    out = put_args(out, view->args, view->kinds, view->nargs);
+    out = put_args(out, (const char *)(rec + 1), kinds, rec->nargs);
     if (flags & XLOG_BINARY_SUPPRESSED)
         out = xlog_binary_varint(out, xlog_record_suppressed(rec));
     return out;

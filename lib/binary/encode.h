@@ -101,9 +101,10 @@ typedef struct xlog_binary_shape {
 } xlog_binary_shape;
 void xlog_binary_shape_of(xlog_binary_shape *shape, const unsigned char *kinds, int nargs);
 
-/* A Record entry of rec (its parts in view), of site number, delta_ns after
+/* A Record entry of rec, a site's record (XLOG_REC_SITE: its arguments
+ * follow its header, of the site's kinds), of site number, delta_ns after
  * the block's previous time; site_level is its Site entry's level, shape
- * its site's (xlog_binary_shape_of). */
+ * the site's (xlog_binary_shape_of). */
 static inline size_t xlog_binary_record_max(const xlog_record *rec, int nargs)
 {
     /* An argument takes at most twice its bytes in the ring and 2 more
@@ -111,23 +112,23 @@ static inline size_t xlog_binary_record_max(const xlog_record *rec, int nargs)
     return 3 * XLOG_VARINT_MAX + 2 + 2 * (size_t)rec->size + 2 * (size_t)nargs;
 }
 uint8_t *xlog_binary_record_any(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
-                                const xlog_record *rec, const xlog_record_view *view);
+                                const xlog_record *rec, const unsigned char *kinds);
 /* Inline, for the usual record (no flag, scalar arguments), which the back
  * end writes at every line. */
 static inline uint8_t *xlog_binary_record(uint8_t *out, uint32_t number, int site_level,
                                           uint64_t delta_ns, const xlog_record *rec,
-                                          const xlog_record_view *view,
+                                          const unsigned char *kinds,
                                           const xlog_binary_shape *shape)
 {
     if (!shape->scalars || rec->level != site_level ||
         (rec->flags & (XLOG_REC_TRUNCATED | XLOG_REC_RATED)))
-        return xlog_binary_record_any(out, number, site_level, delta_ns, rec, view);
+        return xlog_binary_record_any(out, number, site_level, delta_ns, rec, kinds);
     *out++ = XLOG_BINARY_RECORD;
     out = xlog_binary_varint(out, number);
     out = xlog_binary_varint(out, delta_ns);
-    const char *in = view->args;
+    const char *in = (const char *)(rec + 1);
     uint64_t doubles = shape->doubles;
-    for (int i = 0; i < view->nargs; i++, in += 8, doubles >>= 1) {
+    for (int i = 0, nargs = rec->nargs; i < nargs; i++, in += 8, doubles >>= 1) {
         uint64_t v;
         memcpy(&v, in, 8);
         if (doubles & 1) {

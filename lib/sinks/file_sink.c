@@ -369,9 +369,9 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
 {
     file_sink *fs = s->state;
     const xlog_record *rec = item->rec;
-    int nargs = item->view->nargs;
+    int nargs = rec->nargs;
     uint32_t number = item->site_number;
-    xlog_file_site *known = file_site(f, number, item->site, item->view->kinds, nargs);
+    xlog_file_site *known = file_site(f, number, item->site, item->site->kinds, nargs);
     if (!known)
         return 0;
     size_t need = known->entry_size + xlog_binary_record_max(rec, nargs);
@@ -380,7 +380,7 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
     block_room(s, f, need, item->time_ns, item->tid);
     uint8_t *start = (uint8_t *)f->buffer + f->length, *end = start;
     if (known->block_serial != f->block_serial) {
-        end = xlog_binary_site(end, number, rec->level, item->site, item->view->kinds, nargs);
+        end = xlog_binary_site(end, number, rec->level, item->site, item->site->kinds, nargs);
         known->block_serial = f->block_serial;
         known->level = rec->level;
     }
@@ -391,7 +391,7 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
     /* A site's entry has the level of the record that defined it in the
      * block; a record of another level says its own. */
     end = xlog_binary_record(end, number, known->level, (uint64_t)(item->time_ns - f->block_time),
-                             rec, item->view, &known->shape);
+                             rec, item->site->kinds, &known->shape);
     f->block_time = item->time_ns;
     f->block_messages++;
     add_entry(f, (size_t)(end - start), item->ring_slot, item->record_end);
@@ -403,7 +403,7 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
 {
     if (event->site && event->site_number != XLOG_NO_SITE_NUMBER) {
         xlog_binary_item item = {event->pub.tid,   event->pub.time_ns, event->rec,
-                                 event->view,      event->site,        event->site_number,
+                                 event->site,      event->site_number,
                                  event->ring_slot, event->record_end};
         if (record_entry(s, f, &item))
             return;

@@ -34,8 +34,7 @@ typedef struct xlog_sink xlog_sink;
 typedef struct xlog_binary_item {
     int tid;
     int64_t time_ns;
-    const xlog_record *rec;
-    const xlog_record_view *view; /* kinds, nargs and args are enough */
+    const xlog_record *rec;       /* a site's (XLOG_REC_SITE) */
     const xlog_site_copy *site;
     uint32_t site_number;
     uint32_t ring_slot;           /* as xlog_line_event's */
