@@ -418,7 +418,8 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     xlog_add(&xlog_counts.messages, 1);
 }
 
-/* The back end's direct way to a binary file (sink.h, write_record). */
+/* A record the back end hands a binary file (sink.h, write_record) that is
+ * not the usual one of file_write_record below: every case. */
 static __attribute__((noinline)) int write_record_any(xlog_sink *s, const xlog_binary_item *item)
 {
     file_sink *fs = s->state;
