@@ -966,6 +966,7 @@ void xlog_backend_after_fork(void)
     xlog_sinks_after_fork();
     be.sites = NULL;
     be.site_slots = be.site_count = 0;
+    be.record_sink = NULL; /* the parent's sink, and its site numbers */
     free(be.rings); /* changed only under the registry lock, which the fork held */
     be.rings = NULL;
     be.ring_count = be.ring_capacity = 0;
