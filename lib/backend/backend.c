@@ -480,10 +480,11 @@ static uint64_t scan(int last_flush)
 }
 
 /* The next record of a ring, skipping padding; NULL if none is visible.
+ * Inlined: merge calls it for every record (3-4 instructions a line).
  * A padding record makes no line, so the buffered position moves past it
  * too: it must never stay behind the tail given back to the producer, who
  * may then overwrite what lies between (survival.h, "Exactly once"). */
-static const xlog_record *front(xlog_ring *r)
+static inline __attribute__((always_inline)) const xlog_record *front(xlog_ring *r)
 {
     while (r->read_pos < r->visible_end) {
         const xlog_record *rec = (const xlog_record *)(r->buffer + (r->read_pos & r->mask));
