@@ -137,7 +137,8 @@ static struct backend {
     int membarrier;          /* MEMBARRIER_CMD_PRIVATE_EXPEDITED is ours */
 
     int tid;                 /* the back end's kernel thread id */
-    int take_records;        /* the only sink is a binary file (sinks.c) */
+    uint32_t run;            /* this run's number (xlog_site_copy.backend_run) */
+    xlog_sink *record_sink;  /* the only sink, a binary file (sinks.c), or NULL */
     /* The ring whose front record the back end is writing, NULL between
      * records: a fault on the back end's thread (a custom sink's, say)
      * skips that record rather than fault again in the crash handler. */
@@ -147,7 +148,15 @@ static struct backend {
     int crash_done;          /* atomic: that flush is done */
 } be = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* ---- call sites ---------------------------------------------------------- */
+/* ---- call sites ----------------------------------------------------------
+ * A site's entry is found by its copy's address in an open-addressing
+ * table; its number is also kept in the copy itself, with the run it
+ * belongs to (numbers start again from 0 at every xlog_open), for the
+ * binary files' shortest way (write_record), which needs nothing else: the
+ * lookup cost it 20 instructions a line. */
+
+/* Runs of the back end so far: a run's number is never 0. */
+static uint32_t runs;
 
 static int sites_grow(void)
 {
@@ -205,6 +214,10 @@ static site_entry *site_lookup(const xlog_site_copy *site)
         j = (j + 1) & (be.site_slots - 1);
     be.sites[j] = entry;
     be.site_count++;
+    /* The back end alone reads and writes these (record.h). */
+    xlog_site_copy *copy = (xlog_site_copy *)site;
+    copy->backend_number = entry.number;
+    copy->backend_run = be.run;
     return &be.sites[j];
 }
 
@@ -319,22 +332,30 @@ static void count_truncated(const xlog_line_event *ev)
         xlog_add(&xlog_counts.truncated, 1);
 }
 
-/* The shortest way, when the only sink is a binary file: the record goes
- * to it as it is, without an event (no names, no message, no view beyond
- * its arguments); 0 if it must go as an event after all. */
-static int write_record(xlog_ring *r, const xlog_record *rec, const xlog_site_copy *site,
-                        const site_entry *entry)
+/* The shortest way, when the only sink is a binary file (be.record_sink):
+ * a record of a site this run has numbered goes to it as it is, without
+ * an event (no names, no message, no view beyond its arguments) and
+ * without consume's checks of what it is not; 0 if it must go through
+ * consume after all.  Inlined into merge: consume's prologue and its
+ * checks cost 30 instructions a line. */
+static inline __attribute__((always_inline)) int write_record(xlog_ring *r,
+                                                              const xlog_record *rec)
 {
-    /* Only what the encoder reads: zeroing the rest of the view cost 10
-     * instructions a record. */
-    xlog_record_view view;
-    view.kinds = site->kinds;
-    view.nargs = rec->nargs;
-    view.args = (const char *)(rec + 1);
-    xlog_binary_item item = {r->tid, line_time(rec->tsc), rec, &view, site, entry->number,
-                             r->slot, r->read_pos + rec->size};
-    if (!xlog_sinks_write_record(rec->level, &item))
+    xlog_sink *sink = be.record_sink;
+    const xlog_site_copy *site = rec->site;
+    /* A site's format and kinds only for its own kind of record: a dynamic
+     * record may name a site another thread is still preparing.  A kept
+     * record, or an error that replays a backtrace, takes consume's way. */
+    if (!sink || rec->type != XLOG_REC_SITE || rec->level > XLOG_FATAL ||
+        (rec->flags & XLOG_REC_KEEP) || site->backend_run != be.run ||
+        (rec->level >= XLOG_ERROR && r->backtrace))
         return 0;
+    if (rec->level >= sink->level) {
+        xlog_binary_item item = {r->tid, line_time(rec->tsc), rec, site,
+                                 site->backend_number, r->slot, r->read_pos + rec->size};
+        if (!sink->ops->write_record(sink, &item))
+            return 0;
+    }
     if (rec->flags & XLOG_REC_TRUNCATED)
         xlog_add(&xlog_counts.truncated, 1);
     if (rec->level >= be.cfg.flush_level)
@@ -343,8 +364,9 @@ static int write_record(xlog_ring *r, const xlog_record *rec, const xlog_site_co
 }
 
 /* Turns the record at the ring's read position into an event for the
- * sinks, which render its message only if they need it. */
-static void consume(xlog_ring *r, const xlog_record *rec)
+ * sinks, which render its message only if they need it (write_record took
+ * it already if it could). */
+static __attribute__((noinline)) void consume(xlog_ring *r, const xlog_record *rec)
 {
     if (rec->type == XLOG_REC_DUMP) {
         replay_backtrace(r);
@@ -361,8 +383,8 @@ static void consume(xlog_ring *r, const xlog_record *rec)
     /* A site's format and kinds only for its own kind of record: a dynamic
      * record may name a site another thread is still preparing. */
     int prepared = rec->type == XLOG_REC_SITE;
-    if (be.take_records && prepared && entry && !(rec->flags & XLOG_REC_KEEP) &&
-        !(rec->level >= XLOG_ERROR && r->backtrace) && write_record(r, rec, site, entry))
+    /* The site's first record in this run: numbered just now. */
+    if (prepared && entry && write_record(r, rec))
         return;
     if (prepared) {
         if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
@@ -458,10 +480,11 @@ static uint64_t scan(int last_flush)
 }
 
 /* The next record of a ring, skipping padding; NULL if none is visible.
+ * Inlined: merge calls it for every record (3-4 instructions a line).
  * A padding record makes no line, so the buffered position moves past it
  * too: it must never stay behind the tail given back to the producer, who
  * may then overwrite what lies between (survival.h, "Exactly once"). */
-static const xlog_record *front(xlog_ring *r)
+static inline __attribute__((always_inline)) const xlog_record *front(xlog_ring *r)
 {
     while (r->read_pos < r->visible_end) {
         const xlog_record *rec = (const xlog_record *)(r->buffer + (r->read_pos & r->mask));
@@ -510,16 +533,20 @@ static size_t merge(uint64_t watermark)
          * gap is. */
         report_drops(best, best_tsc, 0);
         const xlog_record *rec;
+        uint64_t release_at = xlog_load(&best->tail) + RELEASE_EVERY;
         while ((rec = front(best)) && rec->tsc <= limit) {
             be.consuming = best;
-            consume(best, rec);
+            if (!write_record(best, rec))
+                consume(best, rec);
             be.consuming = NULL;
             best->read_pos += rec->size;
             /* In a file buffer now, or making no line (survival.h). */
             xlog_store_release(&best->buffered, best->read_pos);
             written++;
-            if (best->read_pos - xlog_load(&best->tail) >= RELEASE_EVERY)
+            if (best->read_pos >= release_at) {
                 release_space(best);
+                release_at = best->read_pos + RELEASE_EVERY;
+            }
         }
         release_space(best);
     }
@@ -816,7 +843,10 @@ int xlog_backend_start(const xlog_config *cfg)
     rc = xlog_sinks_start(&be.cfg);
     if (rc != 0)
         goto fail;
-    be.take_records = xlog_sinks_take_records();
+    be.record_sink = xlog_sinks_record_taker();
+    be.run = ++runs;
+    if (be.run == 0) /* wrapped: 0 means no run */
+        be.run = ++runs;
 
     xlog_clock_start(&be.clock, cfg->wall_clock_ns);
     xlog_survival_set_clock(&be.clock);
@@ -937,6 +967,7 @@ void xlog_backend_after_fork(void)
     xlog_sinks_after_fork();
     be.sites = NULL;
     be.site_slots = be.site_count = 0;
+    be.record_sink = NULL; /* the parent's sink, and its site numbers */
     free(be.rings); /* changed only under the registry lock, which the fork held */
     be.rings = NULL;
     be.ring_count = be.ring_capacity = 0;

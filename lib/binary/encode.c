@@ -16,31 +16,6 @@ _Static_assert(XLOG_ARG_INT == 1 && XLOG_ARG_LONG == 2 && XLOG_ARG_LLONG == 3 &&
                "docs/BINARY.md");
 _Static_assert(XLOG_TRACE == 0 && XLOG_FATAL == 5, "docs/BINARY.md: levels");
 
-/* xlog_varint_put (binary.h), with the widths a record's numbers mostly
- * have (a site, a time delta, a counter: one to three bytes) written
- * without a loop.  With the switch of put_args, 3.7 instructions fewer per
- * line of the 3-argument statement (502.0 to 498.3, callgrind of the whole
- * program as docs/BENCHMARKS.md takes it). */
-static inline uint8_t *put_varint(uint8_t *out, uint64_t v)
-{
-    if (v < 0x80) {
-        out[0] = (uint8_t)v;
-        return out + 1;
-    }
-    if (v < 0x4000) {
-        out[0] = (uint8_t)(v | 0x80);
-        out[1] = (uint8_t)(v >> 7);
-        return out + 2;
-    }
-    if (v < 0x200000) {
-        out[0] = (uint8_t)(v | 0x80);
-        out[1] = (uint8_t)((v >> 7) | 0x80);
-        out[2] = (uint8_t)(v >> 14);
-        return out + 3;
-    }
-    return xlog_varint_put(out, v);
-}
-
 static uint8_t *put_bytes(uint8_t *out, const void *bytes, size_t n)
 {
     if (n)
@@ -143,7 +118,7 @@ static uint8_t *put_args(uint8_t *out, const char *in, const unsigned char *kind
             int64_t v;
             memcpy(&v, in, 8);
             in += 8;
-            out = put_varint(out, xlog_zigzag(v));
+            out = xlog_binary_varint(out, xlog_zigzag(v));
             break;
         }
         case XLOG_ARG_DOUBLE:
@@ -174,7 +149,7 @@ static uint8_t *put_args(uint8_t *out, const char *in, const unsigned char *kind
                 *out++ = 0;
                 break;
             }
-            out = put_bytes(put_varint(out, (uint64_t)n + 1), in, n);
+            out = put_bytes(xlog_binary_varint(out, (uint64_t)n + 1), in, n);
             in += n;
             break;
         }
@@ -186,11 +161,11 @@ static uint8_t *put_args(uint8_t *out, const char *in, const unsigned char *kind
                 *out++ = 0;
                 break;
             }
-            out = put_varint(out, (uint64_t)n + 1);
+            out = xlog_binary_varint(out, (uint64_t)n + 1);
             for (uint32_t c = 0; c < n; c++, in += sizeof(wchar_t)) {
                 wchar_t w;
                 memcpy(&w, in, sizeof w);
-                out = put_varint(out, (uint64_t)(uint32_t)w);
+                out = xlog_binary_varint(out, (uint64_t)(uint32_t)w);
             }
             break;
         }
@@ -201,8 +176,33 @@ static uint8_t *put_args(uint8_t *out, const char *in, const unsigned char *kind
     return out;
 }
 
-uint8_t *xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
-                            const xlog_record *rec, const xlog_record_view *view)
+void xlog_binary_shape_of(xlog_binary_shape *shape, const unsigned char *kinds, int nargs)
+{
+    shape->scalars = 1;
+    shape->doubles = 0;
+    for (int i = 0; i < nargs; i++) {
+        switch (kinds[i] & XLOG_KIND_MASK) {
+        case XLOG_ARG_INT:
+        case XLOG_ARG_LONG:
+        case XLOG_ARG_LLONG:
+        case XLOG_ARG_INTMAX:
+        case XLOG_ARG_SIZE:
+        case XLOG_ARG_PTRDIFF:
+        case XLOG_ARG_WINT:
+        case XLOG_ARG_ERRNO:
+            break;
+        case XLOG_ARG_DOUBLE:
+            shape->doubles |= (uint64_t)1 << i;
+            break;
+        default:
+            shape->scalars = 0;
+            return;
+        }
+    }
+}
+
+uint8_t *xlog_binary_record_any(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
+                                const xlog_record *rec, const unsigned char *kinds)
 {
     unsigned flags = 0;
     if (rec->flags & XLOG_REC_TRUNCATED)
@@ -212,13 +212,13 @@ uint8_t *xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint6
     if (rec->level != site_level)
         flags |= XLOG_BINARY_LEVEL;
     *out++ = (uint8_t)(XLOG_BINARY_RECORD | flags);
-    out = put_varint(out, number);
-    out = put_varint(out, delta_ns);
+    out = xlog_binary_varint(out, number);
+    out = xlog_binary_varint(out, delta_ns);
     if (flags & XLOG_BINARY_LEVEL)
         *out++ = rec->level;
-    out = put_args(out, view->args, view->kinds, view->nargs);
+    out = put_args(out, (const char *)(rec + 1), kinds, rec->nargs);
     if (flags & XLOG_BINARY_SUPPRESSED)
-        out = put_varint(out, xlog_record_suppressed(rec));
+        out = xlog_binary_varint(out, xlog_record_suppressed(rec));
     return out;
 }
 

@@ -83,6 +83,11 @@ typedef struct xlog_impl_site_copy {
     unsigned char kinds[XLOG_MAX_ARGS];
     struct xlog_impl_site_copy *next_noted; /* every prepared site, for the
                                                dictionary (survival.h) */
+    /* The back end's alone (backend.c, "Call sites"): its number for the
+     * site during its run backend_run (0: none yet), so that a record of
+     * the site finds it without a lookup. */
+    uint32_t backend_run;
+    uint32_t backend_number;
 } xlog_site_copy;
 
 /* A kind byte holds an xlog_arg_kind in its low bits; a string whose length

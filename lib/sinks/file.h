@@ -81,19 +81,14 @@ typedef struct xlog_file {
     int block_tid;
     int64_t block_time;
     uint64_t block_messages;
-    /* Per site number: the block that defined it, and its entry's size. */
+    /* Per site number, what the file sink knows of the site in this file
+     * (file_sink.c). */
     struct xlog_file_site *sites;
     size_t site_count;
     /* Bytes of the open file as last seen (a binary file ends its block
      * early rather than pass rotate_size). */
     uint64_t file_size;
 } xlog_file;
-
-typedef struct xlog_file_site {
-    uint32_t block_serial;
-    uint32_t entry_size;     /* 0 until measured */
-    int level;               /* its records' level in that block */
-} xlog_file_site;
 
 /* Prepares f (closed, with an empty buffer of capacity bytes); 0 or -errno. */
 int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t capacity);

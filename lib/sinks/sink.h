@@ -34,8 +34,7 @@ typedef struct xlog_sink xlog_sink;
 typedef struct xlog_binary_item {
     int tid;
     int64_t time_ns;
-    const xlog_record *rec;
-    const xlog_record_view *view; /* kinds, nargs and args are enough */
+    const xlog_record *rec;       /* a site's (XLOG_REC_SITE) */
     const xlog_site_copy *site;
     uint32_t site_number;
     uint32_t ring_slot;           /* as xlog_line_event's */
@@ -94,12 +93,10 @@ struct xlog_sink {
 int xlog_sinks_start(const xlog_config *cfg);
 /* Hands event to every sink whose level it reaches. */
 void xlog_sinks_write(const xlog_line_event *event);
-/* Whether the only sink takes records without events (a binary file):
- * then the back end may hand it records with xlog_sinks_write_record. */
-int xlog_sinks_take_records(void);
-/* Hands a record of level to that sink if its level lets it through; 0 if
- * it must come as an event (xlog_sinks_write) after all. */
-int xlog_sinks_write_record(int level, const xlog_binary_item *item);
+/* The only sink when it takes records without events (a binary file), or
+ * NULL: the back end may then hand it records itself (ops->write_record),
+ * those at or above its level, with no call in between. */
+xlog_sink *xlog_sinks_record_taker(void);
 void xlog_sinks_flush(int durable);
 void xlog_sinks_tick(void);
 void xlog_sinks_thread_ended(int tid);

@@ -133,16 +133,11 @@ void xlog_sinks_write(const xlog_line_event *event)
     }
 }
 
-int xlog_sinks_take_records(void)
+xlog_sink *xlog_sinks_record_taker(void)
 {
-    return sinks.count == 1 && sinks.list[0].binary && sinks.list[0].ops->write_record;
-}
-
-int xlog_sinks_write_record(int level, const xlog_binary_item *item)
-{
-    if (level < sinks.list[0].level)
-        return 1;
-    return sinks.list[0].ops->write_record(&sinks.list[0], item);
+    if (sinks.count == 1 && sinks.list[0].binary && sinks.list[0].ops->write_record)
+        return &sinks.list[0];
+    return NULL;
 }
 
 void xlog_sinks_flush(int durable)
