@@ -145,6 +145,7 @@ static struct backend {
     int crash_signal;        /* atomic: a crash handler asks for a last flush */
     int crash_tid;           /* atomic: the thread that crashed */
     int crash_done;          /* atomic: that flush is done */
+    uint32_t thread_name_ids; /* the last number given to a thread's name */
 } be = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- call sites ---------------------------------------------------------- */
@@ -229,6 +230,27 @@ static int64_t line_time(uint64_t tsc)
     return utc;
 }
 
+_Static_assert(sizeof ((xlog_ring *)0)->thread_name == XLOG_THREAD_NAME_MAX + 1, "event.h");
+
+/* r's thread has a name the back end has not numbered yet (a new ring, or
+ * a new name): its number (event.h, thread_name_id) and length. */
+static void number_thread_name(xlog_ring *r)
+{
+    r->thread_name_id = ++be.thread_name_ids ? be.thread_name_ids : ++be.thread_name_ids;
+    r->thread_name_length = (uint32_t)strnlen(r->thread_name, XLOG_THREAD_NAME_MAX);
+}
+
+/* Reads the name of every living thread again (rings.c, "Names"): at the
+ * end of each flush, and once a second. */
+static void read_thread_names(void)
+{
+    for (size_t i = 0; i < be.ring_count; i++) {
+        xlog_ring *r = be.rings[i];
+        if (!xlog_load_acquire(&r->exited) && xlog_ring_read_name(r))
+            number_thread_name(r);
+    }
+}
+
 /* The thread's part of an event. */
 static void event_of_ring(xlog_line_event *ev, xlog_ring *r)
 {
@@ -238,6 +260,9 @@ static void event_of_ring(xlog_line_event *ev, xlog_ring *r)
     ev->pub.tid = r->tid;
     ev->tid_text = r->tid_text;
     ev->tid_text_length = r->tid_text_len;
+    ev->thread_name = r->thread_name;
+    ev->thread_name_length = r->thread_name_length;
+    ev->thread_name_id = r->thread_name_id;
 }
 
 /* A line of xlog's own, e.g. how many messages a thread dropped. */
@@ -331,8 +356,9 @@ static int write_record(xlog_ring *r, const xlog_record *rec, const xlog_site_co
     view.kinds = site->kinds;
     view.nargs = rec->nargs;
     view.args = (const char *)(rec + 1);
-    xlog_binary_item item = {r->tid, line_time(rec->tsc), rec, &view, site, entry->number,
-                             r->slot, r->read_pos + rec->size};
+    xlog_binary_item item = {r->tid,  line_time(rec->tsc), rec, &view, site, entry->number,
+                             r->slot, r->read_pos + rec->size, r->thread_name,
+                             r->thread_name_length, r->thread_name_id};
     if (!xlog_sinks_write_record(rec->level, &item))
         return 0;
     if (rec->flags & XLOG_REC_TRUNCATED)
@@ -428,6 +454,9 @@ static void refresh_rings(void)
         be.rings[be.ring_count++] = r;
     be.rings_generation = xlog_load(&xlog_rings.generation);
     pthread_mutex_unlock(&xlog_rings.lock);
+    for (size_t i = 0; i < be.ring_count; i++)
+        if (!be.rings[i]->thread_name_id)
+            number_thread_name(be.rings[i]);
 }
 
 /* Reads every head; returns the watermark (see the top of this file).  A
@@ -742,6 +771,10 @@ static void *backend_main(void *unused)
                 report_drops(be.rings[i], now, 1);
             xlog_sinks_flush(0);
             resync_clock(now);
+            /* After the lines logged before the flush, before its answer:
+             * those keep the name they had, the lines logged after it have
+             * a new one (rings.c, "Names"). */
+            read_thread_names();
             pthread_mutex_lock(&be.lock);
             /* The last flush answers every request: nothing comes after it. */
             be.flush_done = stopping ? be.flush_requested : flush_seq;
@@ -752,8 +785,10 @@ static void *backend_main(void *unused)
                 return NULL;
             continue;
         }
-        if (now >= be.next_resync)
+        if (now >= be.next_resync) {
             resync_clock(now);
+            read_thread_names();
+        }
         if (written == 0) {
             if (flushing) {
                 struct timespec pause = {0, 10000};

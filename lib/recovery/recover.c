@@ -775,6 +775,8 @@ static size_t line_of(const dead_process *dp, const xlog_line_event *ev, char *o
     uint8_t *end = xlog_binary_block_header(start, dp->writer, ev->pub.time_ns);
     end = xlog_binary_process_entry(end, &process);
     end = xlog_binary_thread(end, ev->pub.tid);
+    if (ev->thread_name_length)
+        end = xlog_binary_thread_name(end, ev->pub.tid, ev->thread_name, ev->thread_name_length);
     end = xlog_binary_message(end, 0, ev->pub.level, ev->pub.line, ev->pub.file,
                               ev->file_length, ev->pub.function, ev->function_length,
                               ev->pub.module, ev->module_length, ev->pub.message,
@@ -790,7 +792,7 @@ static size_t longest_line(const dead_process *dp)
     if (!dp->rules.binary)
         return xlog_layout_max_line(dp->layout, message);
     return XLOG_BINARY_HEADER_SIZE + XLOG_BINARY_PROCESS_MAX + XLOG_BINARY_THREAD_MAX +
-           xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME, XLOG_MAX_NAME, message);
+           XLOG_BINARY_THREAD_NAME_MAX + xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME, XLOG_MAX_NAME, message);
 }
 
 /* Appends a line (line_of); a binary block goes whole into one write(2). */
@@ -822,6 +824,9 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     ev->pub.tid = r->tid;
     ev->tid_text = s->tid;
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
+    /* The last name the back end read (rings.c, "Names"). */
+    ev->thread_name = r->thread_name;
+    ev->thread_name_length = strnlen(r->thread_name, XLOG_THREAD_NAME_MAX);
     xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
                       recovered_time(&dp->clock, rec->tsc), &s->event);
     xlog_event_render(ev);

@@ -115,6 +115,12 @@ typedef struct xlog_ring {
     struct xlog_backtrace *backtrace;        /* the thread's kept messages, or NULL */
     char tid_text[16];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
+    /* The thread's name (pthread_setname_np, prctl PR_SET_NAME): read by
+     * the thread when it takes the ring, then again by the back end
+     * (rings.c, "Names"); NUL-padded, so that recovery finds it here. */
+    char thread_name[16];
+    uint32_t thread_name_id;                 /* the back end's (event.h), 0 until */
+    uint32_t thread_name_length;             /* ... it has read the name */
 
     /* Set when the ring is given to a thread, read by both. */
     _Alignas(XLOG_CACHE_LINE) char *buffer;

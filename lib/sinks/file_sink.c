@@ -252,6 +252,31 @@ static void begin_block(const file_sink *fs, xlog_file *f, int64_t time_ns)
     add_entry(f, (size_t)(end - start), 0, 0);
 }
 
+/* The Thread name entry (docs/BINARY.md) that the thread's next entry
+ * needs at end, if any: none when the block gave this name to this thread
+ * already (the name's number, or one of a few threads' names kept), or the
+ * thread has no name and was given none in the block.  Returns the end. */
+static uint8_t *name_entry(xlog_file *f, uint8_t *end, int tid, const char *name, size_t length,
+                           uint32_t id)
+{
+    if (id && id == f->named_id && f->named_serial == f->block_serial)
+        return end;
+    struct xlog_file_name *known = &f->named[(unsigned)tid % 8];
+    int given = known->tid == tid && known->block_serial == f->block_serial;
+    if (given ? known->length != length || (length && memcmp(known->name, name, length) != 0)
+              : length > 0) {
+        end = xlog_binary_thread_name(end, tid, name, length);
+        known->tid = tid;
+        known->block_serial = f->block_serial;
+        known->length = length;
+        if (length)
+            memcpy(known->name, name, length);
+    }
+    f->named_id = id;
+    f->named_serial = f->block_serial;
+    return end;
+}
+
 /* A Message entry of event (rendered) at the end of f's block. */
 static void message_entry(xlog_file *f, const xlog_line_event *event, uint32_t ring,
                           uint64_t record_end)
@@ -261,6 +286,8 @@ static void message_entry(xlog_file *f, const xlog_line_event *event, uint32_t r
         end = xlog_binary_thread(end, event->pub.tid);
         f->block_tid = event->pub.tid;
     }
+    end = name_entry(f, end, event->pub.tid, event->thread_name, event->thread_name_length,
+                     event->thread_name_id);
     end = xlog_binary_message(end, (uint64_t)(event->pub.time_ns - f->block_time),
                               event->pub.level, event->pub.line, event->pub.file,
                               event->file_length, event->pub.function, event->function_length,
@@ -312,7 +339,7 @@ static inline __attribute__((always_inline)) void block_room(xlog_sink *s, xlog_
                                                              int tid)
 {
     file_sink *fs = s->state;
-    need += XLOG_BINARY_THREAD_MAX;
+    need += XLOG_BINARY_THREAD_MAX + XLOG_BINARY_THREAD_NAME_MAX;
     if (f->length > f->written && time_ns < f->block_time)
         xlog_file_end_block(f);
     /* (A block a failing disk holds back is tried again only when due,
@@ -363,6 +390,8 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
         end = xlog_binary_thread(end, item->tid);
         f->block_tid = item->tid;
     }
+    end = name_entry(f, end, item->tid, item->thread_name, item->thread_name_length,
+                     item->thread_name_id);
     /* A site's entry has the level of the record that defined it in the
      * block; a record of another level says its own. */
     end = xlog_binary_record(end, number, known->level, (uint64_t)(item->time_ns - f->block_time),
@@ -379,7 +408,8 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     if (event->site && event->site_number != XLOG_NO_SITE_NUMBER) {
         xlog_binary_item item = {event->pub.tid,   event->pub.time_ns, event->rec,
                                  event->view,      event->site,        event->site_number,
-                                 event->ring_slot, event->record_end};
+                                 event->ring_slot, event->record_end,  event->thread_name,
+                                 event->thread_name_length, event->thread_name_id};
         if (record_entry(s, f, &item))
             return;
     }

@@ -40,6 +40,9 @@ typedef struct xlog_binary_item {
     uint32_t site_number;
     uint32_t ring_slot;           /* as xlog_line_event's */
     uint64_t record_end;
+    const char *thread_name;      /* as xlog_line_event's */
+    size_t thread_name_length;
+    uint32_t thread_name_id;
 } xlog_binary_item;
 
 typedef struct xlog_sink_ops {
