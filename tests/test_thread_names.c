@@ -18,6 +18,7 @@
 #include "testutil.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -361,6 +362,96 @@ static void run(scenario play, xlog_layout_kind layout)
     test_place_remove(&p);
 }
 
+/* ---- threads at once ------------------------------------------------------------ */
+
+/* Several threads log at once (so that a binary block switches between
+ * them at any record, and some of their tids share a slot of the file
+ * sink's table of names given), each renaming itself halfway between two
+ * of its own flushes: each line has its own thread's name, the old one
+ * before the rename, the new one after. */
+enum { CROWD = 6 };
+
+typedef struct crowd_thread {
+    int index, tid;
+    long lines;
+    pthread_barrier_t *start;
+} crowd_thread;
+
+static void *crowd_member(void *arg)
+{
+    crowd_thread *c = arg;
+    c->tid = gettid_();
+    char name[16];
+    snprintf(name, sizeof name, "w%d", c->index);
+    name_self(name);
+    pthread_barrier_wait(c->start);
+    for (long i = 0; i < c->lines; i++) {
+        if (i == c->lines / 2) {
+            assert_int_equal(xlog_flush(), 0);
+            snprintf(name, sizeof name, "w%d-b", c->index);
+            name_self(name);
+            assert_int_equal(xlog_flush(), 0);
+        }
+        xlog_info("w%d %ld", c->index, i);
+        sched_yield(); /* the threads' lines interleave, in a block too */
+    }
+    return NULL;
+}
+
+/* Checks every line of text ("tid|name|w<k> <i>") against the crowd. */
+static void check_crowd(const char *text, const crowd_thread *crowd, long lines)
+{
+    long seen[CROWD] = {0};
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        assert_non_null(end);
+        int tid, k, name_length;
+        long i;
+        char name[32];
+        if (sscanf(line, "%d|%31[^|]|w%d %ld", &tid, name, &k, &i) != 4 || k < 0 || k >= CROWD)
+            fail_msg("not a crowd line: %.*s", (int)(end - line), line);
+        char want[64];
+        name_length = snprintf(want, sizeof want, "%d|w%d%s|w%d %ld", crowd[k].tid, k,
+                               i < lines / 2 ? "" : "-b", k, i);
+        if ((int)(end - line) != name_length || memcmp(line, want, (size_t)name_length) != 0)
+            fail_msg("line %.*s, not %s", (int)(end - line), line, want);
+        if (i != seen[k]++)
+            fail_msg("thread %d's line %ld where %ld was due", k, i, seen[k] - 1);
+        line = end + 1;
+    }
+    for (int k = 0; k < CROWD; k++)
+        assert_int_equal(seen[k], lines);
+}
+
+static void crowd_in(xlog_layout_kind layout)
+{
+    test_place p;
+    test_place_make(&p, "names-crowd");
+    xlog_config cfg = config_in(&p, layout);
+    assert_int_equal(xlog_open(&cfg), 0);
+    long lines = test_scaled(4000);
+    crowd_thread crowd[CROWD];
+    pthread_t threads[CROWD];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, CROWD);
+    for (int k = 0; k < CROWD; k++) {
+        crowd[k] = (crowd_thread){k, 0, lines, &start};
+        assert_int_equal(pthread_create(&threads[k], NULL, crowd_member, &crowd[k]), 0);
+    }
+    for (int k = 0; k < CROWD; k++)
+        assert_int_equal(pthread_join(threads[k], NULL), 0);
+    pthread_barrier_destroy(&start);
+    assert_int_equal(xlog_close(), 0);
+    size_t size;
+    char *file = test_read_dir(p.logs, &size);
+    char *text = layout == XLOG_LAYOUT_BINARY ? decoded(file, size, XLOG_LAYOUT_TEXT) : file;
+    check_crowd(text, crowd, lines);
+    if (text != file)
+        free(text);
+    free(file);
+    test_place_remove(&p);
+}
+
 /* ---- after kill -9 ------------------------------------------------------------- */
 
 /* A child holds its back end in a custom sink (it never returns from one
@@ -574,6 +665,13 @@ static void hostile_names_are_escaped_as_every_field(void **state)
     run(hostile_names, XLOG_LAYOUT_BINARY);
 }
 
+static void threads_logging_at_once_each_have_their_own_name(void **state)
+{
+    (void)state;
+    crowd_in(XLOG_LAYOUT_TEXT);
+    crowd_in(XLOG_LAYOUT_BINARY);
+}
+
 static void recovered_lines_have_the_last_name_the_back_end_read(void **state)
 {
     (void)state;
@@ -594,6 +692,7 @@ int main(void)
         cmocka_unit_test(each_thread_has_its_name_in_a_binary_file),
         cmocka_unit_test(a_renamed_thread_has_its_new_name_after_a_flush),
         cmocka_unit_test(hostile_names_are_escaped_as_every_field),
+        cmocka_unit_test(threads_logging_at_once_each_have_their_own_name),
         cmocka_unit_test(recovered_lines_have_the_last_name_the_back_end_read),
         cmocka_unit_test(recovered_binary_blocks_have_the_last_name_the_back_end_read),
     };
