@@ -769,8 +769,9 @@ static void max_line_is_a_true_and_tight_bound(void **state)
                 test_event t;
                 make_event(&t, extremes[x], XLOG_FATAL, INT_MIN, INT_MIN, name, XLOG_MAX_NAME,
                            INT_MIN, name, XLOG_MAX_NAME, name, XLOG_MAX_NAME, message, len);
-                t.e.thread_name = name;
-                t.e.thread_name_length = XLOG_THREAD_NAME_MAX;
+                xlog_thread_name thread = {.length = XLOG_THREAD_NAME_MAX};
+                memset(thread.text, worst, XLOG_THREAD_NAME_MAX);
+                t.e.thread_name = &thread;
                 const char *line;
                 size_t n = render(l, &t, &line);
                 if (round == 7)

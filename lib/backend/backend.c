@@ -230,14 +230,15 @@ static int64_t line_time(uint64_t tsc)
     return utc;
 }
 
-_Static_assert(sizeof ((xlog_ring *)0)->thread_name == XLOG_THREAD_NAME_MAX + 1, "event.h");
+_Static_assert(sizeof ((xlog_thread_name *)0)->text == XLOG_THREAD_NAME_MAX + 1, "event.h");
 
 /* r's thread has a name the back end has not numbered yet (a new ring, or
- * a new name): its number (event.h, thread_name_id) and length. */
+ * a new name): its number (ring.h) and length. */
 static void number_thread_name(xlog_ring *r)
 {
-    r->thread_name_id = ++be.thread_name_ids ? be.thread_name_ids : ++be.thread_name_ids;
-    r->thread_name_length = (uint32_t)strnlen(r->thread_name, XLOG_THREAD_NAME_MAX);
+    xlog_thread_name *name = &r->thread_name;
+    name->id = ++be.thread_name_ids ? be.thread_name_ids : ++be.thread_name_ids;
+    name->length = (uint32_t)strnlen(name->text, XLOG_THREAD_NAME_MAX);
 }
 
 /* Reads the name of every living thread again (rings.c, "Names"): at the
@@ -260,9 +261,7 @@ static void event_of_ring(xlog_line_event *ev, xlog_ring *r)
     ev->pub.tid = r->tid;
     ev->tid_text = r->tid_text;
     ev->tid_text_length = r->tid_text_len;
-    ev->thread_name = r->thread_name;
-    ev->thread_name_length = r->thread_name_length;
-    ev->thread_name_id = r->thread_name_id;
+    ev->thread_name = &r->thread_name;
 }
 
 /* A line of xlog's own, e.g. how many messages a thread dropped. */
@@ -356,9 +355,9 @@ static int write_record(xlog_ring *r, const xlog_record *rec, const xlog_site_co
     view.kinds = site->kinds;
     view.nargs = rec->nargs;
     view.args = (const char *)(rec + 1);
-    xlog_binary_item item = {r->tid,  line_time(rec->tsc), rec, &view, site, entry->number,
-                             r->slot, r->read_pos + rec->size, r->thread_name,
-                             r->thread_name_length, r->thread_name_id};
+    xlog_binary_item item = {r->tid,  line_time(rec->tsc),     rec,
+                             &view,   site,                    entry->number,
+                             r->slot, r->read_pos + rec->size, &r->thread_name};
     if (!xlog_sinks_write_record(rec->level, &item))
         return 0;
     if (rec->flags & XLOG_REC_TRUNCATED)
@@ -455,7 +454,7 @@ static void refresh_rings(void)
     be.rings_generation = xlog_load(&xlog_rings.generation);
     pthread_mutex_unlock(&xlog_rings.lock);
     for (size_t i = 0; i < be.ring_count; i++)
-        if (!be.rings[i]->thread_name_id)
+        if (!be.rings[i]->thread_name.id)
             number_thread_name(be.rings[i]);
 }
 

@@ -84,10 +84,10 @@ struct xlog_binary_reader {
      * the thread of the entries being read. */
     struct thread_name {
         int tid;
-        size_t length;
-        char name[XLOG_THREAD_NAME_MAX];
-    } *names, thread;
+        xlog_thread_name name;
+    } *names;
     size_t name_count, name_capacity;
+    xlog_thread_name thread;
 
     /* The last entry, and its event once rendered. */
     xlog_binary_entry entry;
@@ -370,7 +370,7 @@ static int read_thread(xlog_binary_reader *r, cursor *c)
     r->thread.length = 0;
     for (size_t i = 0; i < r->name_count; i++)
         if (r->names[i].tid == tid)
-            r->thread = r->names[i];
+            r->thread = r->names[i].name;
     return 0;
 }
 
@@ -400,13 +400,15 @@ static int read_thread_name(xlog_binary_reader *r, cursor *c)
     struct thread_name *named = &r->names[i];
     r->name_count += i == r->name_count;
     named->tid = tid;
-    named->length = length <= XLOG_THREAD_NAME_MAX
-                        ? length
-                        : xlog_utf8_cut((const char *)text, length, XLOG_THREAD_NAME_MAX);
-    if (named->length)
-        memcpy(named->name, text, named->length);
+    length = length <= XLOG_THREAD_NAME_MAX
+                 ? length
+                 : xlog_utf8_cut((const char *)text, length, XLOG_THREAD_NAME_MAX);
+    named->name.length = (uint32_t)length;
+    named->name.id = 0;
+    if (length)
+        memcpy(named->name.text, text, length);
     if (r->have_thread && r->tid == tid)
-        r->thread = *named;
+        r->thread = named->name;
     return 0;
 }
 
@@ -929,9 +931,7 @@ const xlog_line_event *xlog_binary_event(xlog_binary_reader *r)
     ev->pub.pid = r->entry.pid;
     ev->pub.tid = r->entry.tid;
     /* A Message before any Thread entry is the process's own: no name. */
-    ev->thread_name = r->thread.name;
-    ev->thread_name_length = r->have_thread ? r->thread.length : 0;
-    ev->thread_name_id = 0;
+    ev->thread_name = r->have_thread ? &r->thread : NULL;
     ev->ring_slot = 0;
     ev->record_end = 0;
     if (r->entry_is_record) {

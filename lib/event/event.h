@@ -18,6 +18,7 @@
 
 #include "format/escape.h"
 #include "record/record.h"
+#include "rings/ring.h"
 #include "xlog.h"
 
 /* Longest file, function or module name an event carries (longer ones are
@@ -72,13 +73,10 @@ typedef struct xlog_line_event {
     /* "12345 ": the tid and a space. */
     const char *tid_text;
     size_t tid_text_length;
-    /* The thread's name as the back end last read it (any bytes, at most
-     * XLOG_THREAD_NAME_MAX, not escaped; length 0: none known), and a number
-     * that changes whenever the name does, so that a binary file repeats a
-     * name only when it must (0: the event's thread_name is its own). */
-    const char *thread_name;
-    size_t thread_name_length;
-    uint32_t thread_name_id;
+    /* The thread's name (rings/ring.h: any bytes, at most
+     * XLOG_THREAD_NAME_MAX, not escaped), or NULL: none known.  A pointer:
+     * one store per line for the back end. */
+    const xlog_thread_name *thread_name;
     /* The record this event comes from: its ring's file slot and the
      * position just past it (record_end 0: a line of xlog's own), for the
      * file sink's journal (lib/shm/shm.h, "Exactly once"). */
@@ -126,8 +124,6 @@ static inline void xlog_notice_event(xlog_line_event *out, int64_t time_ns,
     out->tid_text = like->tid_text;
     out->tid_text_length = like->tid_text_length;
     out->thread_name = like->thread_name;
-    out->thread_name_length = like->thread_name_length;
-    out->thread_name_id = like->thread_name_id;
     out->ring_slot = 0;
     out->record_end = 0;
     out->rec = NULL;

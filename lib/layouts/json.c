@@ -190,9 +190,9 @@ static size_t json_write(xlog_layout *layout, const xlog_line_event *e, char *ou
     p = put_string(p, pub->function, e->function_length);
     PUT(p, JSON_THREAD);
     p = put_int(p, pub->tid);
-    if (e->thread_name_length) { /* OpenTelemetry's thread.name: none when unknown */
+    if (e->thread_name && e->thread_name->length) { /* OpenTelemetry's; none when unknown */
         PUT(p, JSON_THREAD_NAME);
-        p = put_string(p, e->thread_name, e->thread_name_length);
+        p = put_string(p, e->thread_name->text, e->thread_name->length);
         PUT(p, JSON_THREAD_NAME_END);
     }
     PUT(p, JSON_PID);

@@ -399,8 +399,8 @@ static size_t text_write(xlog_layout *layout, const xlog_line_event *e, char *ou
             p = xlog_put_int_field(p, pub->tid);
             break;
         case FIELD_THREAD: /* an event of no thread's has none */
-            if (e->thread_name_length)
-                p = put_escaped(p, e->thread_name, e->thread_name_length);
+            if (e->thread_name && e->thread_name->length)
+                p = put_escaped(p, e->thread_name->text, e->thread_name->length);
             break;
         case FIELD_MESSAGE:
             p = put_escaped(p, pub->message, pub->message_length);

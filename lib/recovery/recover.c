@@ -716,6 +716,7 @@ static pending_record *collect(dead_process *dp, size_t *count)
 typedef struct scratch {
     xlog_event_scratch event;
     char tid[XLOG_TID_TEXT_MAX];
+    xlog_thread_name thread_name; /* of the record being rendered */
     char *line;    /* the layout's longest line */
     char *notice;  /* the same */
 } scratch;
@@ -775,8 +776,9 @@ static size_t line_of(const dead_process *dp, const xlog_line_event *ev, char *o
     uint8_t *end = xlog_binary_block_header(start, dp->writer, ev->pub.time_ns);
     end = xlog_binary_process_entry(end, &process);
     end = xlog_binary_thread(end, ev->pub.tid);
-    if (ev->thread_name_length)
-        end = xlog_binary_thread_name(end, ev->pub.tid, ev->thread_name, ev->thread_name_length);
+    if (ev->thread_name && ev->thread_name->length)
+        end = xlog_binary_thread_name(end, ev->pub.tid, ev->thread_name->text,
+                                      ev->thread_name->length);
     end = xlog_binary_message(end, 0, ev->pub.level, ev->pub.line, ev->pub.file,
                               ev->file_length, ev->pub.function, ev->function_length,
                               ev->pub.module, ev->module_length, ev->pub.message,
@@ -824,9 +826,12 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     ev->pub.tid = r->tid;
     ev->tid_text = s->tid;
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
-    /* The last name the back end read (rings.c, "Names"). */
-    ev->thread_name = r->thread_name;
-    ev->thread_name_length = strnlen(r->thread_name, XLOG_THREAD_NAME_MAX);
+    /* The last name the back end read (rings.c, "Names"), measured here:
+     * the ring's length is the back end's, which may not have come to it. */
+    memcpy(s->thread_name.text, r->thread_name.text, XLOG_THREAD_NAME_MAX);
+    s->thread_name.length = (uint32_t)strnlen(s->thread_name.text, XLOG_THREAD_NAME_MAX);
+    s->thread_name.id = 0;
+    ev->thread_name = &s->thread_name;
     xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
                       recovered_time(&dp->clock, rec->tsc), &s->event);
     xlog_event_render(ev);

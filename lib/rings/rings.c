@@ -313,7 +313,7 @@ static void ring_reset(xlog_ring *r, uint64_t epoch)
     r->tid = (int)syscall(SYS_gettid);
     /* After the memset: NUL-padded; an unnamed thread has its process's
      * name (the kernel's). */
-    prctl(PR_GET_NAME, r->thread_name, 0, 0, 0);
+    prctl(PR_GET_NAME, r->thread_name.text, 0, 0, 0);
     r->exited = 0;
     r->listed = 0;
     r->alt_stack = NULL;
@@ -695,12 +695,12 @@ int xlog_ring_read_name(xlog_ring *r)
     /* The kernel writes the name and a '\n' (a '\n' of the name's own
      * stays); never more than 15 bytes for a thread of ours. */
     size_t length = (size_t)n - (text[n - 1] == '\n');
-    if (length > sizeof r->thread_name - 1)
-        length = sizeof r->thread_name - 1;
-    char name[sizeof r->thread_name] = {0};
+    if (length > sizeof r->thread_name.text - 1)
+        length = sizeof r->thread_name.text - 1;
+    char name[sizeof r->thread_name.text] = {0};
     memcpy(name, text, length);
-    if (memcmp(name, r->thread_name, sizeof name) == 0)
+    if (memcmp(name, r->thread_name.text, sizeof name) == 0)
         return 0;
-    memcpy(r->thread_name, name, sizeof name);
+    memcpy(r->thread_name.text, name, sizeof name);
     return 1;
 }

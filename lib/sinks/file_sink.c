@@ -252,15 +252,12 @@ static void begin_block(const file_sink *fs, xlog_file *f, int64_t time_ns)
     add_entry(f, (size_t)(end - start), 0, 0);
 }
 
-/* The Thread name entry (docs/BINARY.md) that the thread's next entry
- * needs at end, if any: none when the block gave this name to this thread
- * already (the name's number, or one of a few threads' names kept), or the
- * thread has no name and was given none in the block.  Returns the end. */
-static uint8_t *name_entry(xlog_file *f, uint8_t *end, int tid, const char *name, size_t length,
-                           uint32_t id)
+/* name_entry's way when the name is not the last one given in the block. */
+static __attribute__((noinline)) uint8_t *other_name_entry(xlog_file *f, uint8_t *end, int tid,
+                                                           const xlog_thread_name *thread_name)
 {
-    if (id && id == f->named_id && f->named_serial == f->block_serial)
-        return end;
+    const char *name = thread_name ? thread_name->text : "";
+    size_t length = thread_name ? thread_name->length : 0;
     struct xlog_file_name *known = &f->named[(unsigned)tid % 8];
     int given = known->tid == tid && known->block_serial == f->block_serial;
     if (given ? known->length != length || (length && memcmp(known->name, name, length) != 0)
@@ -272,9 +269,24 @@ static uint8_t *name_entry(xlog_file *f, uint8_t *end, int tid, const char *name
         if (length)
             memcpy(known->name, name, length);
     }
-    f->named_id = id;
+    f->named_id = thread_name ? thread_name->id : 0;
     f->named_serial = f->block_serial;
     return end;
+}
+
+/* The Thread name entry (docs/BINARY.md) that the thread's next entry
+ * needs at end, if any: none when the block gave this name to this thread
+ * already (the name's number, or one of a few threads' names kept), or the
+ * thread has no name and was given none in the block.  Returns the end.
+ * The usual case, the block's last name again, is a test inline: as a call
+ * it cost 31 instructions a record (callgrind, as docs/BENCHMARKS.md). */
+static inline __attribute__((always_inline)) uint8_t *
+name_entry(xlog_file *f, uint8_t *end, int tid, const xlog_thread_name *thread_name)
+{
+    if (thread_name && thread_name->id && thread_name->id == f->named_id &&
+        f->named_serial == f->block_serial)
+        return end;
+    return other_name_entry(f, end, tid, thread_name);
 }
 
 /* A Message entry of event (rendered) at the end of f's block. */
@@ -286,8 +298,7 @@ static void message_entry(xlog_file *f, const xlog_line_event *event, uint32_t r
         end = xlog_binary_thread(end, event->pub.tid);
         f->block_tid = event->pub.tid;
     }
-    end = name_entry(f, end, event->pub.tid, event->thread_name, event->thread_name_length,
-                     event->thread_name_id);
+    end = name_entry(f, end, event->pub.tid, event->thread_name);
     end = xlog_binary_message(end, (uint64_t)(event->pub.time_ns - f->block_time),
                               event->pub.level, event->pub.line, event->pub.file,
                               event->file_length, event->pub.function, event->function_length,
@@ -390,8 +401,7 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
         end = xlog_binary_thread(end, item->tid);
         f->block_tid = item->tid;
     }
-    end = name_entry(f, end, item->tid, item->thread_name, item->thread_name_length,
-                     item->thread_name_id);
+    end = name_entry(f, end, item->tid, item->thread_name);
     /* A site's entry has the level of the record that defined it in the
      * block; a record of another level says its own. */
     end = xlog_binary_record(end, number, known->level, (uint64_t)(item->time_ns - f->block_time),
@@ -408,8 +418,7 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     if (event->site && event->site_number != XLOG_NO_SITE_NUMBER) {
         xlog_binary_item item = {event->pub.tid,   event->pub.time_ns, event->rec,
                                  event->view,      event->site,        event->site_number,
-                                 event->ring_slot, event->record_end,  event->thread_name,
-                                 event->thread_name_length, event->thread_name_id};
+                                 event->ring_slot, event->record_end,  event->thread_name};
         if (record_entry(s, f, &item))
             return;
     }
