@@ -79,9 +79,9 @@ struct xlog_binary_reader {
     char tid_text[XLOG_TID_TEXT_MAX];
     size_t tid_text_length;
     char pid_text[XLOG_TID_TEXT_MAX]; /* the tid of a Message before any Thread */
-    /* The names the block's Thread name entries gave (a writer gives each
-     * thread's once per block, before its first entry), and the name of
-     * the thread of the entries being read. */
+    /* The names the block's Thread name entries gave (a writer gives a
+     * thread's before its first entry in the block, and again when it
+     * changes), and the name of the thread of the entries being read. */
     struct thread_name {
         int tid;
         xlog_thread_name name;

@@ -216,8 +216,8 @@ static size_t json_max_line(const xlog_layout *layout, size_t message_length)
         sizeof JSON_FILEPATH - 1 + sizeof JSON_LINENO - 1 + XLOG_INT_TEXT_MAX +
         sizeof JSON_FUNCTION - 1 + sizeof JSON_THREAD - 1 + XLOG_INT_TEXT_MAX +
         sizeof JSON_THREAD_NAME - 1 + JSON_GROWTH * XLOG_THREAD_NAME_MAX +
-        sizeof JSON_THREAD_NAME_END - 1 + sizeof JSON_PID - 1 + XLOG_INT_TEXT_MAX + sizeof JSON_MODULE - 1 +
-        sizeof JSON_MODULE_END - 1 + sizeof JSON_END - 1 +
+        sizeof JSON_THREAD_NAME_END - 1 + sizeof JSON_PID - 1 + XLOG_INT_TEXT_MAX +
+        sizeof JSON_MODULE - 1 + sizeof JSON_MODULE_END - 1 + sizeof JSON_END - 1 +
         3 * JSON_GROWTH * XLOG_MAX_NAME; /* file, function, module */
     return fixed + JSON_GROWTH * message_length;
 }

@@ -794,7 +794,8 @@ static size_t longest_line(const dead_process *dp)
     if (!dp->rules.binary)
         return xlog_layout_max_line(dp->layout, message);
     return XLOG_BINARY_HEADER_SIZE + XLOG_BINARY_PROCESS_MAX + XLOG_BINARY_THREAD_MAX +
-           XLOG_BINARY_THREAD_NAME_MAX + xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME, XLOG_MAX_NAME, message);
+           XLOG_BINARY_THREAD_NAME_MAX +
+           xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME, XLOG_MAX_NAME, message);
 }
 
 /* Appends a line (line_of); a binary block goes whole into one write(2). */
