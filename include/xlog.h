@@ -229,29 +229,30 @@ typedef enum xlog_color {
  * (on one line).  severity_number is OpenTelemetry's: TRACE 1, DEBUG 5,
  * INFO 9, WARN 13, ERROR 17, FATAL 21.  xlog.module is present only for a
  * message with a module, thread.name only when the thread's name is known
- * and not empty (see "Thread names").  Strings are escaped as JSON requires (\" \\ \n
- * \r \t \b \f, \u00XX for another control character), and also DEL, the
- * C1 controls, U+2028 and U+2029 as \uXXXX; each byte that is not part of
- * valid UTF-8 is replaced by U+FFFD.  The pattern is not used.
+ * and not empty (see "Thread names").  Strings are escaped as JSON
+ * requires (\" \\ \n \r \t \b \f, \u00XX for another control character),
+ * and also DEL, the C1 controls, U+2028 and U+2029 as \uXXXX; each byte
+ * that is not part of valid UTF-8 is replaced by U+FFFD.  The pattern is
+ * not used.
  *
- * Thread names: {thread} and thread.name show the name the thread gave
- * itself with pthread_setname_np (or prctl PR_SET_NAME): at most 15 bytes,
- * any bytes but NUL, escaped like every field.  A thread that never named
- * itself has the name the kernel gave it: the name of the thread that
- * started it, which for a program that renames no thread is the program's
- * name as ps shows it (cut to 15 bytes).  The caller pays nothing for it per call: xlog
- * cannot see a rename, so the name is read when the thread takes its ring
- * (its first message after xlog_open, or its first after its ring was
- * retired as idle), and again by the back end for every living thread
- * once a second and at the end of every xlog_flush(), after the messages
- * it writes.  So: a message written by an xlog_flush() that returned
- * before a rename has the old name; a message logged after an xlog_flush()
- * that was called after the rename has the new one; without a flush, the
- * new name appears within about a second, and the messages logged just
- * before the rename that the back end had not written yet when it read the
- * new name show the new name too.  A line of xlog's own (a notice)
- * has the name of the thread it is about; recovered lines (after a kill)
- * have the last name the back end had read.  An empty name gives an empty
+ * Thread names: {thread} and thread.name show the thread's name, as
+ * pthread_setname_np (or prctl PR_SET_NAME) set it, by the thread itself or
+ * by another: at most 15 bytes, any bytes but NUL, escaped like every field.
+ * A thread that was never named has the name the kernel gave it: the name of
+ * the thread that started it, which for a program that names no thread is
+ * the program's name as ps shows it (cut to 15 bytes).  The caller pays
+ * nothing for it per call: xlog cannot see a rename, so the name is read
+ * when the thread takes its ring (its first message after xlog_open, or its
+ * first after its ring was retired as idle), and again by the back end for
+ * every living thread once a second and at the end of every xlog_flush(),
+ * after the messages it writes.  So: a message written by an xlog_flush()
+ * that returned before a rename has the old name; a message logged after an
+ * xlog_flush() that was called after the rename has the new one; without a
+ * flush, the new name appears within about a second, and the messages logged
+ * just before the rename that the back end had not written yet when it read
+ * the new name show the new name too.  A line of xlog's own (a notice) has
+ * the name of the thread it is about; recovered lines (after a kill) have
+ * the last name the back end had read.  An empty name gives an empty
  * {thread} and no thread.name.
  *
  * XLOG_LAYOUT_BINARY (the files only: cfg.file_layout) writes no text: each
