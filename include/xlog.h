@@ -199,6 +199,7 @@ typedef enum xlog_color {
  *     {module}         the module (XLOG_MODULE); empty when none
  *     {pid}            the process id
  *     {tid}            the kernel thread id
+ *     {thread}         the thread's name (see "Thread names" below)
  *     {message}        the message
  *
  * The default line is the pattern
@@ -222,14 +223,37 @@ typedef enum xlog_color {
  *     {"timestamp":"2026-11-22T14:45:25.123456789Z","severity_text":"INFO",
  *      "severity_number":9,"body":"user alice logged in","attributes":{
  *      "code.filepath":"src/main.c","code.lineno":42,"code.function":"main",
- *      "thread.id":12345,"process.pid":999,"xlog.module":"net.tls"}}
+ *      "thread.id":12345,"thread.name":"worker-1","process.pid":999,
+ *      "xlog.module":"net.tls"}}
  *
  * (on one line).  severity_number is OpenTelemetry's: TRACE 1, DEBUG 5,
  * INFO 9, WARN 13, ERROR 17, FATAL 21.  xlog.module is present only for a
- * message with a module.  Strings are escaped as JSON requires (\" \\ \n
- * \r \t \b \f, \u00XX for another control character), and also DEL, the
- * C1 controls, U+2028 and U+2029 as \uXXXX; each byte that is not part of
- * valid UTF-8 is replaced by U+FFFD.  The pattern is not used.
+ * message with a module, thread.name only when the thread's name is known
+ * and not empty (see "Thread names").  Strings are escaped as JSON
+ * requires (\" \\ \n \r \t \b \f, \u00XX for another control character),
+ * and also DEL, the C1 controls, U+2028 and U+2029 as \uXXXX; each byte
+ * that is not part of valid UTF-8 is replaced by U+FFFD.  The pattern is
+ * not used.
+ *
+ * Thread names: {thread} and thread.name show the thread's name, as
+ * pthread_setname_np (or prctl PR_SET_NAME) set it, by the thread itself or
+ * by another: at most 15 bytes, any bytes but NUL, escaped like every field.
+ * A thread that was never named has the name the kernel gave it: the name of
+ * the thread that started it, which for a program that names no thread is
+ * the program's name as ps shows it (cut to 15 bytes).  The caller pays
+ * nothing for it per call: xlog cannot see a rename, so the name is read
+ * when the thread takes its ring (its first message after xlog_open, or its
+ * first after its ring was retired as idle), and again by the back end for
+ * every living thread once a second and at the end of every xlog_flush(),
+ * after the messages it writes.  So: a message written by an xlog_flush()
+ * that returned before a rename has the old name; a message logged after an
+ * xlog_flush() that was called after the rename has the new one; without a
+ * flush, the new name appears within about a second, and the messages logged
+ * just before the rename that the back end had not written yet when it read
+ * the new name show the new name too.  A line of xlog's own (a notice) has
+ * the name of the thread it is about; recovered lines (after a kill) have
+ * the last name the back end had read.  An empty name gives an empty
+ * {thread} and no thread.name.
  *
  * XLOG_LAYOUT_BINARY (the files only: cfg.file_layout) writes no text: each
  * message's arguments go to the file as the call left them, with a
@@ -892,7 +916,8 @@ int xlog_close(void);
  * open, or -EDEADLK (nothing done) when called from a custom sink's
  * function: the back end would wait for itself.  It does not
  * wait for the console (see xlog_config.console), which may be a terminal
- * that is not read. */
+ * that is not read.  Then the back end reads every thread's name again
+ * ("Thread names", under "Layouts"). */
 int xlog_flush(void);
 
 /* Asks xlog to close every log file and open its name again, at the back

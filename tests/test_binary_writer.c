@@ -82,6 +82,7 @@ typedef struct bentry {
     size_t text_len;
     /* its block's Process entry's */
     char *host, *program;
+    char thread_name[64]; /* the block's Thread name entry for tid, or "" */
 } bentry;
 
 typedef struct bfile {
@@ -255,6 +256,11 @@ static bfile parse(const uint8_t *data, size_t size)
         bsite sites[256];
         int defined[256] = {0};
         int64_t tid = -1;
+        struct {
+            uint64_t tid;
+            char *name;
+        } names[64];
+        size_t name_count = 0;
         while (c.p < c.end) {
             uint8_t tag = get_byte(&c);
             if (tag == 0x02) {
@@ -274,6 +280,18 @@ static bfile parse(const uint8_t *data, size_t size)
                 defined[n] = 1;
             } else if (tag == 0x03) {
                 tid = (int64_t)get_varint(&c);
+            } else if (tag == 0x06) { /* Thread name */
+                uint64_t named = get_varint(&c);
+                size_t i = 0;
+                while (i < name_count && names[i].tid != named)
+                    i++;
+                assert_true(i < 64);
+                if (i == name_count)
+                    name_count++;
+                else
+                    free(names[i].name);
+                names[i].tid = named;
+                names[i].name = get_string(&c, NULL);
             } else if (tag == 0x04) {
                 assert_true(tid >= 0);
                 bentry *e = new_entry(&f);
@@ -281,6 +299,9 @@ static bfile parse(const uint8_t *data, size_t size)
                 e->writer = writer;
                 e->pid = f.pid;
                 e->tid = (uint64_t)tid;
+                for (size_t i = 0; i < name_count; i++)
+                    if (names[i].tid == e->tid)
+                        snprintf(e->thread_name, sizeof e->thread_name, "%s", names[i].name);
                 time += (int64_t)get_varint(&c);
                 e->time_ns = time;
                 e->level = get_byte(&c);
@@ -297,6 +318,9 @@ static bfile parse(const uint8_t *data, size_t size)
                 e->writer = writer;
                 e->pid = f.pid;
                 e->tid = (uint64_t)tid;
+                for (size_t i = 0; i < name_count; i++)
+                    if (names[i].tid == e->tid)
+                        snprintf(e->thread_name, sizeof e->thread_name, "%s", names[i].name);
                 e->flags = tag & 0x7f;
                 e->site_number = get_varint(&c);
                 assert_true(e->site_number < 256 && defined[e->site_number]);
@@ -315,6 +339,8 @@ static bfile parse(const uint8_t *data, size_t size)
                     e->suppressed = get_varint(&c);
             }
         }
+        for (size_t i = 0; i < name_count; i++)
+            free(names[i].name);
         for (int n = 0; n < 256; n++) {
             if (!defined[n])
                 continue;

@@ -225,12 +225,17 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* The child's thread never names itself: it has its program's name. */
+#define CHILD_THREAD_NAME "test_event"
+
 /* A line of the layout without its time (a live line and its recovered
  * one are of two calls, made at different times), from names that need
- * no escaping. */
+ * no escaping; thread is the thread's name, NULL for a line of no thread
+ * (recovery's notice). */
 static void expected_line(buffer *b, layout kind, const char *level, int severity,
                           const char *file, int line, const char *function,
-                          const char *module, int pid, int tid, const char *message)
+                          const char *module, int pid, int tid, const char *thread,
+                          const char *message)
 {
     b->length = 0;
     b->text[0] = '\0';
@@ -249,6 +254,11 @@ static void expected_line(buffer *b, layout kind, const char *level, int severit
         put(b, function);
         put(b, "\",\"thread.id\":");
         put_int(b, tid);
+        if (thread) {
+            put(b, ",\"thread.name\":\"");
+            put(b, thread);
+            put(b, "\"");
+        }
         put(b, ",\"process.pid\":");
         put_int(b, pid);
         if (module[0]) {
@@ -361,12 +371,13 @@ static void recovery_writes_the_line_the_back_end_wrote(layout kind)
     int tid = pid; /* the child's main thread */
     char notice[256];
     test_recovery_notice(notice, sizeof notice, RECORDS + 1, pid, getpid());
-    expected_line(&want, kind, "WARN", 13, "xlog", 0, "xlog", "", pid, tid, notice);
+    expected_line(&want, kind, "WARN", 13, "xlog", 0, "xlog", "", pid, tid, NULL,
+                  notice);
     CHECK(without_time(&dead, kind, line[RECORDS], length[RECORDS]) &&
               strcmp(dead.text, want.text) == 0,
           "the notice:\n%.*s\nnot\n%s", (int)length[RECORDS], line[RECORDS], want.text);
     expected_line(&want, kind, "INFO", 9, __FILE__, page->hold_line, "hold_the_back_end", "", pid,
-                  tid, HOLD_MESSAGE);
+                  tid, CHILD_THREAD_NAME, HOLD_MESSAGE);
     CHECK(without_time(&dead, kind, line[RECORDS + 1], length[RECORDS + 1]) &&
               strcmp(dead.text, want.text) == 0,
           "the held line:\n%.*s\nnot\n%s", (int)length[RECORDS + 1], line[RECORDS + 1],
@@ -384,21 +395,21 @@ static void recovery_writes_the_line_the_back_end_wrote(layout kind)
     }
     without_time(&live, kind, line[0], length[0]);
     expected_line(&want, kind, "INFO", 9, cut_file, SITE_LINE, cut_function, cut_module, pid, tid,
-                  SITE_MESSAGE);
+                  CHILD_THREAD_NAME, SITE_MESSAGE);
     size_t at = first_difference(&live, &want);
     CHECK(strcmp(live.text, want.text) == 0,
           "the site record's line differs from byte %zu on:\n...%.80s\nnot\n...%.80s", at,
           live.text + (at > 40 ? at - 40 : 0), want.text + (at > 40 ? at - 40 : 0));
     without_time(&live, kind, line[1], length[1]);
     expected_line(&want, kind, "WARN", 13, cut_file, DYNAMIC_LINE, cut_function, cut_module, pid,
-                  tid, DYNAMIC_MESSAGE);
+                  tid, CHILD_THREAD_NAME, DYNAMIC_MESSAGE);
     at = first_difference(&live, &want);
     CHECK(strcmp(live.text, want.text) == 0,
           "the dynamic record's line differs from byte %zu on:\n...%.80s\nnot\n...%.80s", at,
           live.text + (at > 40 ? at - 40 : 0), want.text + (at > 40 ? at - 40 : 0));
     without_time(&live, kind, line[2], length[2]);
     expected_line(&want, kind, "ERROR", 17, cut_file, XLOGOUT_LINE, cut_function, "", pid, tid,
-                  "xlogout record 3");
+                  CHILD_THREAD_NAME, "xlogout record 3");
     at = first_difference(&live, &want);
     CHECK(strcmp(live.text, want.text) == 0,
           "the xlogout record's line differs from byte %zu on:\n...%.80s\nnot\n...%.80s", at,

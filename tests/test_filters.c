@@ -742,7 +742,9 @@ static void an_error_that_replays_a_backtrace_keeps_its_own_message(void **state
         snprintf(expected, sizeof expected,
                  "%s%.*s\",\"severity_text\":\"%s\",\"severity_number\":%d,\"body\":\"%s\","
                  "\"attributes\":{\"code.filepath\":\"%s\",\"code.lineno\":%d,"
-                 "\"code.function\":\"%s\",\"thread.id\":%d,\"process.pid\":%d}}\n",
+                 "\"code.function\":\"%s\",\"thread.id\":%d,"
+                 /* the thread never named itself: its program's name */
+                 "\"thread.name\":\"test_filters\",\"process.pid\":%d}}\n",
                  head, (int)strcspn(timestamp, "\""), timestamp, level_names[level],
                  error ? 17 : 5, messages[i], __FILE__, source_line, __func__, tid,
                  (int)getpid());

@@ -704,8 +704,8 @@ static void pattern_errors_say_what_and_where(void **state)
 
 /* Every layout's line stays within xlog_layout_max_line for the worst bytes
  * there are, and reaches it exactly for the worst event: names of
- * XLOG_MAX_NAME bytes that each grow the most, the longest numbers, a
- * five-letter level, a module. */
+ * XLOG_MAX_NAME bytes (a thread name of XLOG_THREAD_NAME_MAX) that each
+ * grow the most, the longest numbers, a five-letter level, a module. */
 static void max_line_is_a_true_and_tight_bound(void **state)
 {
     (void)state;
@@ -715,7 +715,7 @@ static void max_line_is_a_true_and_tight_bound(void **state)
     } cases[] = {
         {XLOG_LAYOUT_TEXT, NULL},
         {XLOG_LAYOUT_TEXT, "{time:local,iso,ns} {level} {path} {file} {line} {function} "
-                           "{module} {pid} {tid} {message}"},
+                           "{module} {pid} {tid} {thread} {message}"},
         {XLOG_LAYOUT_TEXT, "{message}{message}{time:s}"},
         {XLOG_LAYOUT_TEXT, ""},
         {XLOG_LAYOUT_JSON, NULL},
@@ -769,6 +769,9 @@ static void max_line_is_a_true_and_tight_bound(void **state)
                 test_event t;
                 make_event(&t, extremes[x], XLOG_FATAL, INT_MIN, INT_MIN, name, XLOG_MAX_NAME,
                            INT_MIN, name, XLOG_MAX_NAME, name, XLOG_MAX_NAME, message, len);
+                xlog_thread_name thread = {.length = XLOG_THREAD_NAME_MAX};
+                memset(thread.text, worst, XLOG_THREAD_NAME_MAX);
+                t.e.thread_name = &thread;
                 const char *line;
                 size_t n = render(l, &t, &line);
                 if (round == 7)

@@ -146,6 +146,7 @@ static struct backend {
     int crash_signal;        /* atomic: a crash handler asks for a last flush */
     int crash_tid;           /* atomic: the thread that crashed */
     int crash_done;          /* atomic: that flush is done */
+    uint32_t thread_name_ids; /* the last number given to a thread's name */
 } be = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- call sites ----------------------------------------------------------
@@ -242,6 +243,28 @@ static int64_t line_time(uint64_t tsc)
     return utc;
 }
 
+_Static_assert(sizeof ((xlog_thread_name *)0)->text == XLOG_THREAD_NAME_MAX + 1, "event.h");
+
+/* r's thread has a name the back end has not numbered yet (a new ring, or
+ * a new name): its number (ring.h) and length. */
+static void number_thread_name(xlog_ring *r)
+{
+    xlog_thread_name *name = &r->thread_name;
+    name->id = ++be.thread_name_ids ? be.thread_name_ids : ++be.thread_name_ids;
+    name->length = (uint32_t)strnlen(name->text, XLOG_THREAD_NAME_MAX);
+}
+
+/* Reads the name of every living thread again (rings.c, "Names"): at the
+ * end of each flush, and once a second. */
+static void read_thread_names(void)
+{
+    for (size_t i = 0; i < be.ring_count; i++) {
+        xlog_ring *r = be.rings[i];
+        if (!xlog_load_acquire(&r->exited) && xlog_ring_read_name(r))
+            number_thread_name(r);
+    }
+}
+
 /* The thread's part of an event. */
 static void event_of_ring(xlog_line_event *ev, xlog_ring *r)
 {
@@ -251,6 +274,7 @@ static void event_of_ring(xlog_line_event *ev, xlog_ring *r)
     ev->pub.tid = r->tid;
     ev->tid_text = r->tid_text;
     ev->tid_text_length = r->tid_text_len;
+    ev->thread_name = &r->thread_name;
 }
 
 /* A line of xlog's own, e.g. how many messages a thread dropped. */
@@ -351,8 +375,9 @@ static inline __attribute__((always_inline)) int write_record(xlog_ring *r,
         (rec->level >= XLOG_ERROR && r->backtrace))
         return 0;
     if (rec->level >= sink->level) {
-        xlog_binary_item item = {r->tid, line_time(rec->tsc), rec, site,
-                                 site->backend_number, r->slot, r->read_pos + rec->size};
+        xlog_binary_item item = {r->tid,  line_time(rec->tsc), rec,
+                                 site,    site->backend_number,
+                                 r->slot, r->read_pos + rec->size, &r->thread_name};
         if (!sink->ops->write_record(sink, &item))
             return 0;
     }
@@ -450,6 +475,9 @@ static void refresh_rings(void)
         be.rings[be.ring_count++] = r;
     be.rings_generation = xlog_load(&xlog_rings.generation);
     pthread_mutex_unlock(&xlog_rings.lock);
+    for (size_t i = 0; i < be.ring_count; i++)
+        if (!be.rings[i]->thread_name.id)
+            number_thread_name(be.rings[i]);
 }
 
 /* Reads every head; returns the watermark (see the top of this file).  A
@@ -769,6 +797,10 @@ static void *backend_main(void *unused)
                 report_drops(be.rings[i], now, 1);
             xlog_sinks_flush(0);
             resync_clock(now);
+            /* After the lines logged before the flush, before its answer:
+             * those keep the name they had, the lines logged after it have
+             * a new one (rings.c, "Names"). */
+            read_thread_names();
             pthread_mutex_lock(&be.lock);
             /* The last flush answers every request: nothing comes after it. */
             be.flush_done = stopping ? be.flush_requested : flush_seq;
@@ -779,8 +811,10 @@ static void *backend_main(void *unused)
                 return NULL;
             continue;
         }
-        if (now >= be.next_resync)
+        if (now >= be.next_resync) {
             resync_clock(now);
+            read_thread_names();
+        }
         if (written == 0) {
             if (flushing) {
                 struct timespec pause = {0, 10000};

@@ -81,6 +81,15 @@ struct xlog_binary_reader {
     char tid_text[XLOG_TID_TEXT_MAX];
     size_t tid_text_length;
     char pid_text[XLOG_TID_TEXT_MAX]; /* the tid of a Message before any Thread */
+    /* The names the block's Thread name entries gave (a writer gives a
+     * thread's before its first entry in the block, and again when it
+     * changes), and the name of the thread of the entries being read. */
+    struct thread_name {
+        int tid;
+        xlog_thread_name name;
+    } *names;
+    size_t name_count, name_capacity;
+    xlog_thread_name thread;
 
     /* The last entry, and its event once rendered. */
     xlog_binary_entry entry;
@@ -360,6 +369,48 @@ static int read_thread(xlog_binary_reader *r, cursor *c)
     r->tid = tid;
     r->tid_text_length = xlog_tid_text(r->tid_text, tid);
     r->have_thread = 1;
+    r->thread.length = 0;
+    for (size_t i = 0; i < r->name_count; i++)
+        if (r->names[i].tid == tid)
+            r->thread = r->names[i].name;
+    return 0;
+}
+
+/* A Thread name entry: the thread's name from here on in the block; one
+ * longer than a kernel's is cut (between two UTF-8 characters), as names
+ * are, so that a line keeps its bound. */
+static int read_thread_name(xlog_binary_reader *r, cursor *c)
+{
+    int tid;
+    const uint8_t *text;
+    size_t length;
+    if (get_int(c, &tid, "a thread id above 2^31") != 0 || get_string(c, &text, &length) != 0)
+        return -1;
+    size_t i = 0;
+    while (i < r->name_count && r->names[i].tid != tid)
+        i++;
+    if (i == r->name_capacity) {
+        size_t capacity = r->name_capacity ? 2 * r->name_capacity : 8;
+        struct thread_name *names = realloc(r->names, capacity * sizeof *names);
+        if (!names) {
+            c->why = "out of memory";
+            return -1;
+        }
+        r->names = names;
+        r->name_capacity = capacity;
+    }
+    struct thread_name *named = &r->names[i];
+    r->name_count += i == r->name_count;
+    named->tid = tid;
+    length = length <= XLOG_THREAD_NAME_MAX
+                 ? length
+                 : xlog_utf8_cut((const char *)text, length, XLOG_THREAD_NAME_MAX);
+    named->name.length = (uint32_t)length;
+    named->name.id = 0;
+    if (length)
+        memcpy(named->name.text, text, length);
+    if (r->have_thread && r->tid == tid)
+        r->thread = named->name;
     return 0;
 }
 
@@ -635,7 +686,8 @@ static int cut(xlog_binary_reader *r, uint64_t at, uint64_t data_end)
 
 static const char *const TAG_NAMES[] = {
     [XLOG_BINARY_PROCESS] = "Process", [XLOG_BINARY_SITE] = "Site",
-    [XLOG_BINARY_THREAD] = "Thread", [XLOG_BINARY_MESSAGE] = "Message"};
+    [XLOG_BINARY_THREAD] = "Thread", [XLOG_BINARY_MESSAGE] = "Message",
+    [XLOG_BINARY_THREAD_NAME] = "Thread name"};
 
 /* Reads the block header at r->pos; XLOG_BINARY_* or -1 to go on. */
 static int start_block(xlog_binary_reader *r, const uint8_t *data, uint64_t data_offset,
@@ -736,6 +788,8 @@ static int start_block(xlog_binary_reader *r, const uint8_t *data, uint64_t data
     r->pos = at + h.header_size;
     r->time = h.base_ns;
     r->have_process = r->have_thread = 0;
+    r->name_count = 0;
+    r->thread.length = 0;
     if (r->pos > r->readable_end) { /* cut inside a header longer than 32 bytes */
         r->in_block = 0;
         return cut(r, at, data_end);
@@ -783,6 +837,9 @@ static int read_entry(xlog_binary_reader *r, const uint8_t *data, uint64_t data_
         break;
     case XLOG_BINARY_MESSAGE:
         rc = read_message(r, &c);
+        break;
+    case XLOG_BINARY_THREAD_NAME:
+        rc = read_thread_name(r, &c);
         break;
     default:
         rc = read_record(r, &c, tag);
@@ -888,6 +945,8 @@ const xlog_line_event *xlog_binary_event(xlog_binary_reader *r)
         return ev;
     ev->pub.pid = r->entry.pid;
     ev->pub.tid = r->entry.tid;
+    /* A Message before any Thread entry is the process's own: no name. */
+    ev->thread_name = r->have_thread ? &r->thread : NULL;
     ev->ring_slot = 0;
     ev->record_end = 0;
     if (r->entry_is_record) {
@@ -993,6 +1052,7 @@ void xlog_binary_reader_free(xlog_binary_reader *r)
         free(w);
     }
     free(r->rec);
+    free(r->names);
     free(r->message_copy);
     free(r->scratch.message);
     free(r->name);

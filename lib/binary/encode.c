@@ -236,3 +236,10 @@ uint8_t *xlog_binary_message(uint8_t *out, uint64_t delta_ns, int level, int lin
     out = put_string(out, module, module_length);
     return put_string(out, message, message_length);
 }
+
+uint8_t *xlog_binary_thread_name(uint8_t *out, int tid, const char *name, size_t length)
+{
+    *out++ = XLOG_BINARY_THREAD_NAME;
+    out = xlog_varint_put(out, (uint64_t)(unsigned)tid);
+    return put_string(out, name, length);
+}

@@ -66,6 +66,10 @@ uint8_t *xlog_binary_site(uint8_t *out, uint32_t number, int level, const xlog_s
 #define XLOG_BINARY_THREAD_MAX (1 + XLOG_VARINT_MAX)
 uint8_t *xlog_binary_thread(uint8_t *out, int tid);
 
+/* A Thread name entry: name[0..length), at most 15 bytes (the kernel's). */
+#define XLOG_BINARY_THREAD_NAME_MAX (2 + 2 * XLOG_VARINT_MAX + 15)
+uint8_t *xlog_binary_thread_name(uint8_t *out, int tid, const char *name, size_t length);
+
 /* Writes v as a varint (binary.h's xlog_varint_put) with the widths a
  * record's numbers mostly have (a site, a time delta, a counter: one to
  * three bytes) written without a loop. */

@@ -18,6 +18,7 @@
 
 #include "format/escape.h"
 #include "record/record.h"
+#include "rings/ring.h"
 #include "xlog.h"
 
 /* Longest file, function or module name an event carries (longer ones are
@@ -51,6 +52,11 @@ const char *xlog_base_name(const char *path, size_t len, size_t *base_len);
 size_t xlog_where_text(char *out, const char *file, size_t file_len, int line,
                        const char *function, size_t function_len);
 
+/* The longest thread name an event carries: Linux keeps 15 bytes of a
+ * name (TASK_COMM_LEN less its NUL); a longer one read back from a file is
+ * cut there, so that every line keeps its bound. */
+#define XLOG_THREAD_NAME_MAX 15
+
 /* The default line's "12345 ": the tid and a space. */
 #define XLOG_TID_TEXT_MAX (XLOG_INT_TEXT_MAX + 1)
 size_t xlog_tid_text(char *out, int tid);
@@ -67,6 +73,10 @@ typedef struct xlog_line_event {
     /* "12345 ": the tid and a space. */
     const char *tid_text;
     size_t tid_text_length;
+    /* The thread's name (rings/ring.h: any bytes, at most
+     * XLOG_THREAD_NAME_MAX, not escaped), or NULL: none known.  A pointer:
+     * one store per line for the back end. */
+    const xlog_thread_name *thread_name;
     /* The record this event comes from: its ring's file slot and the
      * position just past it (record_end 0: a line of xlog's own), for the
      * file sink's journal (lib/shm/shm.h, "Exactly once"). */
@@ -113,6 +123,7 @@ static inline void xlog_notice_event(xlog_line_event *out, int64_t time_ns,
     out->where_length = sizeof where - 1;
     out->tid_text = like->tid_text;
     out->tid_text_length = like->tid_text_length;
+    out->thread_name = like->thread_name;
     out->ring_slot = 0;
     out->record_end = 0;
     out->rec = NULL;

@@ -42,6 +42,8 @@ typedef struct json_layout {
 #define JSON_LINENO "\",\"code.lineno\":"
 #define JSON_FUNCTION ",\"code.function\":\""
 #define JSON_THREAD "\",\"thread.id\":"
+#define JSON_THREAD_NAME ",\"thread.name\":\""
+#define JSON_THREAD_NAME_END "\""
 #define JSON_PID ",\"process.pid\":"
 #define JSON_MODULE ",\"xlog.module\":\""
 #define JSON_MODULE_END "\""
@@ -188,6 +190,11 @@ static size_t json_write(xlog_layout *layout, const xlog_line_event *e, char *ou
     p = put_string(p, pub->function, e->function_length);
     PUT(p, JSON_THREAD);
     p = put_int(p, pub->tid);
+    if (e->thread_name && e->thread_name->length) { /* OpenTelemetry's; none when unknown */
+        PUT(p, JSON_THREAD_NAME);
+        p = put_string(p, e->thread_name->text, e->thread_name->length);
+        PUT(p, JSON_THREAD_NAME_END);
+    }
     PUT(p, JSON_PID);
     p = put_int(p, pub->pid);
     if (e->module_length) {
@@ -208,8 +215,9 @@ static size_t json_max_line(const xlog_layout *layout, size_t message_length)
         XLOG_LEVEL_NAME_MAX + sizeof JSON_SEVERITY_NUMBER - 1 + 2 + sizeof JSON_BODY - 1 +
         sizeof JSON_FILEPATH - 1 + sizeof JSON_LINENO - 1 + XLOG_INT_TEXT_MAX +
         sizeof JSON_FUNCTION - 1 + sizeof JSON_THREAD - 1 + XLOG_INT_TEXT_MAX +
-        sizeof JSON_PID - 1 + XLOG_INT_TEXT_MAX + sizeof JSON_MODULE - 1 +
-        sizeof JSON_MODULE_END - 1 + sizeof JSON_END - 1 +
+        sizeof JSON_THREAD_NAME - 1 + JSON_GROWTH * XLOG_THREAD_NAME_MAX +
+        sizeof JSON_THREAD_NAME_END - 1 + sizeof JSON_PID - 1 + XLOG_INT_TEXT_MAX +
+        sizeof JSON_MODULE - 1 + sizeof JSON_MODULE_END - 1 + sizeof JSON_END - 1 +
         3 * JSON_GROWTH * XLOG_MAX_NAME; /* file, function, module */
     return fixed + JSON_GROWTH * message_length;
 }

@@ -33,6 +33,7 @@ enum field {
     FIELD_MODULE,
     FIELD_PID,
     FIELD_TID,
+    FIELD_THREAD,
     FIELD_MESSAGE
 };
 
@@ -50,6 +51,7 @@ static const struct {
     {"module", FIELD_MODULE, XLOG_ESCAPE_GROWTH * XLOG_MAX_NAME},
     {"pid", FIELD_PID, XLOG_INT_TEXT_MAX},
     {"tid", FIELD_TID, XLOG_INT_TEXT_MAX},
+    {"thread", FIELD_THREAD, XLOG_ESCAPE_GROWTH * XLOG_THREAD_NAME_MAX},
     {"message", FIELD_MESSAGE, 0},
 };
 
@@ -395,6 +397,10 @@ static size_t text_write(xlog_layout *layout, const xlog_line_event *e, char *ou
             break;
         case FIELD_TID:
             p = xlog_put_int_field(p, pub->tid);
+            break;
+        case FIELD_THREAD: /* an event of no thread's has none */
+            if (e->thread_name && e->thread_name->length)
+                p = put_escaped(p, e->thread_name->text, e->thread_name->length);
             break;
         case FIELD_MESSAGE:
             p = put_escaped(p, pub->message, pub->message_length);

@@ -726,6 +726,7 @@ static pending_record *collect(dead_process *dp, size_t *count)
 typedef struct scratch {
     xlog_event_scratch event;
     char tid[XLOG_TID_TEXT_MAX];
+    xlog_thread_name thread_name; /* of the record being rendered */
     char *line;    /* the layout's longest line */
     char *notice;  /* the same */
 } scratch;
@@ -796,6 +797,9 @@ static size_t line_of(const dead_process *dp, const xlog_line_event *ev, char *o
     uint8_t *end = xlog_binary_block_header(start, dp->writer, ev->pub.time_ns);
     end = xlog_binary_process_entry(end, &process);
     end = xlog_binary_thread(end, ev->pub.tid);
+    if (ev->thread_name && ev->thread_name->length)
+        end = xlog_binary_thread_name(end, ev->pub.tid, ev->thread_name->text,
+                                      ev->thread_name->length);
     end = xlog_binary_message(end, 0, ev->pub.level, ev->pub.line, ev->pub.file,
                               ev->file_length, ev->pub.function, ev->function_length,
                               ev->pub.module, ev->module_length, ev->pub.message,
@@ -811,6 +815,7 @@ static size_t longest_line(const dead_process *dp)
     if (!dp->rules.binary)
         return xlog_layout_max_line(dp->layout, message);
     return XLOG_BINARY_HEADER_SIZE + XLOG_BINARY_PROCESS_MAX + XLOG_BINARY_THREAD_MAX +
+           XLOG_BINARY_THREAD_NAME_MAX +
            xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME, XLOG_MAX_NAME, message);
 }
 
@@ -843,6 +848,12 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     ev->pub.tid = r->tid;
     ev->tid_text = s->tid;
     ev->tid_text_length = xlog_tid_text(s->tid, r->tid);
+    /* The last name the back end read (rings.c, "Names"), measured here:
+     * the ring's length is the back end's, which may not have come to it. */
+    memcpy(s->thread_name.text, r->thread_name.text, XLOG_THREAD_NAME_MAX);
+    s->thread_name.length = (uint32_t)strnlen(s->thread_name.text, XLOG_THREAD_NAME_MAX);
+    s->thread_name.id = 0;
+    ev->thread_name = &s->thread_name;
     xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
                       recovered_time(&dp->clock, rec->tsc), &s->event);
     xlog_event_render(ev);

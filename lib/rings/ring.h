@@ -59,6 +59,16 @@ enum {
     XLOG_DROP_REASONS = 3
 };
 
+/* A thread's name (pthread_setname_np, prctl PR_SET_NAME) as the back end
+ * knows it; events point to it (event.h). */
+typedef struct xlog_thread_name {
+    char text[16];    /* NUL-padded: what recovery reads (at most 15 bytes) */
+    uint32_t length;  /* of text; the back end's, 0 until it numbers it */
+    uint32_t id;      /* a number the back end gives each name of each ring
+                         (so that a binary file repeats a name only when it
+                         must); 0: none */
+} xlog_thread_name;
+
 typedef struct xlog_ring {
     /* Read and written by the producer only: a line the back end never
      * touches, so the call's loads never miss. */
@@ -115,6 +125,9 @@ typedef struct xlog_ring {
     struct xlog_backtrace *backtrace;        /* the thread's kept messages, or NULL */
     char tid_text[16];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
+    /* The thread's name: read by the thread when it takes the ring, then
+     * again by the back end (rings.c, "Names"). */
+    xlog_thread_name thread_name;
 
     /* Set when the ring is given to a thread, read by both. */
     _Alignas(XLOG_CACHE_LINE) char *buffer;

@@ -75,6 +75,15 @@
  * nor trimmed; unmapped (its file removed) by xlog_close or in the child of
  * fork(); and a ring file with no record for recovery.
  *
+ * Names: xlog cannot see pthread_setname_np (nor prctl PR_SET_NAME), so a
+ * ring keeps the name its thread had when it took the ring (read by the
+ * thread itself, PR_GET_NAME, in a call that makes system calls anyway),
+ * and the back end reads every living thread's name again from
+ * /proc/self/task/<tid>/comm at the end of each xlog_flush() and once a
+ * second (xlog_ring_read_name); so the caller pays nothing per call.  The
+ * name is in the ring's header page, which is in its file: recovery shows
+ * the last name the back end knew.
+ *
  * Life of a ring:
  *   made by the back end as a spare, or by a thread's first message that
  *     finds the pool empty;
@@ -90,9 +99,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -299,6 +311,9 @@ static void ring_reset(xlog_ring *r, uint64_t epoch)
     r->shared_lap_end = r->lap_end;
     r->epoch = epoch;
     r->tid = (int)syscall(SYS_gettid);
+    /* After the memset: NUL-padded; an unnamed thread has its process's
+     * name (the kernel's). */
+    prctl(PR_GET_NAME, r->thread_name.text, 0, 0, 0);
     r->exited = 0;
     r->listed = 0;
     r->alt_stack = NULL;
@@ -664,4 +679,28 @@ void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick)
         r->idle_stage = 2;
     }
     r->idle_since = now;
+}
+
+int xlog_ring_read_name(xlog_ring *r)
+{
+    char path[48], text[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", r->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0; /* the thread has ended: its last name stays */
+    ssize_t n = read(fd, text, sizeof text);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    /* The kernel writes the name and a '\n' (a '\n' of the name's own
+     * stays); never more than 15 bytes for a thread of ours. */
+    size_t length = (size_t)n - (text[n - 1] == '\n');
+    if (length > sizeof r->thread_name.text - 1)
+        length = sizeof r->thread_name.text - 1;
+    char name[sizeof r->thread_name.text] = {0};
+    memcpy(name, text, length);
+    if (memcmp(name, r->thread_name.text, sizeof name) == 0)
+        return 0;
+    memcpy(r->thread_name.text, name, sizeof name);
+    return 1;
 }

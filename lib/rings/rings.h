@@ -65,4 +65,8 @@ extern uint64_t xlog_laps_not_grown;
  * and trim an idle ring (rings.c, "Idle rings"). */
 void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick);
 
+/* The back end: reads the name of r's thread again (rings.c, "Names");
+ * 1 if it changed.  A thread that has ended keeps its last name. */
+int xlog_ring_read_name(xlog_ring *r);
+
 #endif

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event/event.h"
 #include "shm/shm.h"
 #include "xlog.h"
 
@@ -81,6 +82,15 @@ typedef struct xlog_file {
     int block_tid;
     int64_t block_time;
     uint64_t block_messages;
+    /* The Thread name entries of the block (file_sink.c, name_entry): the
+     * number of the last name given, and a few threads' names. */
+    uint32_t named_id, named_serial;
+    struct xlog_file_name {
+        int tid;
+        uint32_t block_serial;
+        size_t length;
+        char name[XLOG_THREAD_NAME_MAX];
+    } named[8];
     /* Per site number, what the file sink knows of the site in this file
      * (file_sink.c). */
     struct xlog_file_site *sites;

@@ -252,6 +252,50 @@ static void begin_block(const file_sink *fs, xlog_file *f, int64_t time_ns)
     add_entry(f, (size_t)(end - start), 0, 0);
 }
 
+/* name_entry's way when the name is not the last one given in the block. */
+static __attribute__((noinline)) uint8_t *other_name_entry(xlog_file *f, uint8_t *end, int tid,
+                                                           const xlog_thread_name *thread_name)
+{
+    const char *name = thread_name ? thread_name->text : "";
+    size_t length = thread_name ? thread_name->length : 0;
+    struct xlog_file_name *known = &f->named[(unsigned)tid % 8];
+    int given = known->tid == tid && known->block_serial == f->block_serial;
+    if (given ? known->length != length || (length && memcmp(known->name, name, length) != 0)
+              : length > 0) {
+        end = xlog_binary_thread_name(end, tid, name, length);
+        known->tid = tid;
+        known->block_serial = f->block_serial;
+        known->length = length;
+        if (length)
+            memcpy(known->name, name, length);
+    }
+    f->named_id = thread_name ? thread_name->id : 0;
+    f->named_serial = f->block_serial;
+    return end;
+}
+
+/* Whether thread_name is the last name the block gave (to the thread of
+ * its last entry): its next entry needs no Thread name entry. */
+static inline int name_given_last(const xlog_file *f, const xlog_thread_name *thread_name)
+{
+    return thread_name && thread_name->id && thread_name->id == f->named_id &&
+           f->named_serial == f->block_serial;
+}
+
+/* The Thread name entry (docs/BINARY.md) that the thread's next entry
+ * needs at end, if any: none when the block gave this name to this thread
+ * already (the name's number, or one of a few threads' names kept), or the
+ * thread has no name and was given none in the block.  Returns the end.
+ * The usual case, the block's last name again, is a test inline: as a call
+ * it cost 31 instructions a record (callgrind, as docs/BENCHMARKS.md). */
+static inline __attribute__((always_inline)) uint8_t *
+name_entry(xlog_file *f, uint8_t *end, int tid, const xlog_thread_name *thread_name)
+{
+    if (name_given_last(f, thread_name))
+        return end;
+    return other_name_entry(f, end, tid, thread_name);
+}
+
 /* A Message entry of event (rendered) at the end of f's block. */
 static void message_entry(xlog_file *f, const xlog_line_event *event, uint32_t ring,
                           uint64_t record_end)
@@ -261,6 +305,7 @@ static void message_entry(xlog_file *f, const xlog_line_event *event, uint32_t r
         end = xlog_binary_thread(end, event->pub.tid);
         f->block_tid = event->pub.tid;
     }
+    end = name_entry(f, end, event->pub.tid, event->thread_name);
     end = xlog_binary_message(end, (uint64_t)(event->pub.time_ns - f->block_time),
                               event->pub.level, event->pub.line, event->pub.file,
                               event->file_length, event->pub.function, event->function_length,
@@ -334,7 +379,7 @@ static inline __attribute__((always_inline)) void block_room(xlog_sink *s, xlog_
                                                              int tid)
 {
     file_sink *fs = s->state;
-    need += XLOG_BINARY_THREAD_MAX;
+    need += XLOG_BINARY_THREAD_MAX + XLOG_BINARY_THREAD_NAME_MAX;
     if (f->length > f->written && time_ns < f->block_time)
         xlog_file_end_block(f);
     /* (A block a failing disk holds back is tried again only when due,
@@ -388,6 +433,7 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
         end = xlog_binary_thread(end, item->tid);
         f->block_tid = item->tid;
     }
+    end = name_entry(f, end, item->tid, item->thread_name);
     /* A site's entry has the level of the record that defined it in the
      * block; a record of another level says its own. */
     end = xlog_binary_record(end, number, known->level, (uint64_t)(item->time_ns - f->block_time),
@@ -404,7 +450,7 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     if (event->site && event->site_number != XLOG_NO_SITE_NUMBER) {
         xlog_binary_item item = {event->pub.tid,   event->pub.time_ns, event->rec,
                                  event->site,      event->site_number,
-                                 event->ring_slot, event->record_end};
+                                 event->ring_slot, event->record_end,  event->thread_name};
         if (record_entry(s, f, &item))
             return;
     }
@@ -456,7 +502,8 @@ static int file_write_record(xlog_sink *s, const xlog_binary_item *item)
     int64_t time_ns = item->time_ns;
     if (fs->rules.mode == XLOG_FILE_PER_THREAD || f->fd < 0 || time_ns < f->day_start ||
         time_ns >= f->day_end || number >= f->site_count || f->length == 0 ||
-        item->tid != f->block_tid || time_ns < f->block_time)
+        item->tid != f->block_tid || time_ns < f->block_time ||
+        !name_given_last(f, item->thread_name))
         return write_record_any(s, item);
     xlog_file_site *known = &f->sites[number];
     size_t need = known->entry_size + xlog_binary_record_max(rec, rec->nargs);

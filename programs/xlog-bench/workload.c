@@ -219,7 +219,8 @@ static int text_line_ok(const char *line, size_t length)
 /* ---- the JSON line: the whole object ----------------------------------------
  * xlog.h's shape, field by field, with the values the workload gives: an
  * INFO message without a module (so no "xlog.module"), whose strings are
- * ASCII (so a byte outside printable ASCII, escaped or not, is damage). */
+ * ASCII (so a byte outside printable ASCII, escaped or not, is damage);
+ * "thread.name" is there when the thread's name is known (xlog.h). */
 
 static const char json_head[] = "{\"timestamp\":\"####-##-##T##:##:##.#########Z\","
                                 "\"severity_text\":\"INFO\",\"severity_number\":9,\"body\":\"";
@@ -237,6 +238,7 @@ static int json_line_ok(const char *line, size_t length)
            take_string(&c) && take(&c, ",\"code.lineno\":") && take_number(&c, &number) &&
            take(&c, ",\"code.function\":\"") && take_string(&c) &&
            take(&c, ",\"thread.id\":") && take_number(&c, &number) &&
+           (!take(&c, ",\"thread.name\":\"") || take_string(&c)) &&
            take(&c, ",\"process.pid\":") && take_number(&c, &number) && take(&c, "}}") &&
            c.next == c.end;
 }

@@ -199,7 +199,8 @@ def pattern_and_json_are_the_library_layouts():
 
 # ---- against the library's own lines ----------------------------------------------------
 
-TWIN_PATTERN = "[{level}] {path}:{line} {function} {module}|{message}"
+TWIN_PATTERN = "[{level}] {path}:{line} {function} {module} {thread}|{message}"
+TWIN_THREAD = b"tw\"in\\\x01\xff\xe2\x80\xa8"  # text_twin.c's, hostile
 TWIN_HOSTILE = b"a\nb\r\tc\x01\x7f\xff\xc3(\xe2\x80\xa8\xc2\x85\xe9\x80\x80end"
 # The calls of text_twin.c, in its order: level, format, kinds, values (as its
 # caller side stores them: "%.*s" keeps 3 bytes, %m the errno, ENOENT; %hhd and %hd
@@ -235,7 +236,7 @@ def twin_files(kind):
     expect(len(logs), 1, "the library's files: %r" % logs)
     with open(os.path.join(d, "logs", logs[0]), "rb") as f:
         text = f.read().decode("utf-8")
-    b = x.Block(base_ns=BASE).thread(1)
+    b = x.Block(base_ns=BASE).thread(1).thread_name(1, TWIN_THREAD)
     for number, (level, fmt, kinds, values) in enumerate(TWIN_CASES):
         b.site(number, level, number + 1, fmt, file=b"src/twin.c", function=b"twin",
                kinds=kinds)

@@ -77,7 +77,7 @@ def differential():
     same process for the same events."""
     for name, pattern in (("default", None),
                           ("pattern", "{time:iso,us} {level} <{file}|{path}:{line}> "
-                                      "{function} {module} p{pid} t{tid} {{{message}}}")):
+                                      "{function} {module} p{pid} t{tid} {thread} {{{message}}}")):
         logs, shm = fresh("differential-" + name)
         text = os.path.join(logs, "..", "text.out")
         js = os.path.join(logs, "..", "json.out")

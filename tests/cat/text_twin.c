@@ -3,14 +3,18 @@
  * the calls that tests/cat/test_cat.py also writes by hand into a binary
  * file (TWIN_CASES there, in the same order), so that xlog-cat's lines can
  * be compared with the library's own, byte for byte.  The pattern leaves
- * out the time and the thread, which a test cannot pin (test_cat.py checks
- * those against hand-written lines); xlogout names the file, line and
- * function, so both sides give the same.
+ * out the time and the thread id, which a test cannot pin (test_cat.py
+ * checks those against hand-written lines), but shows the thread's name,
+ * which this program sets (TWIN_THREAD, hostile bytes: a quote, a
+ * backslash, a control byte, a byte that is not UTF-8, U+2028); xlogout
+ * names the file, line and function, so both sides give the same.
  *
  *   text_twin DIR PERSISTENT_DIR pattern|default|json
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,7 +24,8 @@
 
 #include <xlog.h>
 
-#define TWIN_PATTERN "[{level}] {path}:{line} {function} {module}|{message}"
+#define TWIN_PATTERN "[{level}] {path}:{line} {function} {module} {thread}|{message}"
+#define TWIN_THREAD "tw\"in\\\x01\xff\xe2\x80\xa8"
 
 int main(int argc, char **argv)
 {
@@ -35,6 +40,8 @@ int main(int argc, char **argv)
         cfg.file_layout = XLOG_LAYOUT_JSON;
     else if (strcmp(argv[3], "pattern") == 0)
         cfg.file_pattern = TWIN_PATTERN;
+    if (pthread_setname_np(pthread_self(), TWIN_THREAD) != 0)
+        return 1;
     int rc = xlog_open(&cfg);
     if (rc != 0) {
         fprintf(stderr, "xlog_open: %s\n", xlog_last_error());

@@ -89,6 +89,10 @@ class Block:
         self.body += b"\x03" + varint(tid)
         return self
 
+    def thread_name(self, tid, name):
+        self.body += b"\x06" + varint(tid) + string(name)
+        return self
+
     def record(self, site, delta, kinds=(), values=(), level=None, truncated=False,
                suppressed=None):
         flags = (TRUNCATED if truncated else 0) | (SUPPRESSED if suppressed is not None else 0)
