@@ -288,6 +288,29 @@ typedef struct xlog_sink_config {
      * layout (NULL for the sink's default).  See "Layouts" above. */
     xlog_layout_kind layout;
     const char *pattern;
+    /* Which modules and levels this sink takes, as a filter string in the
+     * syntax of XLOG_LEVEL ("Levels, modules and filters" below):
+     * "off,http.access=info" (the access log only), "error" (every
+     * module's errors), "warn,storage=debug".  Where it names no level
+     * alone, the sink's level is its level for the modules no rule covers;
+     * its module rules may go below that level.  NULL (the default): the
+     * messages at or above the sink's level that the program's rules
+     * (cfg.level, XLOG_LEVEL, xlog_set_filter, xlog_set_module_level) let
+     * through.  A sink's filter is its own: the program's rules do not
+     * narrow it, and a thread's own threshold (xlog_thread_level) does not
+     * widen it.  A call is let through in the caller's code when any sink
+     * may want it (the floor and each call site's cached decision follow
+     * the most permissive of the program's rules and every sink's filter),
+     * and the back end gives each sink its share: a filter costs the
+     * caller nothing, but a line that only a sink's filter wants costs
+     * what any written line costs, and while a sink has a filter, the
+     * back end also looks each line's module up in the program's rules
+     * (for the sinks without one).  A filter with a mistake makes xlog_open
+     * fail with -EINVAL, and xlog_last_error() names the sink and the
+     * column ("cfg.sinks[0] (syslog): filter=\"warn,net=loud\": \"loud\"
+     * at column 10 is not a level ...").  The filters of all sinks may name
+     * at most 192 modules in all. */
+    const char *filter;
 } xlog_sink_config;
 
 /* The kinds of sink (xlog_sink_config.kind). */
@@ -1000,7 +1023,9 @@ int xlog_set_filter(const char *filter);
 int xlog_set_module_level(const char *module, int level);
 
 /* Whether a message of this level from this module ("" for none) would be
- * written, by the rules in force (a thread's own threshold aside). */
+ * written, by the rules in force (a thread's own threshold aside): the
+ * program's rules, or a sink's filter (xlog_sink_config.filter) while
+ * xlog is open with one. */
 int xlog_module_enabled(const char *module, int level);
 
 /* Sets a threshold for the calling thread only, overriding the process-wide
@@ -1405,6 +1430,7 @@ typedef struct xlog_impl_site {
 /* What a call passes along with its level (bits above the level's). */
 #define XLOG_IMPL_KEEP 0x200  /* below the level written: kept for a backtrace */
 #define XLOG_IMPL_RATED 0x400 /* a rate-limited call */
+#define XLOG_IMPL_OWN 0x800   /* let through by the thread's own threshold */
 #define XLOG_IMPL_GO 0x1000   /* makes a decision for XLOG_TRACE non-zero */
 
 #define XLOG_IMPL_AT(level, limit, rated, in_caller, literal_entry, ...)                     \
@@ -1462,8 +1488,8 @@ typedef struct xlog_impl_site {
                                     per argument from bit 14 up */
 #define XLOG_IMPL_SLOT_SHIFT 14
 /* What of the level a call of xlog_impl_log_<n> passes: the level and the
- * record's flags (KEEP, RATED), as the record's level and flags bytes. */
-#define XLOG_IMPL_RECORD_BITS 0x6ff
+ * record's flags (KEEP, RATED, OWN), as the record's level and flags bytes. */
+#define XLOG_IMPL_RECORD_BITS 0xeff
 
 /* How many arguments follow the format: 0 to 8, or V (more, up to 111). */
 #define XLOG_IMPL_COUNT(...)                                                               \
@@ -1975,7 +2001,7 @@ static inline int xlog_impl_decide(xlog_impl_site *site, int level)
 {
     int own = xlog_impl_thread_threshold;
     if (own >= 0)
-        return level >= own ? level | XLOG_IMPL_GO : 0;
+        return level >= own ? level | XLOG_IMPL_GO | XLOG_IMPL_OWN : 0;
     uint64_t levels = __atomic_load_n(&site->levels, __ATOMIC_RELAXED);
     if (XLOG_IMPL_UNLIKELY((uint32_t)(levels >> 32) !=
                            __atomic_load_n(&xlog_impl_generation, __ATOMIC_RELAXED)))

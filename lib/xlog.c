@@ -407,6 +407,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         else
             xlog_set_level(cfg.level);
         xlog_set_backtrace_level(cfg.backtrace_lines ? cfg.backtrace_level : XLOG_OFF);
+        xlog_use_sink_filters();
         if (cfg.crash_handlers)
             xlog_crash_install();
         static int hooks_installed;
@@ -459,6 +460,7 @@ XLOG_API int xlog_close(void)
             xlog_store_release(&xlog_front.epoch, 0);
             xlog_rings_take_room();
             xlog_backend_stop();
+            xlog_use_sink_filters();
             xlog_rings_close_epoch();
             /* Lines of children (or any process of the directory) that
              * died before: written now, not left for a later open. */

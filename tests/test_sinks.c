@@ -13,6 +13,8 @@
 
 #include <xlog.h>
 
+#include "filters/modules.h"
+
 typedef struct recorder {
     int opened, flushed, closed;
     int writes;
@@ -326,6 +328,177 @@ static void a_sink_that_flushes_or_closes_xlog_is_refused_and_counted(void **sta
     test_drop_dir(dir);
 }
 
+/* ---- each sink's filter (xlog_sink_config.filter) ------------------------- */
+
+#define ROUTED_PATTERN "{level} {module} {message}"
+
+/* The recorder's lines are exactly expected's (NULL-terminated). */
+static void assert_recorded(const recorder *r, const char *const *expected)
+{
+    int n = 0;
+    while (expected[n])
+        n++;
+    for (int i = 0; i < n && i < r->writes; i++)
+        assert_string_equal(r->lines[i], expected[i]);
+    assert_int_equal(r->writes, n);
+}
+
+/* The files' text is exactly expected's lines (NULL-terminated). */
+static void assert_files_hold(const char *dir, const char *const *expected)
+{
+    char want[4096] = "";
+    for (int i = 0; expected[i]; i++)
+        strcat(want, expected[i]);
+    char *text = test_read_dir(dir, NULL);
+    assert_string_equal(text, want);
+    free(text);
+}
+
+/* The same calls, from four modules, for the routing tests. */
+static void log_every_module(void)
+{
+    log_in_storage(XLOG_DEBUG, 1);
+    log_in_storage(XLOG_INFO, 2);
+    log_in_net(XLOG_DEBUG, 3);
+    log_in_net(XLOG_INFO, 4);
+    log_in_net(XLOG_ERROR, 5);
+    log_in_storage(XLOG_ERROR, 6);
+    log_in_net_tls(XLOG_WARN, 7);
+    log_in_http_access(XLOG_INFO, 8);
+    log_in_http_access(XLOG_DEBUG, 9);
+}
+
+/* Three sinks and the files, each taking exactly its lines: a filter
+ * below the program's level (storage's debug lines while cfg.level is
+ * info) reaches its sink and no other; a filter of levels alone; a sink
+ * without a filter and the files follow the program's rules. */
+static void modules_go_to_each_sink_by_its_filter(void **state)
+{
+    (void)state;
+    recorder storage, errors, plain, access;
+    xlog_custom_sink to_storage = recording_sink(&storage);
+    to_storage.sink.pattern = ROUTED_PATTERN;
+    to_storage.sink.filter = "off,storage=debug";
+    xlog_custom_sink to_errors = recording_sink(&errors);
+    to_errors.sink.pattern = ROUTED_PATTERN;
+    to_errors.sink.filter = "error";
+    xlog_custom_sink to_plain = recording_sink(&plain);
+    to_plain.sink.pattern = ROUTED_PATTERN;
+    to_plain.sink.level = XLOG_WARN;
+    xlog_custom_sink to_access = recording_sink(&access);
+    to_access.sink.pattern = ROUTED_PATTERN;
+    to_access.sink.level = XLOG_OFF; /* its filter names no level alone */
+    to_access.sink.filter = " http.access = INFO ";
+    const xlog_sink_config *sinks[] = {&to_storage.sink, &to_errors.sink, &to_plain.sink,
+                                       &to_access.sink, NULL};
+    char *dir = test_make_dir("routed");
+    xlog_config cfg = test_config_in(dir);
+    cfg.level = XLOG_INFO;
+    cfg.file_pattern = ROUTED_PATTERN;
+    cfg.sinks = sinks;
+    if (xlog_open(&cfg) != 0)
+        fail_msg("xlog_open: %s", xlog_last_error());
+    assert_true(xlog_module_enabled("storage", XLOG_DEBUG));
+    assert_true(xlog_module_enabled("storage.disk", XLOG_DEBUG));
+    assert_false(xlog_module_enabled("net", XLOG_DEBUG));
+    assert_false(xlog_module_enabled("storage", XLOG_TRACE));
+    log_every_module();
+    assert_int_equal(xlog_close(), 0);
+    /* Closed, the program's rules alone again. */
+    assert_false(xlog_module_enabled("storage", XLOG_DEBUG));
+    assert_recorded(&storage, (const char *const[]){"DEBUG storage storage 1\n",
+                                                    "INFO storage storage 2\n",
+                                                    "ERROR storage storage 6\n", NULL});
+    assert_recorded(&errors, (const char *const[]){"ERROR net net 5\n",
+                                                   "ERROR storage storage 6\n", NULL});
+    assert_recorded(&plain, (const char *const[]){"ERROR net net 5\n",
+                                                  "ERROR storage storage 6\n",
+                                                  "WARN net.tls net.tls 7\n", NULL});
+    assert_recorded(&access, (const char *const[]){"INFO http.access http.access 8\n", NULL});
+    assert_files_hold(dir, (const char *const[]){"INFO storage storage 2\n", "INFO net net 4\n",
+                                                 "ERROR net net 5\n", "ERROR storage storage 6\n",
+                                                 "WARN net.tls net.tls 7\n",
+                                                 "INFO http.access http.access 8\n", NULL});
+    test_drop_dir(dir);
+}
+
+/* While a sink has a filter, a change of the program's rules at run time
+ * changes what the files take, not what the filter takes; a thread's own
+ * threshold widens the files', not the filter's. */
+static void the_program_rules_and_thread_threshold_leave_a_sink_filter_alone(void **state)
+{
+    (void)state;
+    recorder storage;
+    xlog_custom_sink to_storage = recording_sink(&storage);
+    to_storage.sink.pattern = ROUTED_PATTERN;
+    to_storage.sink.filter = "off,storage=debug";
+    const xlog_sink_config *sinks[] = {&to_storage.sink, NULL};
+    char *dir = test_make_dir("routed-change");
+    xlog_config cfg = test_config_in(dir);
+    cfg.level = XLOG_INFO;
+    cfg.file_pattern = ROUTED_PATTERN;
+    cfg.sinks = sinks;
+    if (xlog_open(&cfg) != 0)
+        fail_msg("xlog_open: %s", xlog_last_error());
+    assert_int_equal(xlog_set_filter("error,net=debug"), 0);
+    assert_int_equal(xlog_get_level(), XLOG_ERROR);
+    log_in_storage(XLOG_DEBUG, 1);
+    log_in_storage(XLOG_INFO, 2);
+    log_in_net(XLOG_DEBUG, 3);
+    log_in_net_tls(XLOG_TRACE, 4);
+    xlog_thread_level(XLOG_TRACE);
+    log_in_net_tls(XLOG_TRACE, 5);
+    log_in_http_access(XLOG_DEBUG, 6);
+    xlog_thread_level(XLOG_LEVEL_PROCESS);
+    log_in_http_access(XLOG_DEBUG, 7);
+    assert_int_equal(xlog_close(), 0);
+    assert_recorded(&storage, (const char *const[]){"DEBUG storage storage 1\n",
+                                                    "INFO storage storage 2\n", NULL});
+    assert_files_hold(dir, (const char *const[]){"DEBUG net net 3\n",
+                                                 "TRACE net.tls net.tls 5\n",
+                                                 "DEBUG http.access http.access 6\n", NULL});
+    test_drop_dir(dir);
+}
+
+/* A sink's filter with a mistake makes xlog_open fail, saying which sink,
+ * what and where; nothing is left open. */
+static void a_bad_sink_filter_fails_xlog_open_naming_the_sink_and_column(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *filter;
+        const char *message;
+    } cases[] = {
+        {"warn,net=loud", "cfg.sinks[1] (custom): filter=\"warn,net=loud\": \"loud\" at column "
+                          "10 is not a level (trace, debug, info, warn or warning, error or err, "
+                          "fatal or off)"},
+        {"warn,,net=info", "cfg.sinks[1] (custom): filter=\"warn,,net=info\": empty item at "
+                           "column 6"},
+        {"off,ne t=info", "cfg.sinks[1] (custom): filter=\"off,ne t=info\": \"ne t\" at column 5 "
+                          "is not a module name (letters, digits, '_', '-' and dots between them, "
+                          "at most 63 bytes)"},
+        {"", "cfg.sinks[1] (custom): filter=\"\": empty item at column 1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        recorder good, bad;
+        xlog_custom_sink first = recording_sink(&good);
+        first.sink.filter = "info";
+        xlog_custom_sink second = recording_sink(&bad);
+        second.sink.filter = cases[i].filter;
+        const xlog_sink_config *sinks[] = {&first.sink, &second.sink, NULL};
+        char *dir = test_make_dir("bad-filter");
+        xlog_config cfg = test_config_in(dir);
+        cfg.sinks = sinks;
+        assert_int_equal(xlog_open(&cfg), -EINVAL);
+        assert_string_equal(xlog_last_error(), cases[i].message);
+        assert_int_equal(xlog_close(), -EBADF);
+        assert_int_equal(good.opened, good.closed); /* the first sink was stopped again */
+        assert_int_equal(bad.opened, 0);
+        assert_false(xlog_module_enabled("", XLOG_DEBUG));
+        test_drop_dir(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +507,9 @@ int main(void)
         cmocka_unit_test(a_sink_that_cannot_open_fails_xlog_open),
         cmocka_unit_test(each_output_has_its_own_level),
         cmocka_unit_test(a_sink_that_flushes_or_closes_xlog_is_refused_and_counted),
+        cmocka_unit_test(modules_go_to_each_sink_by_its_filter),
+        cmocka_unit_test(the_program_rules_and_thread_threshold_leave_a_sink_filter_alone),
+        cmocka_unit_test(a_bad_sink_filter_fails_xlog_open_naming_the_sink_and_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "base/clock.h"
+#include "base/rules.h"
 #include "event/event.h"
 #include "layouts/layout.h"
 #include "xlog.h"
@@ -83,6 +84,10 @@ struct xlog_sink {
      * sink that is handed an event whose message may not be rendered
      * (xlog_event_render, event/message.h); every other gets it rendered. */
     int binary;
+    /* The sink's own filter (xlog_sink_config.filter; its process level
+     * the sink's level where it names none), or NULL: then it takes what
+     * the program's rules let through at or above its level. */
+    xlog_rules *filter;
     void *state; /* the implementation's */
 };
 
@@ -92,7 +97,11 @@ struct xlog_sink {
  * sinks) and starts them.  0, or the first failure's negative errno (after
  * xlog_set_error), with every sink already started stopped again. */
 int xlog_sinks_start(const xlog_config *cfg);
-/* Hands event to every sink whose level it reaches. */
+/* Hands event to every sink that wants it: a sink with a filter, what its
+ * filter lets through; one without, what reaches its level, and, while
+ * some sink has a filter (the callers then follow the most permissive of
+ * them all and the program's rules), what the program's rules or the
+ * calling thread's own threshold let through. */
 void xlog_sinks_write(const xlog_line_event *event);
 /* Whether the only sink takes records without events (a binary file):
  * then the back end may hand it records with xlog_sinks_write_record. */
@@ -101,6 +110,15 @@ int xlog_sinks_take_records(void);
  * it must come as an event (xlog_sinks_write) after all. */
 int xlog_sinks_write_record(int level, const xlog_binary_item *item);
 void xlog_sinks_flush(int durable);
+
+/* Whether a sink in force has a filter: then 1, and the sinks' filters
+ * merged as one (for every module, the lowest level any of them lets
+ * through), at most XLOG_SHARED_RULES_MAX - XLOG_RULES_MAX rules, valid
+ * until the sinks stop.  Else 0. */
+int xlog_sinks_routing(int *process, const xlog_rule **list, size_t *count);
+/* The program's rules (frontend/filter.c, at each change), which the sinks
+ * without a filter follow while some sink has one. */
+void xlog_sinks_set_program_rules(int process, const xlog_rule *list, size_t count);
 void xlog_sinks_tick(void);
 void xlog_sinks_thread_ended(int tid);
 void xlog_sinks_after_fork(void);
