@@ -314,7 +314,7 @@ typedef struct xlog_sink_config {
 } xlog_sink_config;
 
 /* The kinds of sink (xlog_sink_config.kind). */
-enum { XLOG_SINK_SYSLOG = 1, XLOG_SINK_CUSTOM = 2 };
+enum { XLOG_SINK_SYSLOG = 1, XLOG_SINK_CUSTOM = 2, XLOG_SINK_FILE = 3 };
 
 /* ---- syslog --------------------------------------------------------------
  * Messages go to a syslog collector (rsyslog, syslog-ng, journald, Fluent
@@ -377,6 +377,64 @@ typedef struct xlog_syslog_config {
 } xlog_syslog_config;
 
 xlog_syslog_config xlog_syslog_defaults(void);
+
+/* ---- more files -----------------------------------------------------------
+ * Files of their own, beside the files of xlog_config: an access log, the
+ * errors of every module, one module's debug lines, each with its
+ * directory, prefix, layout, level, filter, rotation and retention.  They
+ * are files as the main ones are (xlog_config's "Rotation" tells how they
+ * rotate, are compressed, checked and reopened; file_mode how they are
+ * shared), written by the back end in large blocks; their lines survive a
+ * kill as the main files' do (cfg.persistent), recovered into these files
+ * by their own layout, prefix and filter; several processes may share
+ * them.  What they share with the main files: rotate_local_time,
+ * follow_symlinks, write_buffer, flush_interval_ms, check_interval_ms and
+ * max_message.
+ *
+ *     ```c fragment
+ *     xlog_file_config access = xlog_file_defaults();
+ *     access.sink.filter = "off,http.access=info";
+ *     access.prefix = "access";             // access-2026-11-22.log
+ *     xlog_file_config errors = xlog_file_defaults();
+ *     errors.sink.filter = "error";         // every module's errors
+ *     errors.prefix = "errors";
+ *     errors.sink.layout = XLOG_LAYOUT_JSON;
+ *     const xlog_sink_config *sinks[] = {&access.sink, &errors.sink, NULL};
+ *     xlog_config cfg = xlog_defaults();
+ *     cfg.sinks = sinks;
+ *     ```
+ *
+ * Two sets of files (the main ones, or another listed file sink) may not
+ * have the same directory and prefix: xlog_open refuses it, since each
+ * would take the other's files for its own (names, retention). */
+typedef struct xlog_file_config {
+    /* kind XLOG_SINK_FILE; level and filter as every sink's; layout
+     * XLOG_LAYOUT_TEXT (default: the default line, or pattern),
+     * XLOG_LAYOUT_JSON or XLOG_LAYOUT_BINARY (.xlog files). */
+    xlog_sink_config sink;
+    /* The directory (created with its parents, mode 0750, if missing), or
+     * NULL (the default) for the main files' (cfg.dir, after XLOG_DIR). */
+    const char *dir;
+    /* Before the date in every name, as cfg.file_prefix: "access" gives
+     * access-2026-11-22.log.  NULL (the default): names start with the
+     * date. */
+    const char *prefix;
+    /* As cfg.file_mode.  Default XLOG_FILE_SHARED. */
+    xlog_file_mode mode;
+    /* As cfg.rotate_hourly: non-zero for a file per hour.  Default 0. */
+    int rotate_hourly;
+    /* As cfg.rotate_size (0, the default: none; else at least 64 KiB),
+     * cfg.rotate_keep (default 10), cfg.keep_days (default 0: keep every
+     * day) and cfg.compress (default XLOG_COMPRESS_NONE). */
+    size_t rotate_size;
+    unsigned rotate_keep;
+    unsigned keep_days;
+    xlog_compress compress;
+} xlog_file_config;
+
+/* A file sink's defaults: every field as documented above (level
+ * XLOG_TRACE, no filter: every line the program's rules let through). */
+xlog_file_config xlog_file_defaults(void);
 
 /* ---- your own sink ---------------------------------------------------------
  * A sink of your own gets every message at or above its level, as an event
@@ -611,14 +669,34 @@ typedef struct xlog_config {
     /* Days of old files kept: when a file moves to a new day (and at
      * xlog_open), the files of earlier days are removed, except those of the
      * keep_days most recent earlier dates that have files.  Only names that
-     * xlog makes in this file_mode are touched (YYYY-MM-DD[-<id>].log, with
-     * .N and .gz).  0 (the default) keeps every day. */
+     * xlog makes in this file_mode, with this file_prefix and rotate_hourly
+     * are touched ([<prefix>-]YYYY-MM-DD[-HH][-<id>].log, with .N and
+     * .gz).  0 (the default) keeps every day. */
     unsigned keep_days;
 
     /* Non-zero: the date in file names, and so the change of file at
      * midnight, follow local time (TZ, read at xlog_open) instead of UTC.
      * The times in the lines stay UTC.  Default 0. */
     int rotate_local_time;
+
+    /* A name of the program's own for its files, before the date:
+     * "myapp" gives myapp-2026-11-22.log (myapp-2026-11-22-<tid>.log per
+     * thread, myapp-2026-11-22-p<pid>.log per process, myapp-2026-11-22.xlog
+     * binary; rotated myapp-2026-11-22.log.1, compressed ...log.1.gz), so
+     * that programs sharing a directory keep their files apart: retention
+     * (keep_days) and recovery touch only the names of this prefix.
+     * Letters, digits, '_', '-' and '.' (not first), at most 127 bytes.
+     * NULL (the default): names start with the date. */
+    const char *file_prefix;
+
+    /* Non-zero: a file per hour, named with the hour after the date:
+     * 2026-11-22-14.log (myapp-2026-11-22-14.log with file_prefix;
+     * 2026-11-22-14-<tid>.log per thread), changing name on the hour (of
+     * UTC, or of local time with rotate_local_time).  Size rotation,
+     * compression and recovery work on these names as on daily ones;
+     * keep_days still counts days (the hours of the keep_days most recent
+     * earlier dates are kept).  Default 0: a file per day. */
+    int rotate_hourly;
 
     /* Compression of rotated files (the .N files, and a day's file once the
      * next day's is begun): XLOG_COMPRESS_GZIP turns <name> into <name>.gz

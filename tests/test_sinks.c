@@ -458,6 +458,7 @@ static void the_program_rules_and_thread_threshold_leave_a_sink_filter_alone(voi
                                                  "TRACE net.tls net.tls 5\n",
                                                  "DEBUG http.access http.access 6\n", NULL});
     test_drop_dir(dir);
+    assert_int_equal(xlog_set_filter("info"), 0); /* its module rule stays otherwise */
 }
 
 /* A sink's filter with a mistake makes xlog_open fail, saying which sink,
@@ -499,6 +500,169 @@ static void a_bad_sink_filter_fails_xlog_open_naming_the_sink_and_column(void **
     }
 }
 
+/* ---- files of their own (xlog_file_config) ------------------------------------ */
+
+/* 2026-11-22 12:00:00 UTC, moved forward by the real clock. */
+static int64_t clock_offset_ns;
+
+static int64_t real_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t noon_clock(void)
+{
+    return real_ns() + __atomic_load_n(&clock_offset_ns, __ATOMIC_RELAXED);
+}
+
+/* The exact text of dir/name ("" when it is missing). */
+static char *text_of(const char *dir, const char *name)
+{
+    char *path = test_path(dir, name);
+    char *text = test_read_file(path, NULL);
+    free(path);
+    return text ? text : strdup("");
+}
+
+/* Every name in dir, sorted, joined by ' '. */
+static char *names_in(const char *dir)
+{
+    size_t n;
+    char **names = test_list_files(dir, &n);
+    char *out = calloc(1, 1);
+    size_t length = 0;
+    for (size_t i = 0; i < n; i++) {
+        out = realloc(out, length + strlen(names[i]) + 2);
+        length += (size_t)sprintf(out + length, "%s%s", length ? " " : "", names[i]);
+    }
+    test_free_list(names, n);
+    return out;
+}
+
+/* The main files, an access log, an error log and one module's debug lines
+ * in a directory of their own, hourly and per process: each file holds
+ * exactly its lines, by its filter and level, in its names. */
+static void modules_go_to_files_of_their_own(void **state)
+{
+    (void)state;
+    __atomic_store_n(&clock_offset_ns, (int64_t)1795348800 * 1000000000 - real_ns(),
+                     __ATOMIC_RELAXED);
+    char *dir = test_make_dir("listed-files");
+    char storage_dir[PATH_MAX];
+    snprintf(storage_dir, sizeof storage_dir, "%s/storage", dir);
+    xlog_file_config access = xlog_file_defaults();
+    access.prefix = "access";
+    access.sink.filter = "off,http.access=info";
+    access.sink.pattern = "{message}";
+    xlog_file_config errors = xlog_file_defaults();
+    errors.prefix = "errors";
+    errors.sink.filter = "error";
+    errors.sink.pattern = ROUTED_PATTERN;
+    xlog_file_config storage = xlog_file_defaults();
+    storage.dir = storage_dir;
+    storage.rotate_hourly = 1;
+    storage.mode = XLOG_FILE_PER_PROCESS;
+    storage.sink.filter = "off,storage=debug";
+    storage.sink.pattern = ROUTED_PATTERN;
+    xlog_file_config quiet = xlog_file_defaults(); /* no filter: the program's rules */
+    quiet.prefix = "quiet";
+    quiet.sink.level = XLOG_WARN;
+    quiet.sink.pattern = ROUTED_PATTERN;
+    const xlog_sink_config *sinks[] = {&access.sink, &errors.sink, &storage.sink, &quiet.sink,
+                                       NULL};
+    xlog_config cfg = test_config_in(dir);
+    cfg.wall_clock_ns = noon_clock;
+    cfg.level = XLOG_INFO;
+    cfg.file_pattern = ROUTED_PATTERN;
+    cfg.sinks = sinks;
+    if (xlog_open(&cfg) != 0)
+        fail_msg("xlog_open: %s", xlog_last_error());
+    log_every_module();
+    assert_int_equal(xlog_close(), 0);
+    char *listing = names_in(dir);
+    assert_string_equal(listing, "2026-11-22.log access-2026-11-22.log errors-2026-11-22.log "
+                                 "quiet-2026-11-22.log storage");
+    free(listing);
+    char storage_name[64];
+    snprintf(storage_name, sizeof storage_name, "2026-11-22-12-p%d.log", (int)getpid());
+    listing = names_in(storage_dir);
+    assert_string_equal(listing, storage_name);
+    free(listing);
+    struct {
+        const char *dir, *name, *text;
+    } files[] = {
+        {dir, "2026-11-22.log",
+         "INFO storage storage 2\nINFO net net 4\nERROR net net 5\nERROR storage storage 6\n"
+         "WARN net.tls net.tls 7\nINFO http.access http.access 8\n"},
+        {dir, "access-2026-11-22.log", "http.access 8\n"},
+        {dir, "errors-2026-11-22.log", "ERROR net net 5\nERROR storage storage 6\n"},
+        {dir, "quiet-2026-11-22.log",
+         "ERROR net net 5\nERROR storage storage 6\nWARN net.tls net.tls 7\n"},
+        {storage_dir, storage_name,
+         "DEBUG storage storage 1\nINFO storage storage 2\nERROR storage storage 6\n"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *text = text_of(files[i].dir, files[i].name);
+        assert_string_equal(text, files[i].text);
+        free(text);
+    }
+    test_remove_tree(dir);
+    free(dir);
+}
+
+/* A listed file sink's mistakes fail xlog_open, naming the sink and the
+ * field. */
+static void a_bad_file_sink_fails_xlog_open_naming_it(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("bad-file-sink");
+    xlog_file_config same = xlog_file_defaults(); /* the main files' names */
+    xlog_file_config bad_prefix = xlog_file_defaults();
+    bad_prefix.prefix = "../up";
+    xlog_file_config bad_mode = xlog_file_defaults();
+    bad_mode.prefix = "m";
+    bad_mode.mode = (xlog_file_mode)7;
+    xlog_file_config small = xlog_file_defaults();
+    small.prefix = "s";
+    small.rotate_size = 1000;
+    xlog_file_config twin_a = xlog_file_defaults(), twin_b = xlog_file_defaults();
+    twin_a.prefix = twin_b.prefix = "twin";
+    char want[3][PATH_MAX + 256];
+    snprintf(want[0], sizeof want[0],
+             "cfg.sinks[0] (file): the same directory (%s) and prefix (none) as the main files "
+             "(cfg.dir, cfg.file_prefix): each would take the other's files for its own", dir);
+    snprintf(want[1], sizeof want[1],
+             "cfg.sinks[1] (file): the same directory (%s) and prefix (twin) as cfg.sinks[0]: "
+             "each would take the other's files for its own", dir);
+    struct {
+        const xlog_sink_config *sinks[3];
+        const char *message;
+    } cases[] = {
+        {{&same.sink, NULL}, want[0]},
+        {{&twin_a.sink, &twin_b.sink, NULL}, want[1]},
+        {{&bad_prefix.sink, NULL},
+         "cfg.sinks[0] (file): prefix: \"../up\" is not a file name prefix (letters, digits, "
+         "'_', '-' and '.', not first; 1 to 127 bytes)"},
+        {{&bad_mode.sink, NULL},
+         "cfg.sinks[0] (file): mode: 7 is not XLOG_FILE_SHARED, XLOG_FILE_PER_THREAD or "
+         "XLOG_FILE_PER_PROCESS"},
+        {{&small.sink, NULL},
+         "cfg.sinks[0] (file): rotate_size: 1000 is neither 0 (no size rotation) nor at least "
+         "64 KiB"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        xlog_config cfg = test_config_in(dir);
+        cfg.sinks = cases[i].sinks;
+        assert_int_equal(xlog_open(&cfg), -EINVAL);
+        assert_string_equal(xlog_last_error(), cases[i].message);
+        assert_int_equal(xlog_close(), -EBADF);
+    }
+    test_remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -510,6 +674,8 @@ int main(void)
         cmocka_unit_test(modules_go_to_each_sink_by_its_filter),
         cmocka_unit_test(the_program_rules_and_thread_threshold_leave_a_sink_filter_alone),
         cmocka_unit_test(a_bad_sink_filter_fails_xlog_open_naming_the_sink_and_column),
+        cmocka_unit_test(modules_go_to_files_of_their_own),
+        cmocka_unit_test(a_bad_file_sink_fails_xlog_open_naming_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

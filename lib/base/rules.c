@@ -122,6 +122,28 @@ int xlog_shared_rules_level(const xlog_shared_rules *t, const char *module, size
     }
 }
 
+uint64_t xlog_shared_rules_copy(const xlog_shared_rules *t, xlog_rules *out)
+{
+    for (;;) {
+        uint64_t before = READ(t->sequence);
+        if (before & 1) {
+            sched_yield();
+            continue;
+        }
+        out->process = READ(t->process);
+        size_t count = READ(t->count);
+        out->count = count < XLOG_RULES_MAX ? count : XLOG_RULES_MAX;
+        for (size_t i = 0; i < out->count; i++) {
+            for (size_t c = 0; c < XLOG_MODULE_MAX; c++)
+                out->list[i].module[c] = READ(t->list[i].module[c]);
+            out->list[i].length = READ(t->list[i].length);
+            out->list[i].level = READ(t->list[i].level);
+        }
+        if (READ(t->sequence) == before)
+            return before;
+    }
+}
+
 void xlog_shared_rules_store(xlog_shared_rules *t, int process, int backtrace,
                              const xlog_rule *list, size_t count)
 {

@@ -75,6 +75,9 @@ typedef struct xlog_shared_rules {
 /* The level of module (length bytes) under t, and t's backtrace level. */
 int xlog_shared_rules_level(const xlog_shared_rules *t, const char *module, size_t length,
                             int *backtrace);
+/* A copy of t's process level and rules (at most XLOG_RULES_MAX of them)
+ * into out; the sequence they were read at (even). */
+uint64_t xlog_shared_rules_copy(const xlog_shared_rules *t, xlog_rules *out);
 /* Makes list (count rules, at most XLOG_SHARED_RULES_MAX) t's rules. */
 void xlog_shared_rules_store(xlog_shared_rules *t, int process, int backtrace,
                              const xlog_rule *list, size_t count);

@@ -127,6 +127,11 @@ void xlog_sinks_stop(void);
 /* Adds every kind of sink's counts to out (xlog_stats). */
 void xlog_sinks_stats(xlog_counters *out);
 
+/* Whether prefix (NULL for none) may begin file names (cfg.file_prefix, a
+ * listed file sink's): 0, or -EINVAL after saying why (what names the
+ * setting). */
+int xlog_file_prefix_check(const char *prefix, const char *what);
+
 /* The back end's clock, whose calibration each block of a binary file
  * records (docs/BINARY.md, "Process"); set once the clock is started. */
 void xlog_file_sink_set_clock(const xlog_clock *clock);

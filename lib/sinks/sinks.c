@@ -14,6 +14,7 @@
 #include "base/atomics.h"
 #include "base/error.h"
 #include "event/message.h"
+#include "shm/shm.h"
 #include "sinks/sink.h"
 
 /* The kinds of sink cfg.sinks may list, one line each: its XLOG_SINK_*
@@ -21,10 +22,11 @@
  * and the text layout it has when its configuration gives none. */
 #define EXTRA_KINDS(KIND)                              \
     KIND(XLOG_SINK_CUSTOM, custom, XLOG_DEFAULT_LINE) \
-    KIND(XLOG_SINK_SYSLOG, syslog, "{message}")
+    KIND(XLOG_SINK_SYSLOG, syslog, "{message}")       \
+    KIND(XLOG_SINK_FILE, file, XLOG_DEFAULT_LINE)
 
-/* The files and the console are set by their own fields of xlog_config. */
-extern const xlog_sink_ops xlog_file_sink_ops;
+/* The main files and the console are set by their own fields of
+ * xlog_config (the main files' ops are also a listed file sink's). */
 extern const xlog_sink_ops xlog_console_sink_ops;
 #define DECLARE_OPS(kind, name, pattern) extern const xlog_sink_ops xlog_##name##_sink_ops;
 EXTRA_KINDS(DECLARE_OPS)
@@ -62,6 +64,9 @@ static struct {
     xlog_rule list[ROUTING_RULES_MAX];
 } routing;
 static xlog_shared_rules program_rules = {.process = XLOG_INFO, .backtrace = XLOG_OFF};
+/* The sequence of program_rules last stored in the survival directory
+ * (odd: none yet), for recovery to follow as the back end did. */
+static uint64_t program_rules_saved = 1;
 
 void xlog_sinks_set_program_rules(int process, const xlog_rule *list, size_t count)
 {
@@ -74,6 +79,18 @@ int xlog_sinks_routing(int *process, const xlog_rule **list, size_t *count)
     *list = routing.list;
     *count = routing.count;
     return routing.active;
+}
+
+/* While some sink has a filter, the program's rules as they change, for
+ * recovery (shm.h). */
+static void save_program_rules(void)
+{
+    if (routing.active &&
+        __atomic_load_n(&program_rules.sequence, __ATOMIC_ACQUIRE) != program_rules_saved) {
+        xlog_rules copy;
+        program_rules_saved = xlog_shared_rules_copy(&program_rules, &copy);
+        xlog_survival_set_rules(1, &copy);
+    }
 }
 
 /* Adds a sink's filter to the routing's rules; 0, or -EINVAL after saying
@@ -193,6 +210,7 @@ int xlog_sinks_start(const xlog_config *cfg)
 {
     sinks.count = 0;
     routing.active = 0;
+    program_rules_saved = 1;
     int rc = add(&xlog_file_sink_ops, cfg->file_level, NULL, cfg->file_layout, cfg->file_pattern,
                  XLOG_DEFAULT_LINE, "cfg.file_pattern", cfg, NULL);
     if (rc == 0 && cfg->console)
@@ -208,6 +226,8 @@ int xlog_sinks_start(const xlog_config *cfg)
     }
     if (rc != 0)
         xlog_sinks_stop();
+    else
+        save_program_rules(); /* before the back end's first pass */
     return rc;
 }
 
@@ -262,6 +282,7 @@ void xlog_sinks_flush(int durable)
 
 void xlog_sinks_tick(void)
 {
+    save_program_rules();
     for (size_t i = 0; i < sinks.count; i++)
         if (sinks.list[i].ops->tick)
             sinks.list[i].ops->tick(&sinks.list[i]);
@@ -298,10 +319,10 @@ void xlog_sinks_stop(void)
 
 void xlog_sinks_stats(xlog_counters *out)
 {
-    const xlog_sink_ops *kinds[2 + sizeof extra_kinds / sizeof extra_kinds[0]] = {
-        &xlog_file_sink_ops, &xlog_console_sink_ops};
+    const xlog_sink_ops *kinds[1 + sizeof extra_kinds / sizeof extra_kinds[0]] = {
+        &xlog_console_sink_ops};
     for (size_t i = 0; i < sizeof extra_kinds / sizeof extra_kinds[0]; i++)
-        kinds[2 + i] = extra_kinds[i].ops;
+        kinds[1 + i] = extra_kinds[i].ops;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (kinds[i]->stats)
             kinds[i]->stats(out);
