@@ -778,7 +778,8 @@ xlog_config xlog_defaults(void);
 /* Configuration file                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* Operators can change xlog_config and the syslog sinks without a rebuild:
+/* Operators can change xlog_config, the syslog sinks and the listed files
+ * without a rebuild:
  * xlog_open reads a configuration file when XLOG_CONFIG=/path/to/file is in
  * the environment (and cfg.use_environment is set), else the file named by
  * cfg.config_file, if any.  examples/xlog.conf shows every key.
@@ -802,12 +803,14 @@ xlog_config xlog_defaults(void);
  *     key = value           # blanks (spaces, tabs) around '=' are ignored
  *     [console]             # the keys below belong to the console
  *     [syslog central]      # a syslog sink named "central"
+ *     [file access]         # a file sink (xlog_file_config) named "access"
  *
  * Keys given before the first section are xlog_config's; the keys of a
  * section belong to it, up to the next section.  Keys and section kinds are
  * lower case, as listed below.  A key may be given once per section; a
  * section once (by kind and name).  Section names: letters, digits, '_',
- * '-' and '.', at most 64 bytes; at most 30 [syslog NAME] sections.
+ * '-' and '.', at most 64 bytes; at most 30 sink sections ([syslog NAME]
+ * and [file NAME] together).
  *
  * Values: a bare value runs from the first non-blank after '=' to the end
  * of the line or to a '#', without its trailing blanks; it may hold blanks
@@ -829,6 +832,8 @@ xlog_config xlog_defaults(void);
  *               2s; it must come to a whole number of the key's unit
  *     string    any text (paths, addresses, names)
  *     pattern   a text layout's pattern ("Layouts" above), checked here
+ *     filter    a filter string, as XLOG_LEVEL ("Levels, modules and
+ *               filters" below), checked here
  *     a name    one of those listed, as written
  *
  * Keys before any section (xlog_config's field of the same name, which
@@ -859,6 +864,9 @@ xlog_config xlog_defaults(void);
  *     rotate_keep        number, 1 to 100000
  *     keep_days          number
  *     rotate_local_time  boolean
+ *     file_prefix        string: letters, digits, '_', '-' and '.' (not
+ *                        first), at most 127 bytes
+ *     rotate_hourly      boolean
  *     compress           none or gzip
  *     check_interval_ms  duration, 1 to 86400000 (a day)
  *     file_layout        text, json or binary
@@ -880,6 +888,7 @@ xlog_config xlog_defaults(void);
  * section's):
  *
  *     level      level (sink.level)
+ *     filter     filter (sink.filter)
  *     layout     text or json (sink.layout)
  *     pattern    pattern (sink.pattern)
  *     transport  unix, udp or tcp
@@ -890,6 +899,23 @@ xlog_config xlog_defaults(void);
  *     app_name   string
  *     hostname   string
  *     buffer     size, at least 64K
+ *
+ * [file NAME] (a file sink, added after the program's cfg.sinks in the
+ * file's order with the [syslog NAME] sections; its xlog_file_config
+ * starts from xlog_file_defaults(); NAME is only the section's):
+ *
+ *     level          level (sink.level)
+ *     filter         filter (sink.filter)
+ *     layout         text, json or binary (sink.layout)
+ *     pattern        pattern (sink.pattern)
+ *     dir            string (NULL, the main files' directory, if not given)
+ *     prefix         string, as file_prefix
+ *     mode           shared, per_thread or per_process
+ *     rotate_hourly  boolean
+ *     rotate_size    size, 0 or at least 64K
+ *     rotate_keep    number, 1 to 100000
+ *     keep_days      number
+ *     compress       none or gzip
  *
  * Not in a file: use_environment and config_file (the operator's
  * environment always has the last word, and a file names no other file),
@@ -905,7 +931,8 @@ xlog_config xlog_defaults(void);
  *     xlog.conf:4:15: rotate_keep: "0" is not between 1 and 100000
  *     xlog.conf:5:13: ring_size: "32K" is not between 64K and 1G
  *     xlog.conf:6:1: level given twice (first on line 2)
- *     xlog.conf:7:2: unknown section [files] (console, or syslog NAME)
+ *     xlog.conf:7:2: unknown section [files] (console, syslog NAME or file
+ *         NAME)
  *     xlog.conf:8:1: dir is not a key of a section: it goes before the
  *         first section
  *     xlog.conf:9:7: "=" missing after the key "level"
@@ -943,6 +970,11 @@ xlog_config xlog_defaults(void);
  *     transport = tcp
  *     address = 10.0.0.5:514
  *     level = error
+ *
+ *     [file access]
+ *     prefix = access
+ *     filter = off,http.access=info
+ *     pattern = "{time:iso} {message}"
  */
 
 /* ------------------------------------------------------------------------ */
