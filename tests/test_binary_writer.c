@@ -1435,6 +1435,58 @@ static void a_block_sized_past_its_buffer_by_the_kill_is_written_whole(void **st
     test_place_remove(&place);
 }
 
+/* ---- a listed file sink of binary files ------------------------------------- */
+
+/* A listed file sink (xlog_file_config) of XLOG_LAYOUT_BINARY beside text
+ * main files: its <prefix>-<date>.xlog holds exactly the records its filter
+ * lets through, as records of their sites; the main files their lines. */
+static void a_listed_file_sink_writes_binary_files_under_its_prefix(void **state)
+{
+    (void)state;
+    test_place place;
+    test_place_make(&place, "bin-listed");
+    xlog_file_config errors = xlog_file_defaults();
+    errors.prefix = "errors";
+    errors.sink.layout = XLOG_LAYOUT_BINARY;
+    errors.sink.filter = "error";
+    const xlog_sink_config *sinks[] = {&errors.sink, NULL};
+    xlog_config cfg = test_config_in(place.logs);
+    cfg.persistent_dir = place.shm;
+    cfg.file_pattern = "{level} {message}";
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), 0);
+    for (int i = 0; i < 3; i++) {
+        xlog_info("info %d", i);
+        xlog_error("error %d", i);
+    }
+    assert_int_equal(xlog_close(), 0);
+    char *date = today(), name[64];
+    snprintf(name, sizeof name, "errors-%s.xlog", date);
+    char *path = only_file(place.logs, ".xlog");
+    assert_string_equal(strrchr(path, '/') + 1, name);
+    bfile f = parse_path(path);
+    const bentry *found[4];
+    assert_int_equal(records_of(&f, "error %d", found, 4), 3);
+    assert_int_equal(records_of(&f, "info %d", found, 4), 0);
+    assert_int_equal(f.entries_count, 3);
+    for (int i = 0; i < 3; i++) {
+        records_of(&f, "error %d", found, 4);
+        assert_int_equal(found[i]->level, XLOG_ERROR);
+        assert_int_equal(found[i]->nargs, 1);
+        assert_int_equal(found[i]->args[0].i, i);
+    }
+    bfile_free(&f);
+    free(path);
+    path = only_file(place.logs, ".log");
+    char *text = test_read_file(path, NULL);
+    assert_string_equal(text, "INFO info 0\nERROR error 0\nINFO info 1\nERROR error 1\n"
+                              "INFO info 2\nERROR error 2\n");
+    free(text);
+    free(path);
+    free(date);
+    test_place_remove(&place);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1452,6 +1504,7 @@ int main(void)
         cmocka_unit_test(recovery_writes_a_binary_process_records_as_blocks),
         cmocka_unit_test(a_block_cut_by_the_kill_is_finished_each_line_once),
         cmocka_unit_test(a_block_sized_past_its_buffer_by_the_kill_is_written_whole),
+        cmocka_unit_test(a_listed_file_sink_writes_binary_files_under_its_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
