@@ -612,6 +612,58 @@ static void prefixed_hourly_files_change_name_on_the_hour(void **state)
     test_drop_dir(dir);
 }
 
+/* The main files and a listed file sink both compress: one compressor
+ * serves both (it counts its users: a second start made a second thread
+ * over the first one's queue), each old hour's file is compressed under
+ * its own name, and the sink's filter and prefix hold across the hour. */
+static void two_sets_of_files_rotate_and_compress_on_the_hour(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("hourly-two");
+    xlog_file_config side = xlog_file_defaults();
+    side.prefix = "side";
+    side.rotate_hourly = 1;
+    side.compress = XLOG_COMPRESS_GZIP;
+    side.sink.filter = "warn";
+    side.sink.pattern = "{level} {message}";
+    const xlog_sink_config *sinks[] = {&side.sink, NULL};
+    xlog_config cfg = config_in(dir);
+    cfg.file_prefix = "main";
+    cfg.rotate_hourly = 1;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 10;
+    cfg.file_pattern = "{message}";
+    cfg.sinks = sinks;
+    set_clock(NOON_NS + ((int64_t)3600 + 30 * 60) * 1000000000); /* 13:30:00 UTC */
+    open_with(&cfg);
+    xlog_info("info before");
+    xlog_warn("warn before");
+    assert_int_equal(xlog_flush(), 0);
+    set_clock(NOON_NS + ((int64_t)2 * 3600 + 1) * 1000000000); /* 14:00:01 UTC */
+    assert_int_equal(xlog_flush(), 0);
+    xlog_info("info after");
+    xlog_warn("warn after");
+    assert_int_equal(xlog_close(), 0);
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "main-2026-11-22-13.log.gz main-2026-11-22-14.log "
+                                 "side-2026-11-22-13.log.gz side-2026-11-22-14.log");
+    free(listing);
+    size_t len;
+    const struct {
+        const char *name, *text;
+        int gz;
+    } files[] = {{"main-2026-11-22-13.log.gz", "info before\nwarn before\n", 1},
+                 {"main-2026-11-22-14.log", "info after\nwarn after\n", 0},
+                 {"side-2026-11-22-13.log.gz", "WARN warn before\n", 1},
+                 {"side-2026-11-22-14.log", "WARN warn after\n", 0}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *text = files[i].gz ? gunzip(dir, files[i].name, &len) : contents_of(dir, files[i].name);
+        assert_string_equal(text, files[i].text);
+        free(text);
+    }
+    test_drop_dir(dir);
+}
+
 /* Hourly names of local time, per thread and without a prefix: the hour
  * is the local clock's (an offset of hours and a half), size rotation
  * numbers the hour's name. */
@@ -1847,6 +1899,8 @@ int main(void)
         cmocka_unit_test_teardown(daily_rotation_at_local_midnight_with_retention, close_if_open),
         cmocka_unit_test_teardown(prefixed_hourly_files_change_name_on_the_hour, close_if_open),
         cmocka_unit_test_teardown(hourly_files_of_local_time_per_thread_without_a_prefix,
+                                  close_if_open),
+        cmocka_unit_test_teardown(two_sets_of_files_rotate_and_compress_on_the_hour,
                                   close_if_open),
         cmocka_unit_test_teardown(a_bad_file_prefix_fails_xlog_open, close_if_open),
         cmocka_unit_test_teardown(reopen_from_a_signal_handler, close_if_open),
