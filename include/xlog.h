@@ -1400,8 +1400,9 @@ void xlogout(unsigned int type, const char *file, int line, const char *func,
     ;
 
 /* Non-zero when a message of this level with no module would be written by
- * this thread (see xlog_module_enabled for a module).  Costs a thread-local
- * load, maybe a global load, and a compare. */
+ * this thread, to the files or to a sink whose filter wants it (see
+ * xlog_module_enabled for a module).  Costs a thread-local load, maybe a
+ * global load, and a compare. */
 static inline int xlog_enabled(int level);
 
 /* Arguments captured by the fast path per call site. */
