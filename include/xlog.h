@@ -312,10 +312,33 @@ typedef struct xlog_sink_config {
      * layout (NULL for the sink's default).  See "Layouts" above. */
     xlog_layout_kind layout;
     const char *pattern;
+    /* Which modules and levels this sink takes, as a filter string in the
+     * syntax of XLOG_LEVEL ("Levels, modules and filters" below):
+     * "off,http.access=info" (the access log only), "error" (every
+     * module's errors), "warn,storage=debug".  Where it names no level
+     * alone, the sink's level is its level for the modules no rule covers;
+     * its module rules may go below that level.  NULL (the default): the
+     * messages at or above the sink's level that the program's rules
+     * (cfg.level, XLOG_LEVEL, xlog_set_filter, xlog_set_module_level) let
+     * through.  A sink's filter is its own: the program's rules do not
+     * narrow it, and a thread's own threshold (xlog_thread_level) does not
+     * widen it.  A call is let through in the caller's code when any sink
+     * may want it (the floor and each call site's cached decision follow
+     * the most permissive of the program's rules and every sink's filter),
+     * and the back end gives each sink its share: a filter costs the
+     * caller nothing, but a line that only a sink's filter wants costs
+     * what any written line costs, and while a sink has a filter, the
+     * back end also looks each line's module up in the program's rules
+     * (for the sinks without one).  A filter with a mistake makes xlog_open
+     * fail with -EINVAL, and xlog_last_error() names the sink and the
+     * column ("cfg.sinks[0] (syslog): filter=\"warn,net=loud\": \"loud\"
+     * at column 10 is not a level ...").  The filters of all sinks may name
+     * at most 192 modules in all. */
+    const char *filter;
 } xlog_sink_config;
 
 /* The kinds of sink (xlog_sink_config.kind). */
-enum { XLOG_SINK_SYSLOG = 1, XLOG_SINK_CUSTOM = 2 };
+enum { XLOG_SINK_SYSLOG = 1, XLOG_SINK_CUSTOM = 2, XLOG_SINK_FILE = 3 };
 
 /* ---- syslog --------------------------------------------------------------
  * Messages go to a syslog collector (rsyslog, syslog-ng, journald, Fluent
@@ -378,6 +401,64 @@ typedef struct xlog_syslog_config {
 } xlog_syslog_config;
 
 xlog_syslog_config xlog_syslog_defaults(void);
+
+/* ---- more files -----------------------------------------------------------
+ * Files of their own, beside the files of xlog_config: an access log, the
+ * errors of every module, one module's debug lines, each with its
+ * directory, prefix, layout, level, filter, rotation and retention.  They
+ * are files as the main ones are (xlog_config's "Rotation" tells how they
+ * rotate, are compressed, checked and reopened; file_mode how they are
+ * shared), written by the back end in large blocks; their lines survive a
+ * kill as the main files' do (cfg.persistent), recovered into these files
+ * by their own layout, prefix and filter; several processes may share
+ * them.  What they share with the main files: rotate_local_time,
+ * follow_symlinks, write_buffer, flush_interval_ms, check_interval_ms and
+ * max_message.
+ *
+ *     ```c fragment
+ *     xlog_file_config access = xlog_file_defaults();
+ *     access.sink.filter = "off,http.access=info";
+ *     access.prefix = "access";             // access-2026-11-22.log
+ *     xlog_file_config errors = xlog_file_defaults();
+ *     errors.sink.filter = "error";         // every module's errors
+ *     errors.prefix = "errors";
+ *     errors.sink.layout = XLOG_LAYOUT_JSON;
+ *     const xlog_sink_config *sinks[] = {&access.sink, &errors.sink, NULL};
+ *     xlog_config cfg = xlog_defaults();
+ *     cfg.sinks = sinks;
+ *     ```
+ *
+ * Two sets of files (the main ones, or another listed file sink) may not
+ * have the same directory and prefix: xlog_open refuses it, since each
+ * would take the other's files for its own (names, retention). */
+typedef struct xlog_file_config {
+    /* kind XLOG_SINK_FILE; level and filter as every sink's; layout
+     * XLOG_LAYOUT_TEXT (default: the default line, or pattern),
+     * XLOG_LAYOUT_JSON or XLOG_LAYOUT_BINARY (.xlog files). */
+    xlog_sink_config sink;
+    /* The directory (created with its parents, mode 0750, if missing), or
+     * NULL (the default) for the main files' (cfg.dir, after XLOG_DIR). */
+    const char *dir;
+    /* Before the date in every name, as cfg.file_prefix: "access" gives
+     * access-2026-11-22.log.  NULL (the default): names start with the
+     * date. */
+    const char *prefix;
+    /* As cfg.file_mode.  Default XLOG_FILE_SHARED. */
+    xlog_file_mode mode;
+    /* As cfg.rotate_hourly: non-zero for a file per hour.  Default 0. */
+    int rotate_hourly;
+    /* As cfg.rotate_size (0, the default: none; else at least 64 KiB),
+     * cfg.rotate_keep (default 10), cfg.keep_days (default 0: keep every
+     * day) and cfg.compress (default XLOG_COMPRESS_NONE). */
+    size_t rotate_size;
+    unsigned rotate_keep;
+    unsigned keep_days;
+    xlog_compress compress;
+} xlog_file_config;
+
+/* A file sink's defaults: every field as documented above (level
+ * XLOG_TRACE, no filter: every line the program's rules let through). */
+xlog_file_config xlog_file_defaults(void);
 
 /* ---- your own sink ---------------------------------------------------------
  * A sink of your own gets every message at or above its level, as an event
@@ -612,14 +693,34 @@ typedef struct xlog_config {
     /* Days of old files kept: when a file moves to a new day (and at
      * xlog_open), the files of earlier days are removed, except those of the
      * keep_days most recent earlier dates that have files.  Only names that
-     * xlog makes in this file_mode are touched (YYYY-MM-DD[-<id>].log, with
-     * .N and .gz).  0 (the default) keeps every day. */
+     * xlog makes in this file_mode, with this file_prefix and rotate_hourly
+     * are touched ([<prefix>-]YYYY-MM-DD[-HH][-<id>].log, with .N and
+     * .gz).  0 (the default) keeps every day. */
     unsigned keep_days;
 
     /* Non-zero: the date in file names, and so the change of file at
      * midnight, follow local time (TZ, read at xlog_open) instead of UTC.
      * The times in the lines stay UTC.  Default 0. */
     int rotate_local_time;
+
+    /* A name of the program's own for its files, before the date:
+     * "myapp" gives myapp-2026-11-22.log (myapp-2026-11-22-<tid>.log per
+     * thread, myapp-2026-11-22-p<pid>.log per process, myapp-2026-11-22.xlog
+     * binary; rotated myapp-2026-11-22.log.1, compressed ...log.1.gz), so
+     * that programs sharing a directory keep their files apart: retention
+     * (keep_days) and recovery touch only the names of this prefix.
+     * Letters, digits, '_', '-' and '.' (not first), at most 127 bytes.
+     * NULL (the default): names start with the date. */
+    const char *file_prefix;
+
+    /* Non-zero: a file per hour, named with the hour after the date:
+     * 2026-11-22-14.log (myapp-2026-11-22-14.log with file_prefix;
+     * 2026-11-22-14-<tid>.log per thread), changing name on the hour (of
+     * UTC, or of local time with rotate_local_time).  Size rotation,
+     * compression and recovery work on these names as on daily ones;
+     * keep_days still counts days (the hours of the keep_days most recent
+     * earlier dates are kept).  Default 0: a file per day. */
+    int rotate_hourly;
 
     /* Compression of rotated files (the .N files, and a day's file once the
      * next day's is begun): XLOG_COMPRESS_GZIP turns <name> into <name>.gz
@@ -701,7 +802,8 @@ xlog_config xlog_defaults(void);
 /* Configuration file                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* Operators can change xlog_config and the syslog sinks without a rebuild:
+/* Operators can change xlog_config, the syslog sinks and the listed files
+ * without a rebuild:
  * xlog_open reads a configuration file when XLOG_CONFIG=/path/to/file is in
  * the environment (and cfg.use_environment is set), else the file named by
  * cfg.config_file, if any.  examples/xlog.conf shows every key.
@@ -725,12 +827,14 @@ xlog_config xlog_defaults(void);
  *     key = value           # blanks (spaces, tabs) around '=' are ignored
  *     [console]             # the keys below belong to the console
  *     [syslog central]      # a syslog sink named "central"
+ *     [file access]         # a file sink (xlog_file_config) named "access"
  *
  * Keys given before the first section are xlog_config's; the keys of a
  * section belong to it, up to the next section.  Keys and section kinds are
  * lower case, as listed below.  A key may be given once per section; a
  * section once (by kind and name).  Section names: letters, digits, '_',
- * '-' and '.', at most 64 bytes; at most 30 [syslog NAME] sections.
+ * '-' and '.', at most 64 bytes; at most 30 sink sections ([syslog NAME]
+ * and [file NAME] together).
  *
  * Values: a bare value runs from the first non-blank after '=' to the end
  * of the line or to a '#', without its trailing blanks; it may hold blanks
@@ -752,6 +856,8 @@ xlog_config xlog_defaults(void);
  *               2s; it must come to a whole number of the key's unit
  *     string    any text (paths, addresses, names)
  *     pattern   a text layout's pattern ("Layouts" above), checked here
+ *     filter    a filter string, as XLOG_LEVEL ("Levels, modules and
+ *               filters" below), checked here
  *     a name    one of those listed, as written
  *
  * Keys before any section (xlog_config's field of the same name, which
@@ -782,6 +888,9 @@ xlog_config xlog_defaults(void);
  *     rotate_keep        number, 1 to 100000
  *     keep_days          number
  *     rotate_local_time  boolean
+ *     file_prefix        string: letters, digits, '_', '-' and '.' (not
+ *                        first), at most 127 bytes
+ *     rotate_hourly      boolean
  *     compress           none or gzip
  *     check_interval_ms  duration, 1 to 86400000 (a day)
  *     file_layout        text, json or binary
@@ -803,6 +912,7 @@ xlog_config xlog_defaults(void);
  * section's):
  *
  *     level      level (sink.level)
+ *     filter     filter (sink.filter)
  *     layout     text or json (sink.layout)
  *     pattern    pattern (sink.pattern)
  *     transport  unix, udp or tcp
@@ -813,6 +923,23 @@ xlog_config xlog_defaults(void);
  *     app_name   string
  *     hostname   string
  *     buffer     size, at least 64K
+ *
+ * [file NAME] (a file sink, added after the program's cfg.sinks in the
+ * file's order with the [syslog NAME] sections; its xlog_file_config
+ * starts from xlog_file_defaults(); NAME is only the section's):
+ *
+ *     level          level (sink.level)
+ *     filter         filter (sink.filter)
+ *     layout         text, json or binary (sink.layout)
+ *     pattern        pattern (sink.pattern)
+ *     dir            string (NULL, the main files' directory, if not given)
+ *     prefix         string, as file_prefix
+ *     mode           shared, per_thread or per_process
+ *     rotate_hourly  boolean
+ *     rotate_size    size, 0 or at least 64K
+ *     rotate_keep    number, 1 to 100000
+ *     keep_days      number
+ *     compress       none or gzip
  *
  * Not in a file: use_environment and config_file (the operator's
  * environment always has the last word, and a file names no other file),
@@ -828,7 +955,8 @@ xlog_config xlog_defaults(void);
  *     xlog.conf:4:15: rotate_keep: "0" is not between 1 and 100000
  *     xlog.conf:5:13: ring_size: "32K" is not between 64K and 1G
  *     xlog.conf:6:1: level given twice (first on line 2)
- *     xlog.conf:7:2: unknown section [files] (console, or syslog NAME)
+ *     xlog.conf:7:2: unknown section [files] (console, syslog NAME or file
+ *         NAME)
  *     xlog.conf:8:1: dir is not a key of a section: it goes before the
  *         first section
  *     xlog.conf:9:7: "=" missing after the key "level"
@@ -866,6 +994,11 @@ xlog_config xlog_defaults(void);
  *     transport = tcp
  *     address = 10.0.0.5:514
  *     level = error
+ *
+ *     [file access]
+ *     prefix = access
+ *     filter = off,http.access=info
+ *     pattern = "{time:iso} {message}"
  */
 
 /* ------------------------------------------------------------------------ */
@@ -1025,7 +1158,9 @@ int xlog_set_filter(const char *filter);
 int xlog_set_module_level(const char *module, int level);
 
 /* Whether a message of this level from this module ("" for none) would be
- * written, by the rules in force (a thread's own threshold aside). */
+ * written, by the rules in force (a thread's own threshold aside): the
+ * program's rules, or a sink's filter (xlog_sink_config.filter) while
+ * xlog is open with one. */
 int xlog_module_enabled(const char *module, int level);
 
 /* Sets a threshold for the calling thread only, overriding the process-wide
@@ -1290,8 +1425,9 @@ void xlogout(unsigned int type, const char *file, int line, const char *func,
     ;
 
 /* Non-zero when a message of this level with no module would be written by
- * this thread (see xlog_module_enabled for a module).  Costs a thread-local
- * load, maybe a global load, and a compare. */
+ * this thread, to the files or to a sink whose filter wants it (see
+ * xlog_module_enabled for a module).  Costs a thread-local load, maybe a
+ * global load, and a compare. */
 static inline int xlog_enabled(int level);
 
 /* Arguments captured by the fast path per call site. */
@@ -1430,6 +1566,7 @@ typedef struct xlog_impl_site {
 /* What a call passes along with its level (bits above the level's). */
 #define XLOG_IMPL_KEEP 0x200  /* below the level written: kept for a backtrace */
 #define XLOG_IMPL_RATED 0x400 /* a rate-limited call */
+#define XLOG_IMPL_OWN 0x800   /* let through by the thread's own threshold */
 #define XLOG_IMPL_GO 0x1000   /* makes a decision for XLOG_TRACE non-zero */
 
 #define XLOG_IMPL_AT(level, limit, rated, in_caller, literal_entry, ...)                     \
@@ -1487,8 +1624,8 @@ typedef struct xlog_impl_site {
                                     per argument from bit 14 up */
 #define XLOG_IMPL_SLOT_SHIFT 14
 /* What of the level a call of xlog_impl_log_<n> passes: the level and the
- * record's flags (KEEP, RATED), as the record's level and flags bytes. */
-#define XLOG_IMPL_RECORD_BITS 0x6ff
+ * record's flags (KEEP, RATED, OWN), as the record's level and flags bytes. */
+#define XLOG_IMPL_RECORD_BITS 0xeff
 
 /* How many arguments follow the format: 0 to 8, or V (more, up to 111). */
 #define XLOG_IMPL_COUNT(...)                                                               \
@@ -2000,7 +2137,7 @@ static inline int xlog_impl_decide(xlog_impl_site *site, int level)
 {
     int own = xlog_impl_thread_threshold;
     if (own >= 0)
-        return level >= own ? level | XLOG_IMPL_GO : 0;
+        return level >= own ? level | XLOG_IMPL_GO | XLOG_IMPL_OWN : 0;
     uint64_t levels = __atomic_load_n(&site->levels, __ATOMIC_RELAXED);
     if (XLOG_IMPL_UNLIKELY((uint32_t)(levels >> 32) !=
                            __atomic_load_n(&xlog_impl_generation, __ATOMIC_RELAXED)))

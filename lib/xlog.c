@@ -95,6 +95,8 @@ XLOG_API xlog_config xlog_defaults(void)
     cfg.rotate_keep = 10;
     cfg.keep_days = 0;
     cfg.rotate_local_time = 0;
+    cfg.file_prefix = NULL;
+    cfg.rotate_hourly = 0;
     cfg.compress = XLOG_COMPRESS_NONE;
     cfg.check_interval_ms = 1000;
     cfg.console = 0;
@@ -135,38 +137,104 @@ static int invalid(const char *format, ...)
     return -EINVAL;
 }
 
-/* cfg->dir as an absolute path in open_dir, so that a later chdir() of the
- * program does not move the logs (rotation, retention, reopen and
- * compression all use it). */
-static int resolve_dir(xlog_config *cfg)
+/* dir as an absolute path in out (PATH_MAX bytes, no trailing slash), so
+ * that a later chdir() of the program does not move the logs (rotation,
+ * retention, reopen and compression all use it); what names the setting
+ * in error messages.  0, or a negative errno after saying why. */
+static int absolute_dir(const char *dir, const char *what, char *out)
 {
     char resolved[PATH_MAX];
-    if (cfg->dir[0] == '/') {
-        if (strlen(cfg->dir) >= sizeof resolved)
-            return invalid("cfg.dir: longer than PATH_MAX");
-        strcpy(resolved, cfg->dir);
+    if (dir[0] == '/') {
+        if (strlen(dir) >= sizeof resolved)
+            return invalid("%s: longer than PATH_MAX", what);
+        strcpy(resolved, dir);
     } else {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd)) {
             int rc = -errno;
-            xlog_set_error("cfg.dir \"%s\" is relative and the current directory is unknown: %s",
-                           cfg->dir, strerror(errno));
+            xlog_set_error("%s \"%s\" is relative and the current directory is unknown: %s",
+                           what, dir, strerror(errno));
             return rc;
         }
-        const char *rest = cfg->dir;
+        const char *rest = dir;
         while (rest[0] == '.' && rest[1] == '/')
             rest += 2;
         int n = strcmp(rest, ".") == 0 ? snprintf(resolved, sizeof resolved, "%s", cwd)
                                        : snprintf(resolved, sizeof resolved, "%s/%s",
                                                   strcmp(cwd, "/") == 0 ? "" : cwd, rest);
         if (n < 0 || (size_t)n >= sizeof resolved)
-            return invalid("cfg.dir: \"%s\" in \"%s\" is longer than PATH_MAX", cfg->dir, cwd);
+            return invalid("%s: \"%s\" in \"%s\" is longer than PATH_MAX", what, dir, cwd);
     }
     size_t len = strlen(resolved);
     while (len > 1 && resolved[len - 1] == '/')
         resolved[--len] = '\0';
-    memcpy(open_dir, resolved, len + 1);
-    cfg->dir = open_dir;
+    memcpy(out, resolved, len + 1);
+    return 0;
+}
+
+/* cfg->dir made absolute, in open_dir. */
+static int resolve_dir(xlog_config *cfg)
+{
+    int rc = absolute_dir(cfg->dir, "cfg.dir", open_dir);
+    if (rc == 0)
+        cfg->dir = open_dir;
+    return rc;
+}
+
+/* The listed file sinks of the configuration being opened, each with its
+ * directory absolute (cfg.dir's when it has none), and the list of sinks
+ * that points to them in place of the program's (the other sinks as they
+ * are).  Free to change only while xlog is closed. */
+#define LISTED_MAX 32
+static xlog_file_config open_files[LISTED_MAX];
+static char open_file_dirs[LISTED_MAX][PATH_MAX];
+static const xlog_sink_config *open_sinks[LISTED_MAX + 1];
+
+/* Whether two sets of files would take each other's names. */
+static int same_names(const char *dir_a, const char *prefix_a, const char *dir_b,
+                      const char *prefix_b)
+{
+    return strcmp(dir_a, dir_b) == 0 &&
+           strcmp(prefix_a ? prefix_a : "", prefix_b ? prefix_b : "") == 0;
+}
+
+/* Makes cfg->sinks the list above, after cfg->dir is absolute: 0, or
+ * -EINVAL (a directory that cannot be made absolute, two sets of files
+ * with the same directory and prefix).  A longer list than it holds is left
+ * as it is, for the sinks to refuse. */
+static int resolve_listed_files(xlog_config *cfg)
+{
+    size_t count = 0;
+    while (cfg->sinks && cfg->sinks[count])
+        count++;
+    if (count == 0 || count > LISTED_MAX)
+        return 0;
+    for (size_t i = 0; i < count; i++) {
+        open_sinks[i] = cfg->sinks[i];
+        if (cfg->sinks[i]->kind != XLOG_SINK_FILE)
+            continue;
+        open_files[i] = *(const xlog_file_config *)cfg->sinks[i];
+        char what[48];
+        snprintf(what, sizeof what, "cfg.sinks[%zu] (file): dir", i);
+        int rc = open_files[i].dir ? absolute_dir(open_files[i].dir, what, open_file_dirs[i]) : 0;
+        if (rc != 0)
+            return rc;
+        open_files[i].dir = open_files[i].dir ? open_file_dirs[i] : cfg->dir;
+        open_sinks[i] = &open_files[i].sink;
+        const xlog_file_config *f = &open_files[i];
+        if (same_names(f->dir, f->prefix, cfg->dir, cfg->file_prefix))
+            return invalid("cfg.sinks[%zu] (file): the same directory (%s) and prefix (%s) as "
+                           "the main files (cfg.dir, cfg.file_prefix): each would take the "
+                           "other's files for its own", i, f->dir, f->prefix ? f->prefix : "none");
+        for (size_t j = 0; j < i; j++)
+            if (open_sinks[j]->kind == XLOG_SINK_FILE &&
+                same_names(f->dir, f->prefix, open_files[j].dir, open_files[j].prefix))
+                return invalid("cfg.sinks[%zu] (file): the same directory (%s) and prefix (%s) "
+                               "as cfg.sinks[%zu]: each would take the other's files for its own",
+                               i, f->dir, f->prefix ? f->prefix : "none", j);
+    }
+    open_sinks[count] = NULL;
+    cfg->sinks = open_sinks;
     return 0;
 }
 
@@ -259,7 +327,8 @@ static int settle_config(xlog_config *cfg)
         return invalid("cfg.console_buffer: %zu is below 64 KiB", cfg->console_buffer);
     if (cfg->console_buffer < cfg->max_message + 8192)
         cfg->console_buffer = cfg->max_message + 8192;
-    return resolve_dir(cfg);
+    int rc = resolve_dir(cfg);
+    return rc == 0 ? resolve_listed_files(cfg) : rc;
 }
 
 /* fork(): the locks are taken in one order (lifecycle, registry, back end,
@@ -407,6 +476,7 @@ XLOG_API int xlog_open(const xlog_config *user_cfg)
         else
             xlog_set_level(cfg.level);
         xlog_set_backtrace_level(cfg.backtrace_lines ? cfg.backtrace_level : XLOG_OFF);
+        xlog_use_sink_filters();
         if (cfg.crash_handlers)
             xlog_crash_install();
         static int hooks_installed;
@@ -459,6 +529,7 @@ XLOG_API int xlog_close(void)
             xlog_store_release(&xlog_front.epoch, 0);
             xlog_rings_take_room();
             xlog_backend_stop();
+            xlog_use_sink_filters();
             xlog_rings_close_epoch();
             /* Lines of children (or any process of the directory) that
              * died before: written now, not left for a later open. */

@@ -1320,17 +1320,15 @@ static void recovery_writes_a_binary_process_records_as_blocks(void **state)
 
 /* Recovery's blocks name the host and the program of the dead process, as
  * its own blocks do (they named none: ""), from the names its "process"
- * file keeps; a leftover whose room for a name holds no NUL (garbage), or
- * whose header does not reach the names (an older library's), names none.
- * Checked on every entry of the file. */
+ * file keeps; a leftover whose room for a name holds no NUL (garbage)
+ * names none.  Checked on every entry of the file. */
 static void recovered_blocks_name_the_host_and_program_of_the_dead_process(void **state)
 {
     (void)state;
     char host[XLOG_SURVIVAL_NAME_MAX + 1] = "";
     gethostname(host, sizeof host - 1);
-    static const char *const cases[] = {"whole", "a program name without its NUL",
-                                        "a header from before the names"};
-    for (int k = 0; k < 3; k++) {
+    static const char *const cases[] = {"whole", "a program name without its NUL"};
+    for (int k = 0; k < 2; k++) {
         print_message("%s\n", cases[k]);
         test_place place;
         test_place_make(&place, "bin-names");
@@ -1367,11 +1365,6 @@ static void recovered_blocks_name_the_host_and_program_of_the_dead_process(void 
         assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
         if (k == 1)
             memset(proc->program, 'x', sizeof proc->program);
-        if (k == 2) { /* the header as it ended before the names, the dictionary after it */
-            uint32_t old = (uint32_t)offsetof(xlog_survival_process, host);
-            memmove((char *)proc + old, (char *)proc + proc->header_size, proc->dictionary_used);
-            proc->header_size = old;
-        }
         munmap(proc, size);
         assert_true(xlog_recover(place.logs, place.shm) > 0);
 
@@ -1388,7 +1381,7 @@ static void recovered_blocks_name_the_host_and_program_of_the_dead_process(void 
             /* recovery's blocks hold Message entries (its notices too);
              * the back end's, Records, naming the living process */
             int by_recovery = e->message;
-            assert_string_equal(e->host, k == 2 && by_recovery ? "" : host);
+            assert_string_equal(e->host, host);
             assert_string_equal(e->program,
                                 k != 0 && by_recovery ? "" : program_invocation_short_name);
         }
@@ -1403,8 +1396,6 @@ static void recovered_blocks_name_the_host_and_program_of_the_dead_process(void 
     }
 }
 
-/* Whether the back end of the process whose directory is dir has read
- * every record of its rings into its file buffer. */
 /* A child whose back end reads count lines of log_sequence into its file
  * buffer and writes none (a flush interval of ten minutes, a ring and a
  * buffer that hold them all), then waits to be killed. */
@@ -1624,6 +1615,58 @@ static void a_block_sized_past_its_buffer_by_the_kill_is_written_whole(void **st
     test_place_remove(&place);
 }
 
+/* ---- a listed file sink of binary files ------------------------------------- */
+
+/* A listed file sink (xlog_file_config) of XLOG_LAYOUT_BINARY beside text
+ * main files: its <prefix>-<date>.xlog holds exactly the records its filter
+ * lets through, as records of their sites; the main files their lines. */
+static void a_listed_file_sink_writes_binary_files_under_its_prefix(void **state)
+{
+    (void)state;
+    test_place place;
+    test_place_make(&place, "bin-listed");
+    xlog_file_config errors = xlog_file_defaults();
+    errors.prefix = "errors";
+    errors.sink.layout = XLOG_LAYOUT_BINARY;
+    errors.sink.filter = "error";
+    const xlog_sink_config *sinks[] = {&errors.sink, NULL};
+    xlog_config cfg = test_config_in(place.logs);
+    cfg.persistent_dir = place.shm;
+    cfg.file_pattern = "{level} {message}";
+    cfg.sinks = sinks;
+    assert_int_equal(xlog_open(&cfg), 0);
+    for (int i = 0; i < 3; i++) {
+        xlog_info("info %d", i);
+        xlog_error("error %d", i);
+    }
+    assert_int_equal(xlog_close(), 0);
+    char *date = today(), name[64];
+    snprintf(name, sizeof name, "errors-%s.xlog", date);
+    char *path = only_file(place.logs, ".xlog");
+    assert_string_equal(strrchr(path, '/') + 1, name);
+    bfile f = parse_path(path);
+    const bentry *found[4];
+    assert_int_equal(records_of(&f, "error %d", found, 4), 3);
+    assert_int_equal(records_of(&f, "info %d", found, 4), 0);
+    assert_int_equal(f.entries_count, 3);
+    for (int i = 0; i < 3; i++) {
+        records_of(&f, "error %d", found, 4);
+        assert_int_equal(found[i]->level, XLOG_ERROR);
+        assert_int_equal(found[i]->nargs, 1);
+        assert_int_equal(found[i]->args[0].i, i);
+    }
+    bfile_free(&f);
+    free(path);
+    path = only_file(place.logs, ".log");
+    char *text = test_read_file(path, NULL);
+    assert_string_equal(text, "INFO info 0\nERROR error 0\nINFO info 1\nERROR error 1\n"
+                              "INFO info 2\nERROR error 2\n");
+    free(text);
+    free(path);
+    free(date);
+    test_place_remove(&place);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1643,6 +1686,7 @@ int main(void)
         cmocka_unit_test(recovered_blocks_name_the_host_and_program_of_the_dead_process),
         cmocka_unit_test(a_block_cut_by_the_kill_is_finished_each_line_once),
         cmocka_unit_test(a_block_sized_past_its_buffer_by_the_kill_is_written_whole),
+        cmocka_unit_test(a_listed_file_sink_writes_binary_files_under_its_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

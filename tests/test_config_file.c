@@ -91,6 +91,8 @@ static void every_top_level_key_sets_its_field(void **state)
                            "rotate_keep = 100000\n"
                            "keep_days = 7\n"
                            "rotate_local_time = true\n"
+                           "file_prefix = svc-1.a\n"
+                           "rotate_hourly = true\n"
                            "compress = gzip\n"
                            "check_interval_ms = 86400000\n"
                            "file_layout = json\n"
@@ -120,6 +122,8 @@ static void every_top_level_key_sets_its_field(void **state)
     assert_int_equal(cfg.rotate_keep, 100000);
     assert_int_equal(cfg.keep_days, 7);
     assert_int_equal(cfg.rotate_local_time, 1);
+    assert_string_equal(cfg.file_prefix, "svc-1.a");
+    assert_int_equal(cfg.rotate_hourly, 1);
     assert_int_equal(cfg.compress, XLOG_COMPRESS_GZIP);
     assert_int_equal(cfg.check_interval_ms, 86400000);
     assert_int_equal(cfg.file_layout, XLOG_LAYOUT_JSON);
@@ -348,6 +352,103 @@ static void syslog_sections_are_added_after_the_programs_sinks(void **state)
     }
 }
 
+/* Every key of [file NAME], a filter in [syslog NAME], and the sinks in
+ * the file's order after the program's; a section without keys is
+ * xlog_file_defaults(). */
+static void file_sections_set_every_key_of_a_listed_file_sink(void **state)
+{
+    (void)state;
+    xlog_custom_sink mine = xlog_custom_sink_defaults();
+    mine.write = custom_write;
+    const xlog_sink_config *given[] = {&mine.sink, NULL};
+    xlog_config cfg = xlog_defaults();
+    cfg.sinks = given;
+    xlog_config_file *file;
+    assert_int_equal(parse("[file access]\n"
+                           "level = debug\n"
+                           "filter = \"off, http.access = info\"\n"
+                           "layout = binary\n"
+                           "pattern = {level} {message}\n"
+                           "dir = /var/log/access\n"
+                           "prefix = access\n"
+                           "mode = per_process\n"
+                           "rotate_hourly = true\n"
+                           "rotate_size = 1M\n"
+                           "rotate_keep = 3\n"
+                           "keep_days = 2\n"
+                           "compress = gzip\n"
+                           "[syslog central]\n"
+                           "filter = error,storage=warn\n"
+                           "[file plain]\n",
+                           &cfg, &file),
+                     0);
+    assert_ptr_equal(cfg.sinks[0], &mine.sink);
+    assert_null(cfg.sinks[4]);
+    const xlog_file_config *access = (const xlog_file_config *)cfg.sinks[1];
+    assert_int_equal(access->sink.kind, XLOG_SINK_FILE);
+    assert_int_equal(access->sink.level, XLOG_DEBUG);
+    assert_string_equal(access->sink.filter, "off, http.access = info");
+    assert_int_equal(access->sink.layout, XLOG_LAYOUT_BINARY);
+    assert_string_equal(access->sink.pattern, "{level} {message}");
+    assert_string_equal(access->dir, "/var/log/access");
+    assert_string_equal(access->prefix, "access");
+    assert_int_equal(access->mode, XLOG_FILE_PER_PROCESS);
+    assert_int_equal(access->rotate_hourly, 1);
+    assert_int_equal(access->rotate_size, 1 << 20);
+    assert_int_equal(access->rotate_keep, 3);
+    assert_int_equal(access->keep_days, 2);
+    assert_int_equal(access->compress, XLOG_COMPRESS_GZIP);
+    const xlog_syslog_config *central = (const xlog_syslog_config *)cfg.sinks[2];
+    assert_int_equal(central->sink.kind, XLOG_SINK_SYSLOG);
+    assert_string_equal(central->sink.filter, "error,storage=warn");
+    xlog_file_config plain = xlog_file_defaults();
+    assert_memory_equal(cfg.sinks[3], &plain, sizeof plain);
+    xlog_config_file_free(file);
+}
+
+/* A file's [file NAME] section through xlog_open: its file holds exactly
+ * the lines its filter lets through, in its pattern, under its prefix. */
+static void a_file_section_routes_its_modules_to_its_file(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("cfgroute");
+    char *conf = test_path(dir, "route.conf");
+    FILE *f = fopen(conf, "w");
+    assert_non_null(f);
+    fputs("level = info\nfile_pattern = {level} {message}\nfile_prefix = main\n"
+          "[file storage]\nprefix = storage\nfilter = off,storage=debug\npattern = {message}\n",
+          f);
+    fclose(f);
+    xlog_config cfg = test_config_in(dir);
+    cfg.config_file = conf;
+    if (xlog_open(&cfg) != 0)
+        fail_msg("%s", xlog_last_error());
+    log_in_storage(XLOG_DEBUG, 1);
+    log_in_storage(XLOG_INFO, 2);
+    xlog_debug("debug: nowhere");
+    xlog_info("info: the main files");
+    assert_int_equal(xlog_close(), 0);
+    size_t n;
+    char **names = test_list_files(dir, &n);
+    assert_int_equal(n, 3);
+    assert_true(strncmp(names[0], "main-", 5) == 0);
+    assert_string_equal(names[1], "route.conf");
+    assert_true(strncmp(names[2], "storage-", 8) == 0);
+    char *main_path = test_path(dir, names[0]), *storage_path = test_path(dir, names[2]);
+    char *main_text = test_read_file(main_path, NULL);
+    char *storage_text = test_read_file(storage_path, NULL);
+    assert_string_equal(main_text, "INFO storage 2\nINFO info: the main files\n");
+    assert_string_equal(storage_text, "storage 1\nstorage 2\n");
+    free(main_text);
+    free(storage_text);
+    free(main_path);
+    free(storage_path);
+    test_free_list(names, n);
+    free(conf);
+    test_remove_tree(dir);
+    free(dir);
+}
+
 /* ---- the quoting rule and hostile bytes ---------------------------------- */
 
 static void values_are_quoted_as_documented(void **state)
@@ -475,13 +576,42 @@ static void malformed_files_are_refused_whole_with_the_exact_message(void **stat
          "test.conf:2:1: unknown key \"port\" in [syslog central]"},
         {"[console]\ndir = /x\n",
          "test.conf:2:1: dir is not a key of a section: it goes before the first section"},
-        {"[syslog a]\nfilter = warn\n",
-         "test.conf:2:1: filter is not a key of a section: it goes before the first section"},
+        {"[syslog a]\nfilter = warn,net=loud\n",
+         "test.conf:2:10: filter=\"warn,net=loud\": \"loud\" at column 10 is not a level (trace, "
+         "debug, info, warn or warning, error or err, fatal or off)"},
+        {"[file a]\nfilter = ,x\n", "test.conf:2:10: filter=\",x\": empty item at column 1"},
+        {"[file a]\nfilter = off,ne t=info\n",
+         "test.conf:2:10: filter=\"off,ne t=info\": \"ne t\" at column 5 is not a module name "
+         "(letters, digits, '_', '-' and dots between them, at most 63 bytes)"},
+        {"[file a]\nprefix = a/b\n",
+         "test.conf:2:10: prefix: \"a/b\" is not a file name prefix (letters, digits, '_', '-' "
+         "and '.', not first; 1 to 127 bytes)"},
+        {"file_prefix = .x\n",
+         "test.conf:1:15: file_prefix: \".x\" is not a file name prefix (letters, digits, '_', "
+         "'-' and '.', not first; 1 to 127 bytes)"},
+        {"rotate_hourly = yes\n", "test.conf:1:17: rotate_hourly: \"yes\" is not true or false"},
+        {"[file a]\nlayout = xml\n",
+         "test.conf:2:10: layout: \"xml\" is not text, json or binary"},
+        {"[file a]\nmode = all\n",
+         "test.conf:2:8: mode: \"all\" is not shared, per_thread or per_process"},
+        {"[file a]\nrotate_size = 1000\n",
+         "test.conf:2:15: rotate_size: \"1000\" is neither 0 nor at least 64K"},
+        {"[file a]\nrotate_keep = 0\n",
+         "test.conf:2:15: rotate_keep: \"0\" is not between 1 and 100000"},
+        {"[file a]\ncompress = xz\n", "test.conf:2:12: compress: \"xz\" is not none or gzip"},
+        {"[file a]\nport = 1\n", "test.conf:2:1: unknown key \"port\" in [file a]"},
+        {"[file a]\nfile_level = warn\n",
+         "test.conf:2:1: file_level is not a key of a section: it goes before the first section"},
+        {"[file a]\n[syslog a]\n[file a]\n",
+         "test.conf:3:1: [file a] given twice (first on line 1)"},
+        {"[file]\n", "test.conf:1:6: [file] needs a name: [file NAME]"},
         {"level = warn\n\n  level = info\n", "test.conf:3:3: level given twice (first on line 1)"},
         {"[console]\nlevel = warn\n[syslog a]\nlevel = warn\nlevel = info\n",
          "test.conf:5:1: level given twice (first on line 4)"},
-        {"[files]\n", "test.conf:1:2: unknown section [files] (console, or syslog NAME)"},
-        {"[ file  logs ]\n", "test.conf:1:3: unknown section [file  logs] (console, or syslog NAME)"},
+        {"[files]\n",
+         "test.conf:1:2: unknown section [files] (console, syslog NAME or file NAME)"},
+        {"[ files  logs ]\n",
+         "test.conf:1:3: unknown section [files  logs] (console, syslog NAME or file NAME)"},
         {"[console]\n[console]\n", "test.conf:2:1: [console] given twice (first on line 1)"},
         {"[syslog a]\n[syslog b]\n  [syslog a]\n",
          "test.conf:3:3: [syslog a] given twice (first on line 1)"},
@@ -614,7 +744,8 @@ static void more_than_30_syslog_sections_are_refused(void **state)
         snprintf(text + strlen(text), sizeof text - strlen(text), "[syslog s%d]\n", i);
     xlog_config cfg = xlog_defaults();
     assert_int_equal(parse(text, &cfg, NULL), -EINVAL);
-    assert_string_equal(xlog_last_error(), "test.conf:31:1: more than 30 [syslog NAME] sections");
+    assert_string_equal(xlog_last_error(), "test.conf:31:1: more than 30 sink sections "
+                                           "([syslog NAME] and [file NAME])");
     *strrchr(text, '[') = '\0';
     xlog_config_file *file;
     assert_int_equal(parse(text, &cfg, &file), 0);
@@ -973,8 +1104,10 @@ static void the_example_file_says_what_its_comments_say(void **state)
     assert_int_equal(cfg.console_color, XLOG_COLOR_NEVER);
     assert_int_equal(cfg.console_layout, XLOG_LAYOUT_TEXT);
     assert_string_equal(cfg.console_pattern, "{level}: {message}");
+    assert_null(cfg.file_prefix);     /* commented out */
+    assert_int_equal(cfg.rotate_hourly, 0);
     assert_non_null(cfg.sinks);
-    assert_null(cfg.sinks[1]);
+    assert_null(cfg.sinks[2]);
     const xlog_syslog_config *central = (const xlog_syslog_config *)cfg.sinks[0];
     assert_int_equal(central->sink.kind, XLOG_SINK_SYSLOG);
     assert_int_equal(central->transport, XLOG_SYSLOG_UDP);
@@ -986,7 +1119,22 @@ static void the_example_file_says_what_its_comments_say(void **state)
     assert_int_equal(central->sink.level, XLOG_ERROR);
     assert_int_equal(central->sink.layout, XLOG_LAYOUT_TEXT);
     assert_string_equal(central->sink.pattern, "{message}");
+    assert_null(central->sink.filter); /* commented out */
     assert_int_equal(central->buffer, 1 << 20);
+    const xlog_file_config *errors = (const xlog_file_config *)cfg.sinks[1];
+    assert_int_equal(errors->sink.kind, XLOG_SINK_FILE);
+    assert_string_equal(errors->prefix, "errors");
+    assert_null(errors->dir); /* commented out */
+    assert_string_equal(errors->sink.filter, "error");
+    assert_int_equal(errors->sink.level, XLOG_TRACE);
+    assert_int_equal(errors->sink.layout, XLOG_LAYOUT_TEXT);
+    assert_string_equal(errors->sink.pattern, "{level} {message}");
+    assert_int_equal(errors->mode, XLOG_FILE_SHARED);
+    assert_int_equal(errors->rotate_hourly, 0);
+    assert_int_equal(errors->rotate_size, 0);
+    assert_int_equal(errors->rotate_keep, 10);
+    assert_int_equal(errors->keep_days, 30);
+    assert_int_equal(errors->compress, XLOG_COMPRESS_NONE);
     xlog_config_file_free(file);
 }
 
@@ -1017,6 +1165,7 @@ static void the_example_file_does_what_it_says(void **state)
         log_in_storage(XLOG_DEBUG, 1);
         xlog_info("info: the files only");
         xlog_warn("warn: the console too");
+        xlog_error("error: the error log too");
         assert_int_equal(xlog_close(), 0);
     }
     dup2(saved, 2);
@@ -1027,14 +1176,34 @@ static void the_example_file_does_what_it_says(void **state)
         fail_msg("%s", xlog_last_error());
 
     char *shown = test_read_file(console, NULL);
-    assert_string_equal(shown, "WARN: warn: the console too\n");
+    assert_string_equal(shown, "WARN: warn: the console too\nERROR: error: the error log too\n");
     free(shown);
-    char *got = read_log(logs);
+    /* The main files' one file, and the error log's beside it. */
+    size_t n;
+    char **names = test_list_files(logs, &n);
+    assert_int_equal(n, 2);
+    assert_true(digits_at(names[0], 4) && strcmp(names[0] + 10, ".log") == 0);
+    assert_string_equal(names[1] + 7, names[0]);
+    names[1][7] = '\0';
+    assert_string_equal(names[1], "errors-");
+    char *main_path = test_path(logs, names[0]);
+    char *got = test_read_file(main_path, NULL);
+    names[1][7] = names[0][0]; /* errors-<the main file's name> again */
+    char *errors_path = test_path(logs, names[1]);
+    char *errors = test_read_file(errors_path, NULL);
+    assert_string_equal(errors, "ERROR error: the error log too\n");
+    free(errors);
+    free(errors_path);
+    free(main_path);
+    test_free_list(names, n);
     /* {time:iso,ms}: 2026-11-27T06:20:37.123Z, then the rest exactly. */
+    /* The ERROR line comes after the backtrace it brings (backtrace_lines). */
     const char *expected[] = {"DEBUG [storage] storage 1", "INFO [] info: the files only",
-                              "WARN [] warn: the console too"};
+                              "WARN [] warn: the console too",
+                              "DEBUG [] [backtrace] debug: not written",
+                              "ERROR [] error: the error log too"};
     char *line = got;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 5; i++) {
         char *nl = strchr(line, '\n');
         assert_non_null(nl);
         *nl = '\0';
@@ -1062,6 +1231,8 @@ int main(void)
         cmocka_unit_test(every_name_of_every_list_is_read),
         cmocka_unit_test(sizes_and_durations_are_read_in_their_units),
         cmocka_unit_test(syslog_sections_are_added_after_the_programs_sinks),
+        cmocka_unit_test(file_sections_set_every_key_of_a_listed_file_sink),
+        cmocka_unit_test(a_file_section_routes_its_modules_to_its_file),
         cmocka_unit_test(values_are_quoted_as_documented),
         cmocka_unit_test(crlf_a_byte_order_mark_and_no_last_newline_are_read),
         cmocka_unit_test(an_empty_file_changes_nothing),

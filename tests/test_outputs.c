@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <setjmp.h>
@@ -550,6 +551,177 @@ static void daily_rotation_at_local_midnight_with_retention(void **state)
     unsetenv("TZ");
     tzset();
     test_drop_dir(dir);
+}
+
+/* The text of dir/name, which must exist. */
+static char *contents_of(const char *dir, const char *name)
+{
+    char *p = test_path(dir, name);
+    char *text = test_read_file(p, NULL);
+    free(p);
+    assert_non_null(text);
+    return text;
+}
+
+/* A prefix and hourly files: the name changes on the hour, between two
+ * lines; retention removes the earlier dates of this prefix's hourly names
+ * only (another prefix's, no prefix's and daily names stay); the old
+ * hour's file is compressed under its own name. */
+static void prefixed_hourly_files_change_name_on_the_hour(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("hourly");
+    touch(dir, "myapp-2026-11-20-10.log");
+    touch(dir, "myapp-2026-11-20-11.log.2.gz");
+    touch(dir, "myapp-2026-11-21-23.log.1");
+    touch(dir, "myapp-2026-11-20.log");
+    touch(dir, "other-2026-11-19-05.log");
+    touch(dir, "2026-11-19-05.log");
+    xlog_config cfg = config_in(dir);
+    cfg.file_prefix = "myapp";
+    cfg.rotate_hourly = 1;
+    cfg.keep_days = 1;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 10;
+    cfg.file_pattern = "{message}";
+    set_clock(NOON_NS + ((int64_t)3600 + 30 * 60) * 1000000000); /* 13:30:00 UTC */
+    open_with(&cfg);
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-19-05.log myapp-2026-11-20.log "
+                                 "myapp-2026-11-21-23.log.1 myapp-2026-11-22-13.log "
+                                 "other-2026-11-19-05.log");
+    free(listing);
+    xlog_info("before the hour");
+    assert_int_equal(xlog_flush(), 0);
+    set_clock(NOON_NS + ((int64_t)2 * 3600 + 1) * 1000000000); /* 14:00:01 UTC */
+    assert_int_equal(xlog_flush(), 0); /* the back end reads the clock again */
+    xlog_info("after the hour");
+    assert_int_equal(xlog_close(), 0);
+    listing = dir_listing(dir);
+    assert_string_equal(listing, "2026-11-19-05.log myapp-2026-11-20.log "
+                                 "myapp-2026-11-21-23.log.1 myapp-2026-11-22-13.log.gz "
+                                 "myapp-2026-11-22-14.log other-2026-11-19-05.log");
+    free(listing);
+    size_t len = 0;
+    char *old = gunzip(dir, "myapp-2026-11-22-13.log.gz", &len);
+    assert_string_equal(old, "before the hour\n");
+    char *now = contents_of(dir, "myapp-2026-11-22-14.log");
+    assert_string_equal(now, "after the hour\n");
+    free(now);
+    free(old);
+    test_drop_dir(dir);
+}
+
+/* The main files and a listed file sink both compress: one compressor
+ * serves both (it counts its users: a second start made a second thread
+ * over the first one's queue), each old hour's file is compressed under
+ * its own name, and the sink's filter and prefix hold across the hour. */
+static void two_sets_of_files_rotate_and_compress_on_the_hour(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("hourly-two");
+    xlog_file_config side = xlog_file_defaults();
+    side.prefix = "side";
+    side.rotate_hourly = 1;
+    side.compress = XLOG_COMPRESS_GZIP;
+    side.sink.filter = "warn";
+    side.sink.pattern = "{level} {message}";
+    const xlog_sink_config *sinks[] = {&side.sink, NULL};
+    xlog_config cfg = config_in(dir);
+    cfg.file_prefix = "main";
+    cfg.rotate_hourly = 1;
+    cfg.compress = XLOG_COMPRESS_GZIP;
+    cfg.check_interval_ms = 10;
+    cfg.file_pattern = "{message}";
+    cfg.sinks = sinks;
+    set_clock(NOON_NS + ((int64_t)3600 + 30 * 60) * 1000000000); /* 13:30:00 UTC */
+    open_with(&cfg);
+    xlog_info("info before");
+    xlog_warn("warn before");
+    assert_int_equal(xlog_flush(), 0);
+    set_clock(NOON_NS + ((int64_t)2 * 3600 + 1) * 1000000000); /* 14:00:01 UTC */
+    assert_int_equal(xlog_flush(), 0);
+    xlog_info("info after");
+    xlog_warn("warn after");
+    assert_int_equal(xlog_close(), 0);
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, "main-2026-11-22-13.log.gz main-2026-11-22-14.log "
+                                 "side-2026-11-22-13.log.gz side-2026-11-22-14.log");
+    free(listing);
+    size_t len;
+    const struct {
+        const char *name, *text;
+        int gz;
+    } files[] = {{"main-2026-11-22-13.log.gz", "info before\nwarn before\n", 1},
+                 {"main-2026-11-22-14.log", "info after\nwarn after\n", 0},
+                 {"side-2026-11-22-13.log.gz", "WARN warn before\n", 1},
+                 {"side-2026-11-22-14.log", "WARN warn after\n", 0}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *text = files[i].gz ? gunzip(dir, files[i].name, &len) : contents_of(dir, files[i].name);
+        assert_string_equal(text, files[i].text);
+        free(text);
+    }
+    test_drop_dir(dir);
+}
+
+/* Hourly names of local time, per thread and without a prefix: the hour
+ * is the local clock's (an offset of hours and a half), size rotation
+ * numbers the hour's name. */
+static void hourly_files_of_local_time_per_thread_without_a_prefix(void **state)
+{
+    (void)state;
+    setenv("TZ", "XST-5:30", 1); /* UTC+5:30, no daylight saving */
+    tzset();
+    char *dir = test_make_dir("hourly-local");
+    xlog_config cfg = config_in(dir);
+    cfg.rotate_hourly = 1;
+    cfg.rotate_local_time = 1;
+    cfg.file_mode = XLOG_FILE_PER_THREAD;
+    cfg.file_pattern = "{message}";
+    set_clock(NOON_NS + ((int64_t)29 * 60) * 1000000000); /* 12:29 UTC, 17:59 local */
+    open_with(&cfg);
+    xlog_info("before the local hour");
+    assert_int_equal(xlog_flush(), 0);
+    set_clock(NOON_NS + ((int64_t)30 * 60 + 1) * 1000000000); /* 12:30:01 UTC, 18:00:01 local */
+    assert_int_equal(xlog_flush(), 0);
+    xlog_info("after the local hour");
+    assert_int_equal(xlog_close(), 0);
+    char names[2][64];
+    long tid = (long)syscall(SYS_gettid);
+    snprintf(names[0], sizeof names[0], "2026-11-22-17-%ld.log", tid);
+    snprintf(names[1], sizeof names[1], "2026-11-22-18-%ld.log", tid);
+    char want[160];
+    snprintf(want, sizeof want, "%s %s", names[0], names[1]);
+    char *listing = dir_listing(dir);
+    assert_string_equal(listing, want);
+    free(listing);
+    char *before = contents_of(dir, names[0]), *after = contents_of(dir, names[1]);
+    assert_string_equal(before, "before the local hour\n");
+    assert_string_equal(after, "after the local hour\n");
+    free(before);
+    free(after);
+    unsetenv("TZ");
+    tzset();
+    test_drop_dir(dir);
+}
+
+/* A prefix that is not a file name's part is refused by xlog_open. */
+static void a_bad_file_prefix_fails_xlog_open(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"a/b", "", ".hidden", "two words"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *dir = test_make_dir("bad-prefix");
+        xlog_config cfg = config_in(dir);
+        cfg.file_prefix = bad[i];
+        assert_int_equal(xlog_open(&cfg), -EINVAL);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "cfg.file_prefix: \"%s\" is not a file name prefix (letters, digits, '_', '-' "
+                 "and '.', not first; 1 to 127 bytes)", bad[i]);
+        assert_string_equal(xlog_last_error(), want);
+        test_drop_dir(dir);
+    }
 }
 
 /* ---- files renamed or deleted by someone else -------------------------------- */
@@ -1725,6 +1897,12 @@ int main(void)
         cmocka_unit_test_teardown(forked_child_keeps_no_descriptor_of_rotated_files, close_if_open),
         cmocka_unit_test_teardown(rotate_size_holds_under_a_larger_write_buffer, close_if_open),
         cmocka_unit_test_teardown(daily_rotation_at_local_midnight_with_retention, close_if_open),
+        cmocka_unit_test_teardown(prefixed_hourly_files_change_name_on_the_hour, close_if_open),
+        cmocka_unit_test_teardown(hourly_files_of_local_time_per_thread_without_a_prefix,
+                                  close_if_open),
+        cmocka_unit_test_teardown(two_sets_of_files_rotate_and_compress_on_the_hour,
+                                  close_if_open),
+        cmocka_unit_test_teardown(a_bad_file_prefix_fails_xlog_open, close_if_open),
         cmocka_unit_test_teardown(reopen_from_a_signal_handler, close_if_open),
         cmocka_unit_test_teardown(rename_by_another_process_is_noticed, close_if_open),
         cmocka_unit_test_teardown(deleted_file_is_created_again, close_if_open),

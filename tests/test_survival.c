@@ -47,6 +47,7 @@
 
 #include <xlog.h>
 
+#include "filters/modules.h"
 #include "record/record.h"
 #include "rings/ring.h"
 #include "shm/shm.h"
@@ -1248,6 +1249,359 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     char *text = test_read_dir(p.logs, NULL);
     CHECK(!strstr(text, " info "), "a line below file_level was written");
     CHECK(test_count_lines(text) == 101, "%zu lines", test_count_lines(text));
+    free(text);
+    expect_nothing_left_then_remove(&p, page);
+}
+
+/* 2026-11-22 13:30:00 UTC, moved forward by the real clock from the
+ * moment the child starts (so that xlog's calibration works as usual). */
+static int64_t fake_start_ns, real_start_ns;
+
+static int64_t real_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t half_past_one(void)
+{
+    return fake_start_ns + (real_now_ns() - real_start_ns);
+}
+
+/* The exact text of a file of the case's log directory. */
+static char *log_file(const place *p, const char *name)
+{
+    char *path = test_path(p->logs, name);
+    char *text = test_read_file(path, NULL);
+    free(path);
+    return text;
+}
+
+/* A process with a file prefix and hourly files, killed: its lines are
+ * recovered into the prefixed name of their hour, each once. */
+static void a_killed_process_is_recovered_into_its_prefixed_hourly_file(void **state)
+{
+    (void)state;
+    place p;
+    start_case(&p, "prefix", "file_prefix and rotate_hourly");
+    shared_page *page = page_new();
+    pid_t child = fork();
+    if (child == 0) {
+        child_safety_net(60);
+        fake_start_ns = (int64_t)1795354200 * 1000000000; /* 2026-11-22 13:30:00 UTC */
+        real_start_ns = real_now_ns();
+        xlog_config cfg = place_config(&p);
+        cfg.wall_clock_ns = half_past_one;
+        cfg.file_prefix = "svc";
+        cfg.rotate_hourly = 1;
+        cfg.file_pattern = "{message}";
+        cfg.flush_interval_ms = 600000;
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        for (int i = 0; i < 100; i++)
+            xlog_info("line %d", i);
+        __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    kill_and_reap(child);
+    long lines = xlog_recover(p.logs, p.shm);
+    CHECK(lines == 100, "%ld lines recovered", lines);
+    char want[8192];
+    int n = test_recovery_notice(want, sizeof want, 100, (int)child, (int)getpid());
+    want[n++] = '\n';
+    for (int i = 0; i < 100; i++)
+        n += snprintf(want + n, sizeof want - (size_t)n, "line %d\n", i);
+    char *text = log_file(&p, "svc-2026-11-22-13.log");
+    CHECK(text && strcmp(text, want) == 0, "the file holds\n%s", text ? text : "(nothing)");
+    free(text);
+    char **names;
+    size_t count;
+    names = test_list_files(p.logs, &count);
+    CHECK(count == 1, "%zu files in the log directory", count);
+    test_free_list(names, count);
+    expect_nothing_left_then_remove(&p, page);
+}
+
+/* The routed configuration of the listed-file-sink cases: the main files
+ * (the program's rules: info), an error log and storage's debug lines in
+ * a directory of their own; each file shows only the message (and the
+ * level in the error log). */
+typedef struct routed_files {
+    xlog_file_config errors, storage;
+    const xlog_sink_config *sinks[3];
+    char storage_dir[PATH_MAX + 16];
+} routed_files;
+
+static xlog_config routed_config(const place *p, routed_files *r)
+{
+    snprintf(r->storage_dir, sizeof r->storage_dir, "%s/storage", p->logs);
+    r->errors = xlog_file_defaults();
+    r->errors.prefix = "errors";
+    r->errors.sink.filter = "error";
+    r->errors.sink.pattern = "{level} {message}";
+    r->storage = xlog_file_defaults();
+    r->storage.dir = r->storage_dir;
+    r->storage.sink.filter = "off,storage=debug";
+    r->storage.sink.pattern = "{message}";
+    r->sinks[0] = &r->errors.sink;
+    r->sinks[1] = &r->storage.sink;
+    r->sinks[2] = NULL;
+    xlog_config cfg = place_config(p);
+    cfg.wall_clock_ns = half_past_one;
+    cfg.level = XLOG_INFO;
+    cfg.file_pattern = "{message}";
+    cfg.flush_interval_ms = 600000;
+    cfg.sinks = r->sinks;
+    return cfg;
+}
+
+/* Appends to text (of size) at *n. */
+__attribute__((format(printf, 4, 5))) static void add_text(char *text, size_t size, int *n,
+                                                          const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    *n += vsnprintf(text + *n, size - (size_t)*n, format, ap);
+    va_end(ap);
+}
+
+/* A process with two listed file sinks, killed with half its lines
+ * written and half in its buffers and rings: each set of files gets the
+ * rest of its own lines, once, by its layout and filter, after a notice;
+ * storage's debug lines, which only their sink's filter wants, stay out of
+ * the main files. */
+static void a_killed_process_is_recovered_into_its_listed_file_sinks(void **state)
+{
+    (void)state;
+    place p;
+    start_case(&p, "listed", "listed file sinks");
+    shared_page *page = page_new();
+    pid_t child = fork();
+    if (child == 0) {
+        child_safety_net(60);
+        fake_start_ns = (int64_t)1795354200 * 1000000000; /* 2026-11-22 13:30:00 UTC */
+        real_start_ns = real_now_ns();
+        routed_files r;
+        xlog_config cfg = routed_config(&p, &r);
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        for (int i = 0; i < 100; i++) {
+            if (i == 50 && xlog_flush() != 0)
+                _exit(91);
+            xlog_info("info %d", i);
+            xlog_error("error %d", i);
+            log_in_storage(XLOG_DEBUG, i);
+        }
+        __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    kill_and_reap(child);
+    long lines = xlog_recover(p.logs, p.shm);
+    CHECK(lines == 200, "%ld lines recovered", lines);
+    static char main_text[8192], errors_text[8192], storage_text[8192];
+    char notice[256];
+    int m = 0, e = 0, t = 0;
+    for (int i = 0; i < 100; i++) {
+        if (i == 50) {
+            test_recovery_notice(notice, sizeof notice, 100, (int)child, (int)getpid());
+            add_text(main_text, sizeof main_text, &m, "%s\n", notice);
+            test_recovery_notice(notice, sizeof notice, 50, (int)child, (int)getpid());
+            add_text(errors_text, sizeof errors_text, &e, "WARN %s\n", notice);
+            add_text(storage_text, sizeof storage_text, &t, "%s\n", notice);
+        }
+        add_text(main_text, sizeof main_text, &m, "info %d\nerror %d\n", i, i);
+        add_text(errors_text, sizeof errors_text, &e, "ERROR error %d\n", i);
+        add_text(storage_text, sizeof storage_text, &t, "storage %d\n", i);
+    }
+    const struct {
+        const char *name, *text;
+    } files[] = {{"2026-11-22.log", main_text},
+                 {"errors-2026-11-22.log", errors_text},
+                 {"storage/2026-11-22.log", storage_text}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *text = log_file(&p, files[i].name);
+        CHECK(text && strcmp(text, files[i].text) == 0, "%s holds\n%s", files[i].name,
+              text ? text : "(nothing)");
+        free(text);
+    }
+    expect_nothing_left_then_remove(&p, page);
+}
+
+/* Two processes share a listed file sink's file (and the main one); one is
+ * killed, the other closes: the file holds every line of both, each once,
+ * each process's in its order, and the dead one's after a notice. */
+static void two_processes_share_a_listed_file_sink_and_one_is_killed(void **state)
+{
+    (void)state;
+    place p;
+    start_case(&p, "listed-shared", "a listed file sink shared by two processes");
+    shared_page *page = page_new();
+    pid_t children[2];
+    for (int c = 0; c < 2; c++) {
+        children[c] = fork();
+        if (children[c] == 0) {
+            child_safety_net(60);
+            fake_start_ns = (int64_t)1795354200 * 1000000000;
+            real_start_ns = real_now_ns();
+            routed_files r;
+            xlog_config cfg = routed_config(&p, &r);
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            for (int i = 0; i < 200; i++) {
+                if (i == 100 && xlog_flush() != 0)
+                    _exit(91);
+                xlog_error("%c %d", 'A' + c, i);
+            }
+            __atomic_fetch_add(&page->logging, 1, __ATOMIC_RELEASE);
+            while (c == 1 && !__atomic_load_n(&page->flushed, __ATOMIC_ACQUIRE))
+                pause_us(1000);
+            if (c == 1)
+                _exit(xlog_close() == 0 ? 0 : 92);
+            for (;;)
+                pause();
+        }
+    }
+    while (__atomic_load_n(&page->logging, __ATOMIC_ACQUIRE) < 2)
+        pause_us(1000);
+    kill_and_reap(children[0]);
+    __atomic_store_n(&page->flushed, 1, __ATOMIC_RELEASE);
+    CHECK(wait_exit(children[1]) == 0, "the living process failed");
+    xlog_recover(p.logs, p.shm); /* nothing, if the living one's close took it */
+    /* Recovered by the living process's close, or by xlog_recover here. */
+    char by_living[256], by_me[256];
+    test_recovery_notice(by_living, sizeof by_living, 100, (int)children[0], (int)children[1]);
+    test_recovery_notice(by_me, sizeof by_me, 100, (int)children[0], (int)getpid());
+    const char *const names[] = {"errors-2026-11-22.log", "2026-11-22.log"};
+    const char *const message_levels[] = {"ERROR ", ""}, *const notice_levels[] = {"WARN ", ""};
+    for (int f = 0; f < 2; f++) {
+        char *text = log_file(&p, names[f]);
+        CHECK(text != NULL, "%s is missing", names[f]);
+        long next[2] = {0, 0};
+        int notices = 0;
+        size_t level_length = strlen(message_levels[f]), notice_length = strlen(notice_levels[f]);
+        for (char *line = text, *nl; *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            CHECK(nl != NULL, "%s ends inside a line", names[f]);
+            *nl = '\0';
+            char who;
+            long i;
+            int end = 0;
+            if (strncmp(line, message_levels[f], level_length) == 0 &&
+                sscanf(line + level_length, "%c %ld%n", &who, &i, &end) == 2 &&
+                (who == 'A' || who == 'B') && line[level_length + (size_t)end] == '\0') {
+                CHECK(i == next[who - 'A'], "%s: %c %ld after %c %ld", names[f], who, i, who,
+                      next[who - 'A'] - 1);
+                next[who - 'A']++;
+                continue;
+            }
+            const char *body = line + notice_length;
+            CHECK(strncmp(line, notice_levels[f], notice_length) == 0 &&
+                      (strcmp(body, by_living) == 0 || strcmp(body, by_me) == 0),
+                  "%s: a line that is neither a message nor the notice: %s", names[f], line);
+            notices++;
+        }
+        CHECK(next[0] == 200 && next[1] == 200 && notices == 1,
+              "%s: %ld of A, %ld of B, %d notices", names[f], next[0], next[1], notices);
+        free(text);
+    }
+    expect_nothing_left_then_remove(&p, page);
+}
+
+/* A kill while the back end hands one record to several sets of files:
+ * the main files' buffer has its line (and its journal says so), the
+ * listed sink's does not yet, and the ring has not moved past it.  Each
+ * set must get the line once: the main files from their buffer only, the
+ * listed sink by rendering it (a journal that moved the ring past the
+ * record for every set would have cost the listed sink its line). */
+static void a_kill_between_two_sets_appends_gives_each_its_line_once(void **state)
+{
+    (void)state;
+    place p;
+    start_case(&p, "between-sets", "a kill between two sets' appends of one record");
+    shared_page *page = page_new();
+    pid_t child = fork();
+    if (child == 0) {
+        child_safety_net(60);
+        fake_start_ns = (int64_t)1795354200 * 1000000000;
+        real_start_ns = real_now_ns();
+        routed_files r;
+        xlog_config cfg = routed_config(&p, &r);
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        for (int i = 0; i < 10; i++)
+            xlog_error("error %d", i);
+        __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    char dir[PATH_MAX];
+    expect_process_dir(&p, child, dir, sizeof dir);
+    while (!test_rings_all_buffered(dir))
+        pause_us(1000);
+    kill_and_reap(child);
+    /* The ring that holds the ten records, and its last record's start. */
+    size_t n, size;
+    char **names = test_list_files(dir, &n);
+    xlog_ring *ring = NULL;
+    size_t ring_size = 0;
+    xlog_survival_file *errors = NULL;
+    size_t errors_size = 0;
+    for (size_t i = 0; i < n; i++) {
+        void *m = test_map_leftover(dir, names[i], &size);
+        if (m && strncmp(names[i], "ring.", 5) == 0 && ((xlog_ring *)m)->head > 0 && !ring) {
+            ring = m;
+            ring_size = size;
+        } else if (m && strncmp(names[i], "file.", 5) == 0 &&
+                   ((xlog_survival_file *)m)->sink == 1) {
+            errors = m;
+            errors_size = size;
+        } else if (m) {
+            munmap(m, size);
+        }
+    }
+    test_free_list(names, n);
+    CHECK(ring && errors, "the ring or the error log's buffer is missing");
+    const char *buffer = (const char *)ring + (ring_size - ring->capacity);
+    uint64_t last = 0, records = 0;
+    for (uint64_t pos = 0; pos < ring->head;) {
+        const xlog_record *rec = (const xlog_record *)(buffer + (pos & ring->mask));
+        last = pos;
+        pos += rec->size;
+        records++;
+    }
+    CHECK(records == 10, "%llu records in the ring", (unsigned long long)records);
+    /* Back to the moment between the two appends of the last record. */
+    const char *bytes = (const char *)(errors + 1);
+    const char *line = memrchr(bytes, '\n', errors->length - 1);
+    uint64_t without = (uint64_t)(line + 1 - bytes);
+    errors->length = without;
+    errors->last_length = without;
+    errors->last_record_end = last;
+    ring->buffered = last;
+    munmap(errors, errors_size);
+    munmap(ring, ring_size);
+    long lines = xlog_recover(p.logs, p.shm);
+    CHECK(lines == 20, "%ld lines recovered", lines);
+    char notice[256], main_text[1024], errors_text[1024];
+    test_recovery_notice(notice, sizeof notice, 10, (int)child, (int)getpid());
+    int m = 0, e = 0;
+    add_text(main_text, sizeof main_text, &m, "%s\n", notice);
+    add_text(errors_text, sizeof errors_text, &e, "WARN %s\n", notice);
+    for (int i = 0; i < 10; i++) {
+        add_text(main_text, sizeof main_text, &m, "error %d\n", i);
+        add_text(errors_text, sizeof errors_text, &e, "ERROR error %d\n", i);
+    }
+    char *text = log_file(&p, "2026-11-22.log");
+    CHECK(text && strcmp(text, main_text) == 0, "the main file holds\n%s", text ? text : "");
+    free(text);
+    text = log_file(&p, "errors-2026-11-22.log");
+    CHECK(text && strcmp(text, errors_text) == 0, "the error log holds\n%s", text ? text : "");
     free(text);
     expect_nothing_left_then_remove(&p, page);
 }
@@ -3212,6 +3566,10 @@ int main(void)
         cmocka_unit_test(exec_while_the_old_image_is_being_recovered),
         cmocka_unit_test(recovery_trusts_only_a_private_directory),
         cmocka_unit_test(recovery_writes_only_what_the_file_would_have),
+        cmocka_unit_test(a_killed_process_is_recovered_into_its_prefixed_hourly_file),
+        cmocka_unit_test(a_killed_process_is_recovered_into_its_listed_file_sinks),
+        cmocka_unit_test(two_processes_share_a_listed_file_sink_and_one_is_killed),
+        cmocka_unit_test(a_kill_between_two_sets_appends_gives_each_its_line_once),
         cmocka_unit_test(processes_opening_one_directory_together_all_survive),
         cmocka_unit_test(a_format_longer_than_max_message_is_recovered),
         cmocka_unit_test(a_site_still_being_prepared_is_in_the_dictionary),

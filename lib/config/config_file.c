@@ -1,6 +1,6 @@
 /*
  * config_file.c - the configuration file: `key = value` lines, `#`
- * comments, a section per sink ([console], [syslog NAME]); xlog.h
+ * comments, a section per sink ([console], [syslog NAME], [file NAME]); xlog.h
  * ("Configuration file") is the reference for operators.
  *
  * Why it exists: operators change where and what a service logs without a
@@ -38,6 +38,7 @@
 #include "base/error.h"
 #include "frontend/filter.h"
 #include "layouts/layout.h"
+#include "sinks/sink.h"
 
 /* A configuration file is a page or two; these bound what a wrong path
  * (a log, a core file) can cost before it is refused. */
@@ -56,6 +57,8 @@ typedef enum value_kind {
     VALUE_STRING,   /* const char *, owned by the file */
     VALUE_PATTERN,  /* const char *, a text layout's pattern (checked) */
     VALUE_FILTER,   /* the file's filter string (not a field) */
+    VALUE_SINK_FILTER, /* const char *, a sink's filter string (checked) */
+    VALUE_PREFIX,   /* const char *, a file name prefix (checked) */
     VALUE_LEVEL,    /* int: trace ... off */
     VALUE_BOOL,     /* int: true 1, false 0 */
     VALUE_UNSIGNED, /* unsigned: a plain number */
@@ -70,45 +73,45 @@ typedef enum value_kind {
 typedef struct choice {
     const char *name;
     int value;
+    int files_only; /* a name only a file's key takes (key.files) */
 } choice;
 
 /* The names of each enum; a NULL name ends a list. */
-static const choice file_modes[] = {{"shared", XLOG_FILE_SHARED},
-                                    {"per_thread", XLOG_FILE_PER_THREAD},
-                                    {"per_process", XLOG_FILE_PER_PROCESS},
-                                    {NULL, 0}};
+static const choice file_modes[] = {{"shared", XLOG_FILE_SHARED, 0},
+                                    {"per_thread", XLOG_FILE_PER_THREAD, 0},
+                                    {"per_process", XLOG_FILE_PER_PROCESS, 0},
+                                    {NULL, 0, 0}};
 static const choice full_policies[] = {
-    {"block", XLOG_FULL_BLOCK}, {"drop", XLOG_FULL_DROP}, {NULL, 0}};
+    {"block", XLOG_FULL_BLOCK, 0}, {"drop", XLOG_FULL_DROP, 0}, {NULL, 0, 0}};
 static const choice compressions[] = {
-    {"none", XLOG_COMPRESS_NONE}, {"gzip", XLOG_COMPRESS_GZIP}, {NULL, 0}};
-static const choice colors[] = {{"auto", XLOG_COLOR_AUTO},
-                                {"never", XLOG_COLOR_NEVER},
-                                {"always", XLOG_COLOR_ALWAYS},
-                                {NULL, 0}};
-/* A new kind of layout is one line here (and in xlog.h's list of keys). */
-static const choice layouts[] = {
-    {"text", XLOG_LAYOUT_TEXT}, {"json", XLOG_LAYOUT_JSON}, {NULL, 0}};
-/* Binary is for the files only (xlog.h, XLOG_LAYOUT_BINARY). */
-static const choice file_layouts[] = {{"text", XLOG_LAYOUT_TEXT},
-                                      {"json", XLOG_LAYOUT_JSON},
-                                      {"binary", XLOG_LAYOUT_BINARY},
-                                      {NULL, 0}};
-static const choice transports[] = {{"unix", XLOG_SYSLOG_UNIX},
-                                    {"udp", XLOG_SYSLOG_UDP},
-                                    {"tcp", XLOG_SYSLOG_TCP},
-                                    {NULL, 0}};
-static const choice syslog_formats[] = {{"auto", XLOG_SYSLOG_AUTO},
-                                        {"rfc5424", XLOG_SYSLOG_RFC5424},
-                                        {"rfc3164", XLOG_SYSLOG_RFC3164},
-                                        {NULL, 0}};
+    {"none", XLOG_COMPRESS_NONE, 0}, {"gzip", XLOG_COMPRESS_GZIP, 0}, {NULL, 0, 0}};
+static const choice colors[] = {{"auto", XLOG_COLOR_AUTO, 0},
+                                {"never", XLOG_COLOR_NEVER, 0},
+                                {"always", XLOG_COLOR_ALWAYS, 0},
+                                {NULL, 0, 0}};
+/* A new kind of layout is one line here (and in xlog.h's list of keys).
+ * Binary is for the files only (xlog.h, XLOG_LAYOUT_BINARY): the other
+ * sinks' layout keys neither take nor name it. */
+static const choice layouts[] = {{"text", XLOG_LAYOUT_TEXT, 0},
+                                 {"json", XLOG_LAYOUT_JSON, 0},
+                                 {"binary", XLOG_LAYOUT_BINARY, 1},
+                                 {NULL, 0, 0}};
+static const choice transports[] = {{"unix", XLOG_SYSLOG_UNIX, 0},
+                                    {"udp", XLOG_SYSLOG_UDP, 0},
+                                    {"tcp", XLOG_SYSLOG_TCP, 0},
+                                    {NULL, 0, 0}};
+static const choice syslog_formats[] = {{"auto", XLOG_SYSLOG_AUTO, 0},
+                                        {"rfc5424", XLOG_SYSLOG_RFC5424, 0},
+                                        {"rfc3164", XLOG_SYSLOG_RFC3164, 0},
+                                        {NULL, 0, 0}};
 /* RFC 5424's facilities that have a usual name (the others by number). */
 static const choice facilities[] = {
-    {"kern", 0},    {"user", 1},    {"mail", 2},    {"daemon", 3},  {"auth", 4},
-    {"syslog", 5},  {"lpr", 6},     {"news", 7},    {"uucp", 8},    {"cron", 9},
-    {"authpriv", 10}, {"ftp", 11},  {"local0", 16}, {"local1", 17}, {"local2", 18},
-    {"local3", 19}, {"local4", 20}, {"local5", 21}, {"local6", 22}, {"local7", 23},
-    {NULL, 0}};
-static const choice outputs[] = {{"off", 0}, {"stdout", 1}, {"stderr", 2}, {NULL, 0}};
+    {"kern", 0, 0},    {"user", 1, 0},    {"mail", 2, 0},    {"daemon", 3, 0},  {"auth", 4, 0},
+    {"syslog", 5, 0},  {"lpr", 6, 0},     {"news", 7, 0},    {"uucp", 8, 0},    {"cron", 9, 0},
+    {"authpriv", 10, 0}, {"ftp", 11, 0},  {"local0", 16, 0}, {"local1", 17, 0}, {"local2", 18, 0},
+    {"local3", 19, 0}, {"local4", 20, 0}, {"local5", 21, 0}, {"local6", 22, 0}, {"local7", 23, 0},
+    {NULL, 0, 0}};
+static const choice outputs[] = {{"off", 0, 0}, {"stdout", 1, 0}, {"stderr", 2, 0}, {NULL, 0, 0}};
 
 #define KIB ((uint64_t)1024)
 #define MIB (KIB * 1024)
@@ -123,76 +126,99 @@ typedef struct key {
     uint64_t min, max;
     int zero_too;
     const choice *choices; /* VALUE_CHOICE */
+    int files;             /* a file's key: takes the files_only choices */
 } key;
 
 #define FIELD(name) offsetof(xlog_config, name)
 #define SYSLOG(name) offsetof(xlog_syslog_config, name)
+#define FILES(name) offsetof(xlog_file_config, name)
 
 /* The ranges repeat xlog.c's settle_config (and the syslog sink's
  * checks), so that a value out of range is refused with its place in the
  * file; max_message's upper bound there also depends on ring_size, which
  * only xlog_open checks. */
 static const key top_keys[] = {
-    {"dir", VALUE_STRING, FIELD(dir), 0, 0, 0, NULL},
-    {"file_mode", VALUE_CHOICE, FIELD(file_mode), 0, 0, 0, file_modes},
-    {"level", VALUE_LEVEL, FIELD(level), 0, 0, 0, NULL},
-    {"filter", VALUE_FILTER, 0, 0, 0, 0, NULL},
-    {"ring_size", VALUE_SIZE, FIELD(ring_size), 64 * KIB, GIB, 0, NULL},
-    {"full_policy", VALUE_CHOICE, FIELD(full_policy), 0, 0, 0, full_policies},
-    {"max_message", VALUE_SIZE, FIELD(max_message), 256, GIB / 4, 0, NULL},
-    {"write_buffer", VALUE_SIZE, FIELD(write_buffer), 4 * KIB, SIZE_MAX, 0, NULL},
-    {"flush_interval_ms", VALUE_MS, FIELD(flush_interval_ms), 0, UINT_MAX, 0, NULL},
-    {"idle_sleep_us", VALUE_US, FIELD(idle_sleep_us), 0, UINT_MAX, 0, NULL},
-    {"backtrace_lines", VALUE_UNSIGNED, FIELD(backtrace_lines), 0, 100000, 0, NULL},
-    {"backtrace_level", VALUE_LEVEL, FIELD(backtrace_level), 0, 0, 0, NULL},
-    {"flush_level", VALUE_LEVEL, FIELD(flush_level), 0, 0, 0, NULL},
-    {"sync_level", VALUE_LEVEL, FIELD(sync_level), 0, 0, 0, NULL},
-    {"crash_handlers", VALUE_BOOL, FIELD(crash_handlers), 0, 0, 0, NULL},
-    {"persistent", VALUE_BOOL, FIELD(persistent), 0, 0, 0, NULL},
-    {"persistent_dir", VALUE_STRING, FIELD(persistent_dir), 0, 0, 0, NULL},
-    {"follow_symlinks", VALUE_BOOL, FIELD(follow_symlinks), 0, 0, 0, NULL},
-    {"rotate_size", VALUE_SIZE, FIELD(rotate_size), 64 * KIB, SIZE_MAX, 1, NULL},
-    {"rotate_keep", VALUE_UNSIGNED, FIELD(rotate_keep), 1, 100000, 0, NULL},
-    {"keep_days", VALUE_UNSIGNED, FIELD(keep_days), 0, UINT_MAX, 0, NULL},
-    {"rotate_local_time", VALUE_BOOL, FIELD(rotate_local_time), 0, 0, 0, NULL},
-    {"compress", VALUE_CHOICE, FIELD(compress), 0, 0, 0, compressions},
-    {"check_interval_ms", VALUE_MS, FIELD(check_interval_ms), 1, 86400000, 0, NULL},
-    {"file_layout", VALUE_CHOICE, FIELD(file_layout), 0, 0, 0, file_layouts},
-    {"file_pattern", VALUE_PATTERN, FIELD(file_pattern), 0, 0, 0, NULL},
-    {"file_level", VALUE_LEVEL, FIELD(file_level), 0, 0, 0, NULL},
+    {"dir", VALUE_STRING, FIELD(dir), 0, 0, 0, NULL, 0},
+    {"file_mode", VALUE_CHOICE, FIELD(file_mode), 0, 0, 0, file_modes, 0},
+    {"level", VALUE_LEVEL, FIELD(level), 0, 0, 0, NULL, 0},
+    {"filter", VALUE_FILTER, 0, 0, 0, 0, NULL, 0},
+    {"ring_size", VALUE_SIZE, FIELD(ring_size), 64 * KIB, GIB, 0, NULL, 0},
+    {"full_policy", VALUE_CHOICE, FIELD(full_policy), 0, 0, 0, full_policies, 0},
+    {"max_message", VALUE_SIZE, FIELD(max_message), 256, GIB / 4, 0, NULL, 0},
+    {"write_buffer", VALUE_SIZE, FIELD(write_buffer), 4 * KIB, SIZE_MAX, 0, NULL, 0},
+    {"flush_interval_ms", VALUE_MS, FIELD(flush_interval_ms), 0, UINT_MAX, 0, NULL, 0},
+    {"idle_sleep_us", VALUE_US, FIELD(idle_sleep_us), 0, UINT_MAX, 0, NULL, 0},
+    {"backtrace_lines", VALUE_UNSIGNED, FIELD(backtrace_lines), 0, 100000, 0, NULL, 0},
+    {"backtrace_level", VALUE_LEVEL, FIELD(backtrace_level), 0, 0, 0, NULL, 0},
+    {"flush_level", VALUE_LEVEL, FIELD(flush_level), 0, 0, 0, NULL, 0},
+    {"sync_level", VALUE_LEVEL, FIELD(sync_level), 0, 0, 0, NULL, 0},
+    {"crash_handlers", VALUE_BOOL, FIELD(crash_handlers), 0, 0, 0, NULL, 0},
+    {"persistent", VALUE_BOOL, FIELD(persistent), 0, 0, 0, NULL, 0},
+    {"persistent_dir", VALUE_STRING, FIELD(persistent_dir), 0, 0, 0, NULL, 0},
+    {"follow_symlinks", VALUE_BOOL, FIELD(follow_symlinks), 0, 0, 0, NULL, 0},
+    {"rotate_size", VALUE_SIZE, FIELD(rotate_size), 64 * KIB, SIZE_MAX, 1, NULL, 0},
+    {"rotate_keep", VALUE_UNSIGNED, FIELD(rotate_keep), 1, 100000, 0, NULL, 0},
+    {"keep_days", VALUE_UNSIGNED, FIELD(keep_days), 0, UINT_MAX, 0, NULL, 0},
+    {"rotate_local_time", VALUE_BOOL, FIELD(rotate_local_time), 0, 0, 0, NULL, 0},
+    {"file_prefix", VALUE_PREFIX, FIELD(file_prefix), 0, 0, 0, NULL, 0},
+    {"rotate_hourly", VALUE_BOOL, FIELD(rotate_hourly), 0, 0, 0, NULL, 0},
+    {"compress", VALUE_CHOICE, FIELD(compress), 0, 0, 0, compressions, 0},
+    {"check_interval_ms", VALUE_MS, FIELD(check_interval_ms), 1, 86400000, 0, NULL, 0},
+    {"file_layout", VALUE_CHOICE, FIELD(file_layout), 0, 0, 0, layouts, 1},
+    {"file_pattern", VALUE_PATTERN, FIELD(file_pattern), 0, 0, 0, NULL, 0},
+    {"file_level", VALUE_LEVEL, FIELD(file_level), 0, 0, 0, NULL, 0},
 };
 
 /* [console]: the console_* fields, named as a sink's own fields are. */
 static const key console_keys[] = {
-    {"output", VALUE_OUTPUT, FIELD(console), 0, INT_MAX, 0, outputs},
-    {"level", VALUE_LEVEL, FIELD(console_level), 0, 0, 0, NULL},
-    {"buffer", VALUE_SIZE, FIELD(console_buffer), 64 * KIB, SIZE_MAX, 0, NULL},
-    {"color", VALUE_CHOICE, FIELD(console_color), 0, 0, 0, colors},
-    {"layout", VALUE_CHOICE, FIELD(console_layout), 0, 0, 0, layouts},
-    {"pattern", VALUE_PATTERN, FIELD(console_pattern), 0, 0, 0, NULL},
+    {"output", VALUE_OUTPUT, FIELD(console), 0, INT_MAX, 0, outputs, 0},
+    {"level", VALUE_LEVEL, FIELD(console_level), 0, 0, 0, NULL, 0},
+    {"buffer", VALUE_SIZE, FIELD(console_buffer), 64 * KIB, SIZE_MAX, 0, NULL, 0},
+    {"color", VALUE_CHOICE, FIELD(console_color), 0, 0, 0, colors, 0},
+    {"layout", VALUE_CHOICE, FIELD(console_layout), 0, 0, 0, layouts, 0},
+    {"pattern", VALUE_PATTERN, FIELD(console_pattern), 0, 0, 0, NULL, 0},
 };
 
 /* [syslog NAME]: xlog_syslog_config, its sink's fields by their own names. */
 static const key syslog_keys[] = {
-    {"level", VALUE_LEVEL, SYSLOG(sink.level), 0, 0, 0, NULL},
-    {"layout", VALUE_CHOICE, SYSLOG(sink.layout), 0, 0, 0, layouts},
-    {"pattern", VALUE_PATTERN, SYSLOG(sink.pattern), 0, 0, 0, NULL},
-    {"transport", VALUE_CHOICE, SYSLOG(transport), 0, 0, 0, transports},
-    {"address", VALUE_STRING, SYSLOG(address), 0, 0, 0, NULL},
-    {"format", VALUE_CHOICE, SYSLOG(format), 0, 0, 0, syslog_formats},
-    {"facility", VALUE_FACILITY, SYSLOG(facility), 0, 23, 0, facilities},
-    {"app_name", VALUE_STRING, SYSLOG(app_name), 0, 0, 0, NULL},
-    {"hostname", VALUE_STRING, SYSLOG(hostname), 0, 0, 0, NULL},
-    {"buffer", VALUE_SIZE, SYSLOG(buffer), 64 * KIB, SIZE_MAX, 0, NULL},
+    {"level", VALUE_LEVEL, SYSLOG(sink.level), 0, 0, 0, NULL, 0},
+    {"filter", VALUE_SINK_FILTER, SYSLOG(sink.filter), 0, 0, 0, NULL, 0},
+    {"layout", VALUE_CHOICE, SYSLOG(sink.layout), 0, 0, 0, layouts, 0},
+    {"pattern", VALUE_PATTERN, SYSLOG(sink.pattern), 0, 0, 0, NULL, 0},
+    {"transport", VALUE_CHOICE, SYSLOG(transport), 0, 0, 0, transports, 0},
+    {"address", VALUE_STRING, SYSLOG(address), 0, 0, 0, NULL, 0},
+    {"format", VALUE_CHOICE, SYSLOG(format), 0, 0, 0, syslog_formats, 0},
+    {"facility", VALUE_FACILITY, SYSLOG(facility), 0, 23, 0, facilities, 0},
+    {"app_name", VALUE_STRING, SYSLOG(app_name), 0, 0, 0, NULL, 0},
+    {"hostname", VALUE_STRING, SYSLOG(hostname), 0, 0, 0, NULL, 0},
+    {"buffer", VALUE_SIZE, SYSLOG(buffer), 64 * KIB, SIZE_MAX, 0, NULL, 0},
+};
+
+/* [file NAME]: xlog_file_config, its sink's fields by their own names,
+ * the others as the main files' keys name them without "file_". */
+static const key file_keys[] = {
+    {"level", VALUE_LEVEL, FILES(sink.level), 0, 0, 0, NULL, 0},
+    {"filter", VALUE_SINK_FILTER, FILES(sink.filter), 0, 0, 0, NULL, 0},
+    {"layout", VALUE_CHOICE, FILES(sink.layout), 0, 0, 0, layouts, 1},
+    {"pattern", VALUE_PATTERN, FILES(sink.pattern), 0, 0, 0, NULL, 0},
+    {"dir", VALUE_STRING, FILES(dir), 0, 0, 0, NULL, 0},
+    {"prefix", VALUE_PREFIX, FILES(prefix), 0, 0, 0, NULL, 0},
+    {"mode", VALUE_CHOICE, FILES(mode), 0, 0, 0, file_modes, 0},
+    {"rotate_hourly", VALUE_BOOL, FILES(rotate_hourly), 0, 0, 0, NULL, 0},
+    {"rotate_size", VALUE_SIZE, FILES(rotate_size), 64 * KIB, SIZE_MAX, 1, NULL, 0},
+    {"rotate_keep", VALUE_UNSIGNED, FILES(rotate_keep), 1, 100000, 0, NULL, 0},
+    {"keep_days", VALUE_UNSIGNED, FILES(keep_days), 0, UINT_MAX, 0, NULL, 0},
+    {"compress", VALUE_CHOICE, FILES(compress), 0, 0, 0, compressions, 0},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* The most keys a section has (parser.seen has a slot for each). */
 #define MAX_KEYS COUNT(top_keys)
-_Static_assert(COUNT(console_keys) <= MAX_KEYS && COUNT(syslog_keys) <= MAX_KEYS,
+_Static_assert(COUNT(console_keys) <= MAX_KEYS && COUNT(syslog_keys) <= MAX_KEYS &&
+                   COUNT(file_keys) <= MAX_KEYS,
                "MAX_KEYS must be the largest section's count");
 
-typedef enum section_id { SECTION_TOP, SECTION_CONSOLE, SECTION_SYSLOG } section_id;
+typedef enum section_id { SECTION_TOP, SECTION_CONSOLE, SECTION_SYSLOG, SECTION_FILE } section_id;
 
 /* The kinds of section: [kind] or [kind NAME]. */
 static const struct section_kind {
@@ -204,20 +230,27 @@ static const struct section_kind {
     [SECTION_TOP] = {"", 0, top_keys, COUNT(top_keys)},
     [SECTION_CONSOLE] = {"console", 0, console_keys, COUNT(console_keys)},
     [SECTION_SYSLOG] = {"syslog", 1, syslog_keys, COUNT(syslog_keys)},
+    [SECTION_FILE] = {"file", 1, file_keys, COUNT(file_keys)},
 };
 
 /* ---- what a file owns --------------------------------------------------- */
 
-typedef struct named_sink {
+/* A [syslog NAME] or [file NAME] section: its sink's configuration, which
+ * starts with its xlog_sink_config either way. */
+typedef struct sink_section {
+    section_id kind;
     char *name;
     unsigned line;
-} named_sink;
+    union {
+        xlog_syslog_config syslog;
+        xlog_file_config file;
+    } config;
+} sink_section;
 
 struct xlog_config_file {
     char *filter;
-    xlog_syslog_config *syslogs;
-    named_sink *syslog_names;
-    size_t syslog_count;
+    sink_section *sections;
+    size_t section_count;
     const xlog_sink_config **sinks; /* what cfg.sinks points to, or NULL */
     char **strings;
     size_t string_count, string_room;
@@ -230,8 +263,7 @@ void xlog_config_file_free(xlog_config_file *file)
     for (size_t i = 0; i < file->string_count; i++)
         free(file->strings[i]);
     free(file->strings);
-    free(file->syslogs);
-    free(file->syslog_names);
+    free(file->sections);
     free(file->sinks);
     free(file);
 }
@@ -308,22 +340,33 @@ static int name_char(char c)
     return key_char(c) || c == '-' || c == '.';
 }
 
-/* "a, b or c": the names of a list, for messages. */
-static void list_names(const choice *choices, char *out, size_t size)
+/* Whether key k takes choice c. */
+static int takes(const key *k, const choice *c)
 {
-    size_t n = 0, used = 0;
-    while (choices[n].name)
-        n++;
-    out[0] = '\0';
-    for (size_t i = 0; i < n && used < size; i++)
-        used += (size_t)snprintf(out + used, size - used, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
-                                 choices[i].name);
+    return !c->files_only || (k && k->files);
 }
 
-static const choice *find_choice(const choice *choices, const char *text, size_t length)
+/* "a, b or c": the names of a list that k takes, for messages. */
+static void list_names(const key *k, const choice *choices, char *out, size_t size)
+{
+    size_t n = 0, used = 0, shown = 0;
+    for (const choice *c = choices; c->name; c++)
+        n += takes(k, c);
+    out[0] = '\0';
+    for (const choice *c = choices; c->name && used < size; c++) {
+        if (!takes(k, c))
+            continue;
+        shown++;
+        used += (size_t)snprintf(out + used, size - used, "%s%s",
+                                 shown == 1 ? "" : shown == n ? " or " : ", ", c->name);
+    }
+}
+
+static const choice *find_choice(const key *k, const choice *choices, const char *text,
+                                 size_t length)
 {
     for (const choice *c = choices; c->name; c++)
-        if (strlen(c->name) == length && memcmp(c->name, text, length) == 0)
+        if (takes(k, c) && strlen(c->name) == length && memcmp(c->name, text, length) == 0)
             return c;
     return NULL;
 }
@@ -425,7 +468,9 @@ static int set_value(parser *p, void *target, const key *k, const char *value, s
     switch (k->kind) {
     case VALUE_STRING:
     case VALUE_PATTERN:
-    case VALUE_FILTER: {
+    case VALUE_FILTER:
+    case VALUE_SINK_FILTER:
+    case VALUE_PREFIX: {
         char *copy = keep(p->file, value, length);
         if (!copy)
             return no_memory(p);
@@ -435,6 +480,11 @@ static int set_value(parser *p, void *target, const key *k, const char *value, s
             p->file->filter = copy;
             return 0;
         }
+        xlog_rules rules = {.process = XLOG_TRACE};
+        if (k->kind == VALUE_SINK_FILTER && xlog_rules_parse(copy, "filter", &rules) != 0)
+            goto prefixed;
+        if (k->kind == VALUE_PREFIX && xlog_file_prefix_check(copy, k->name) != 0)
+            goto prefixed;
         if (k->kind == VALUE_PATTERN) {
             xlog_layout *layout;
             int rc = xlog_layout_create(&layout, XLOG_LAYOUT_TEXT, copy, NULL, k->name);
@@ -465,7 +515,8 @@ static int set_value(parser *p, void *target, const key *k, const char *value, s
         return 0;
     }
     case VALUE_BOOL: {
-        const choice *c = find_choice((const choice[]){{"false", 0}, {"true", 1}, {NULL, 0}},
+        const choice *c = find_choice(k, (const choice[]){{"false", 0, 0}, {"true", 1, 0},
+                                                          {NULL, 0, 0}},
                                       value, length);
         if (!c)
             return fail(p, column, "%s: \"%.*s%s\" is not true or false", k->name, shown, value,
@@ -476,12 +527,12 @@ static int set_value(parser *p, void *target, const key *k, const char *value, s
     case VALUE_CHOICE:
     case VALUE_OUTPUT:
     case VALUE_FACILITY: {
-        const choice *c = find_choice(k->choices, value, length);
+        const choice *c = find_choice(k, k->choices, value, length);
         if (c) {
             store_int(target, k, c->value);
             return 0;
         }
-        list_names(k->choices, names, sizeof names);
+        list_names(k, k->choices, names, sizeof names);
         if (k->kind == VALUE_CHOICE)
             return fail(p, column, "%s: \"%.*s%s\" is not %s", k->name, shown, value, cut, names);
         uint64_t n;
@@ -595,7 +646,7 @@ static int begin_section(parser *p, const char *line, size_t length, size_t open
     if (id == SECTION_TOP)
     {
         size_t shown = (name_length ? name_at + name_length : kind_at + kind_length) - kind_at;
-        return fail(p, kind_at + 1, "unknown section [%.*s] (console, or syslog NAME)",
+        return fail(p, kind_at + 1, "unknown section [%.*s] (console, syslog NAME or file NAME)",
                     (int)(shown > SHOWN ? SHOWN : shown), kind);
     }
     const char *name = line + name_at;
@@ -619,27 +670,30 @@ static int begin_section(parser *p, const char *line, size_t length, size_t open
         return 0;
     }
     xlog_config_file *f = p->file;
-    for (size_t s = 0; s < f->syslog_count; s++)
-        if (strlen(f->syslog_names[s].name) == name_length &&
-            memcmp(f->syslog_names[s].name, name, name_length) == 0)
-            return fail(p, open + 1, "[syslog %.*s] given twice (first on line %u)", (int)name_length,
-                        name, f->syslog_names[s].line);
-    if (f->syslog_count == MAX_SINK_SECTIONS)
-        return fail(p, open + 1, "more than %d [syslog NAME] sections", MAX_SINK_SECTIONS);
-    xlog_syslog_config *syslogs = realloc(f->syslogs, (f->syslog_count + 1) * sizeof *syslogs);
-    if (!syslogs)
+    for (size_t s = 0; s < f->section_count; s++)
+        if (f->sections[s].kind == id && strlen(f->sections[s].name) == name_length &&
+            memcmp(f->sections[s].name, name, name_length) == 0)
+            return fail(p, open + 1, "[%s %.*s] given twice (first on line %u)", sections[id].name,
+                        (int)name_length, name, f->sections[s].line);
+    if (f->section_count == MAX_SINK_SECTIONS)
+        return fail(p, open + 1, "more than %d sink sections ([syslog NAME] and [file NAME])",
+                    MAX_SINK_SECTIONS);
+    sink_section *grown = realloc(f->sections, (f->section_count + 1) * sizeof *grown);
+    if (!grown)
         return no_memory(p);
-    f->syslogs = syslogs;
-    named_sink *names = realloc(f->syslog_names, (f->syslog_count + 1) * sizeof *names);
-    if (!names)
-        return no_memory(p);
-    f->syslog_names = names;
+    f->sections = grown;
     char *kept = keep(f, name, name_length);
     if (!kept)
         return no_memory(p);
-    syslogs[f->syslog_count] = xlog_syslog_defaults();
-    names[f->syslog_count] = (named_sink){kept, p->line};
-    f->syslog_count++;
+    sink_section *section = &f->sections[f->section_count++];
+    memset(section, 0, sizeof *section);
+    section->kind = id;
+    section->name = kept;
+    section->line = p->line;
+    if (id == SECTION_SYSLOG)
+        section->config.syslog = xlog_syslog_defaults();
+    else
+        section->config.file = xlog_file_defaults();
     return 0;
 }
 
@@ -719,14 +773,15 @@ static int set_key(parser *p, const char *line, size_t length, size_t key_at, ch
                             "first section", top_keys[t].name);
         if (p->section == SECTION_CONSOLE)
             return fail(p, key_at + 1, "unknown key \"%.*s\" in [console]", shown, name);
-        return fail(p, key_at + 1, "unknown key \"%.*s\" in [syslog %s]", shown, name,
-                    p->file->syslog_names[p->file->syslog_count - 1].name);
+        return fail(p, key_at + 1, "unknown key \"%.*s\" in [%s %s]", shown, name,
+                    sections[p->section].name,
+                    p->file->sections[p->file->section_count - 1].name);
     }
     if (p->seen[index])
         return fail(p, key_at + 1, "%s given twice (first on line %u)", k->name, p->seen[index]);
     p->seen[index] = p->line;
-    void *target = p->section == SECTION_SYSLOG
-                       ? (void *)&p->file->syslogs[p->file->syslog_count - 1]
+    void *target = p->section == SECTION_SYSLOG || p->section == SECTION_FILE
+                       ? (void *)&p->file->sections[p->file->section_count - 1].config
                        : (void *)&p->cfg;
     return set_value(p, target, k, value, value_length, value_at + 1);
 }
@@ -782,19 +837,23 @@ int xlog_config_file_parse(const char *name, const char *text, size_t length, xl
             rc = parse_line(&p, line, line_length, unquoted);
     }
     free(unquoted);
-    if (rc == 0 && p.file->syslog_count) {
-        /* The program's sinks, then the file's. */
+    if (rc == 0 && p.file->section_count) {
+        /* The program's sinks, then the file's, in the file's order. */
         size_t given = 0;
         while (cfg->sinks && cfg->sinks[given])
             given++;
-        p.file->sinks = calloc(given + p.file->syslog_count + 1, sizeof *p.file->sinks);
+        p.file->sinks = calloc(given + p.file->section_count + 1, sizeof *p.file->sinks);
         if (!p.file->sinks) {
             rc = no_memory(&p);
         } else {
             for (size_t i = 0; i < given; i++)
                 p.file->sinks[i] = cfg->sinks[i];
-            for (size_t i = 0; i < p.file->syslog_count; i++)
-                p.file->sinks[given + i] = &p.file->syslogs[i].sink;
+            for (size_t i = 0; i < p.file->section_count; i++) {
+                sink_section *section = &p.file->sections[i];
+                p.file->sinks[given + i] = section->kind == SECTION_SYSLOG
+                                               ? &section->config.syslog.sink
+                                               : &section->config.file.sink;
+            }
             p.cfg.sinks = p.file->sinks;
         }
     }

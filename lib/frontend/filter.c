@@ -17,48 +17,50 @@
  *
  * The rules are read by callers on any thread, possibly in a signal handler
  * that interrupted a change, so readers take no lock: the rules live in a
- * fixed table guarded by a sequence counter (odd while a change is being
- * written); a reader that sees it move reads again.  Every word and byte of
- * the table is read with an acquire load and written with a release store
- * (no fences), so a reader that overlaps a change reads values that are
- * merely stale, never a data race, and the final check of the counter
- * cannot move before the reads it validates; this is slow only next to
- * the call sites' cache, which it fills.  Changes are made on a copy and
- * published whole, serialised by a mutex taken only by xlog_set_level,
- * xlog_set_filter, xlog_set_module_level and xlog_thread_level (and fork).
+ * fixed table guarded by a sequence counter (base/rules.h,
+ * xlog_shared_rules); this is slow only next to the call sites' cache,
+ * which it fills.  Changes are made on a copy and published whole,
+ * serialised by a mutex taken only by xlog_set_level, xlog_set_filter,
+ * xlog_set_module_level and xlog_thread_level (and fork).
+ *
+ * The rules the callers follow are the program's merged with the sinks'
+ * filters (xlog_sink_config.filter): for every module the lowest level
+ * either lets through, so that the caller's check stays one table and one
+ * cached decision per site whatever the sinks ask, and a line some sink
+ * wants reaches the back end, which gives each sink its share
+ * (sinks/sinks.c).  Without sink filters they are the program's alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/atomics.h"
 #include "base/error.h"
 #include "base/guard.h"
+#include "base/rules.h"
 #include "frontend/filter.h"
 #include "frontend/frontend.h"
+#include "sinks/sink.h"
 
-#define MAX_RULES 64
-#define MAX_MODULE 64
+/* The rules the callers follow (read without a lock: base/rules.h): the
+ * program's own, merged with the sinks' filters (the most permissive of
+ * them all, so that a line some sink wants reaches the back end, which
+ * gives each sink what its filter or the program's rules let through:
+ * sinks.c). */
+static xlog_shared_rules rules = {.process = XLOG_INFO, .backtrace = XLOG_OFF};
 
-typedef struct rule {
-    char module[MAX_MODULE]; /* NUL-terminated, not empty */
-    size_t length;
-    int level;
-} rule;
-
-static struct rules {
-    uint64_t sequence;        /* atomic: odd while being changed */
-    int process;              /* the level of messages no module rule covers
-                                 (mirrored in xlog_impl_process_threshold) */
-    int backtrace;            /* lowest level kept for the backtrace, or XLOG_OFF */
+/* The program's own rules (its level, xlog_set_filter, module rules) and
+ * the sinks' filters merged as one (xlog_use_sink_filters); under the mutex. */
+static xlog_rules program = {.process = XLOG_INFO};
+static struct {
+    int active;
+    int process;
     size_t count;
-    rule list[MAX_RULES];
-} rules = {.process = XLOG_INFO, .backtrace = XLOG_OFF};
+    xlog_rule list[XLOG_SHARED_RULES_MAX - XLOG_RULES_MAX];
+} sink_side;
 
 static pthread_mutex_t changing = PTHREAD_MUTEX_INITIALIZER;
 
@@ -81,43 +83,10 @@ static pthread_once_t own_threshold_key_once = PTHREAD_ONCE_INIT;
 
 /* ---- reading ---------------------------------------------------------------- */
 
-#define READ(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
-#define WRITE(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
-
-/* Whether the rule's module (length bytes) is module, or a module above it
- * ("net" covers "net.tls"). */
-static int covers(const rule *r, size_t length, const char *module)
-{
-    for (size_t i = 0; i < length; i++)
-        if (module[i] != READ(r->module[i]))
-            return 0;
-    return module[length] == '\0' || module[length] == '.';
-}
-
-/* The level of module under the current rules (lock-free, see the top). */
+/* The level of module under the rules the callers follow (lock-free). */
 static int level_of(const char *module, int *backtrace)
 {
-    for (;;) {
-        uint64_t before = READ(rules.sequence);
-        if (before & 1) {
-            sched_yield(); /* another thread is changing them */
-            continue;
-        }
-        int level = READ(rules.process);
-        size_t best = 0;
-        size_t count = READ(rules.count);
-        for (size_t i = 0; i < count && i < MAX_RULES && *module; i++) {
-            const rule *r = &rules.list[i];
-            size_t length = READ(r->length);
-            if (length > best && length < MAX_MODULE && covers(r, length, module)) {
-                best = length;
-                level = READ(r->level);
-            }
-        }
-        *backtrace = READ(rules.backtrace);
-        if (READ(rules.sequence) == before)
-            return level;
-    }
+    return xlog_shared_rules_level(&rules, module, strlen(module), backtrace);
 }
 
 XLOG_API uint64_t xlog_impl_site_refresh(xlog_impl_site *site)
@@ -151,7 +120,7 @@ void xlog_remember_pass(xlog_impl_site *site, int level)
 
 XLOG_API int xlog_get_level(void)
 {
-    return READ(rules.process);
+    return __atomic_load_n(&program.process, __ATOMIC_RELAXED);
 }
 
 XLOG_API int xlog_module_enabled(const char *module, int level)
@@ -191,29 +160,35 @@ static void store_floor(void)
     __atomic_store_n(&xlog_impl_floor, floor, __ATOMIC_RELAXED);
 }
 
-/* Writes the table (every byte through a release store: see the top), and
- * publishes it with a new floor and a new generation, so that every site
- * computes its thresholds again at its next call.  Called with the mutex
- * held, which it releases. */
-static void publish(int process, int backtrace, const rule *table, size_t count)
+/* Makes process and table (count rules) the program's rules, and publishes
+ * them, merged with the sinks' filters, with a new floor and a new
+ * generation, so that every site computes its thresholds again at its next
+ * call.  Called with the mutex held, which it releases. */
+static void publish(int process, int backtrace, const xlog_rule *table, size_t count)
 {
-    WRITE(rules.sequence, rules.sequence + 1);
-    WRITE(rules.process, process);
-    WRITE(rules.backtrace, backtrace);
-    for (size_t i = 0; i < count; i++) {
-        rule *r = &rules.list[i];
-        for (size_t c = 0; c < MAX_MODULE; c++)
-            WRITE(r->module[c], table[i].module[c]);
-        WRITE(r->length, table[i].length);
-        WRITE(r->level, table[i].level);
+    static xlog_rule merged[XLOG_SHARED_RULES_MAX];
+    __atomic_store_n(&program.process, process, __ATOMIC_RELAXED);
+    if (table != program.list)
+        memcpy(program.list, table, count * sizeof *table);
+    program.count = count;
+    xlog_sinks_set_program_rules(process, program.list, count);
+    int merged_process = process;
+    size_t merged_count = count;
+    const xlog_rule *followed = program.list;
+    if (sink_side.active) {
+        /* Cannot fail: the sinks' side has room for all but the program's
+         * XLOG_RULES_MAX. */
+        xlog_rules_merge(process, program.list, count, sink_side.process, sink_side.list,
+                         sink_side.count, &merged_process, merged, &merged_count,
+                         XLOG_SHARED_RULES_MAX);
+        followed = merged;
     }
-    WRITE(rules.count, count);
-    rules_floor = process < backtrace ? process : backtrace;
-    for (size_t i = 0; i < count; i++)
-        if (table[i].level < rules_floor)
-            rules_floor = table[i].level;
-    WRITE(rules.sequence, rules.sequence + 1);
-    __atomic_store_n(&xlog_impl_process_threshold, rules.process, __ATOMIC_RELAXED);
+    xlog_shared_rules_store(&rules, merged_process, backtrace, followed, merged_count);
+    rules_floor = merged_process < backtrace ? merged_process : backtrace;
+    for (size_t i = 0; i < merged_count; i++)
+        if (followed[i].level < rules_floor)
+            rules_floor = followed[i].level;
+    __atomic_store_n(&xlog_impl_process_threshold, merged_process, __ATOMIC_RELAXED);
     store_floor();
     uint32_t generation = xlog_impl_generation + 1;
     __atomic_store_n(&xlog_impl_generation, generation, __ATOMIC_RELEASE);
@@ -300,178 +275,64 @@ static int clamp_level(int level)
     return level < XLOG_TRACE ? XLOG_TRACE : level > XLOG_OFF ? XLOG_OFF : level;
 }
 
-/* Only writers (under the mutex) touch these copies of the rules. */
-static rule scratch[MAX_RULES];
+/* Only writers (under the mutex) touch this copy of the program's rules. */
+static xlog_rules scratch;
 
-/* The rules in force, copied into scratch; returns their count. */
+/* The program's rules, copied into scratch; returns their count. */
 static size_t copy_rules(void)
 {
-    memcpy(scratch, rules.list, rules.count * sizeof *scratch);
-    return rules.count;
+    memcpy(scratch.list, program.list, program.count * sizeof *scratch.list);
+    return program.count;
+}
+
+/* The backtrace level in force (under the mutex). */
+static int backtrace_level(void)
+{
+    return __atomic_load_n(&rules.backtrace, __ATOMIC_RELAXED);
 }
 
 XLOG_API void xlog_set_level(int level)
 {
     lock_rules();
-    publish(clamp_level(level), rules.backtrace, scratch, copy_rules());
+    publish(clamp_level(level), backtrace_level(), scratch.list, copy_rules());
 }
 
 void xlog_set_backtrace_level(int level)
 {
     lock_rules();
-    publish(rules.process, clamp_level(level), scratch, copy_rules());
-}
-
-/* A module name: letters, digits, '_', '-' and dots between them. */
-static int valid_module(const char *name, size_t length)
-{
-    if (length == 0 || length >= MAX_MODULE || name[0] == '.' || name[length - 1] == '.')
-        return 0;
-    for (size_t i = 0; i < length; i++) {
-        char c = name[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '_' || c == '-' || (c == '.' && name[i + 1] != '.');
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
-/* Sets module's rule in table (replacing one for the same module); 0, or
- * -ENOSPC when the table is full. */
-static int put_rule(rule *table, size_t *count, const char *module, size_t length, int level)
-{
-    for (size_t i = 0; i < *count; i++) {
-        if (table[i].length == length && memcmp(table[i].module, module, length) == 0) {
-            table[i].level = level;
-            return 0;
-        }
-    }
-    if (*count == MAX_RULES)
-        return -ENOSPC;
-    memcpy(table[*count].module, module, length);
-    table[*count].module[length] = '\0';
-    table[*count].length = length;
-    table[*count].level = level;
-    ++*count;
-    return 0;
+    publish(program.process, clamp_level(level), scratch.list, copy_rules());
 }
 
 XLOG_API int xlog_set_module_level(const char *module, int level)
 {
-    if (!module || !valid_module(module, strlen(module))) {
+    if (!module || !xlog_valid_module(module, strlen(module))) {
         xlog_set_error("xlog_set_module_level: \"%s\" is not a module name (letters, digits, "
                        "'_', '-' and dots between them, at most %d bytes)",
-                       module ? module : "(null)", MAX_MODULE - 1);
+                       module ? module : "(null)", XLOG_MODULE_MAX - 1);
         return -EINVAL;
     }
     lock_rules();
     size_t count = copy_rules();
-    if (put_rule(scratch, &count, module, strlen(module), clamp_level(level)) != 0) {
+    if (xlog_rules_put(scratch.list, &count, XLOG_RULES_MAX, module, strlen(module),
+                       clamp_level(level)) != 0) {
         unlock_rules(); /* nothing changed: every site's cache stays good */
-        xlog_set_error("xlog_set_module_level: more than %d module rules", MAX_RULES);
+        xlog_set_error("xlog_set_module_level: more than %d module rules", XLOG_RULES_MAX);
         return -ENOSPC;
     }
-    publish(rules.process, rules.backtrace, scratch, count);
+    publish(program.process, backtrace_level(), scratch.list, count);
     return 0;
-}
-
-int xlog_parse_level(const char *text, size_t length)
-{
-    /* The names xlog prints, and the other spellings operators type
-     * (syslog's "warning" and "err"). */
-    static const struct {
-        const char *name;
-        int level;
-    } names[] = {{"trace", XLOG_TRACE}, {"debug", XLOG_DEBUG}, {"info", XLOG_INFO},
-                 {"warn", XLOG_WARN},   {"warning", XLOG_WARN}, {"error", XLOG_ERROR},
-                 {"err", XLOG_ERROR},   {"fatal", XLOG_FATAL},  {"off", XLOG_OFF}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i].name) == length && strncasecmp(text, names[i].name, length) == 0)
-            return names[i].level;
-    return -1;
-}
-
-static int blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-/* How much of a filter, and of one of its items, an error message quotes. */
-#define SHOWN 64
-#define SHOWN_ITEM(length) ((length) > 32 ? 32 : (length))
-
-/* Parses a filter ("warn,net=debug,net.tls=trace") into *process and
- * table; 0, or -EINVAL after saying where (what names the setting). */
-static int parse_filter(const char *filter, const char *what, int *process, rule *table,
-                        size_t *count)
-{
-    /* A long filter is quoted in part, so that the reason fits the message. */
-    int shown = strlen(filter) > SHOWN ? SHOWN : (int)strlen(filter);
-    const char *cut = strlen(filter) > SHOWN ? "..." : "";
-    *count = 0;
-    const char *p = filter;
-    for (;;) {
-        /* Blanks (spaces, tabs) around an item and around its '=' are not
-         * part of it. */
-        while (blank(*p))
-            p++;
-        const char *item = p;
-        size_t length = strcspn(p, ",");
-        while (length && blank(p[length - 1]))
-            length--;
-        const char *equals = memchr(item, '=', length);
-        int column = (int)(item - filter) + 1;
-        if (length == 0) {
-            xlog_set_error("%s=\"%.*s%s\": empty item at column %d", what, shown, filter, cut,
-                           column);
-            return -EINVAL;
-        }
-        const char *level_text = equals ? equals + 1 : item;
-        while (equals && blank(*level_text) && level_text < item + length)
-            level_text++;
-        size_t level_length = (size_t)(item + length - level_text);
-        size_t module_length = equals ? (size_t)(equals - item) : 0;
-        while (module_length && blank(item[module_length - 1]))
-            module_length--;
-        int level = xlog_parse_level(level_text, level_length);
-        if (level < 0) {
-            xlog_set_error("%s=\"%.*s%s\": \"%.*s\" at column %d is not a level (trace, debug, "
-                           "info, warn or warning, error or err, fatal or off)",
-                           what, shown, filter, cut, (int)SHOWN_ITEM(level_length), level_text,
-                           (int)(level_text - filter) + 1);
-            return -EINVAL;
-        }
-        if (!equals) {
-            *process = level;
-        } else if (!valid_module(item, module_length)) {
-            xlog_set_error("%s=\"%.*s%s\": \"%.*s\" at column %d is not a module name (letters, "
-                           "digits, '_', '-' and dots between them, at most %d bytes)",
-                           what, shown, filter, cut, (int)SHOWN_ITEM(module_length), item,
-                           column, MAX_MODULE - 1);
-            return -EINVAL;
-        } else if (put_rule(table, count, item, module_length, level) != 0) {
-            xlog_set_error("%s=\"%.*s%s\": more than %d module rules", what, shown, filter, cut,
-                           MAX_RULES);
-            return -EINVAL;
-        }
-        p += strcspn(p, ",");
-        if (*p == '\0')
-            return 0;
-        p++;
-    }
 }
 
 int xlog_apply_filter(const char *filter, const char *what, int process, int check_only)
 {
-    size_t count;
     lock_rules();
-    int rc = parse_filter(filter, what, &process, scratch, &count);
+    scratch.process = process;
+    int rc = xlog_rules_parse(filter, what, &scratch);
     if (rc != 0 || check_only) {
         unlock_rules();
         return rc;
     }
-    publish(process, rules.backtrace, scratch, count);
+    publish(scratch.process, backtrace_level(), scratch.list, scratch.count);
     return 0;
 }
 
@@ -482,4 +343,14 @@ XLOG_API int xlog_set_filter(const char *filter)
         return -EINVAL;
     }
     return xlog_apply_filter(filter, "filter", xlog_get_level(), 0);
+}
+
+void xlog_use_sink_filters(void)
+{
+    lock_rules();
+    const xlog_rule *list;
+    sink_side.active = xlog_sinks_routing(&sink_side.process, &list, &sink_side.count);
+    if (sink_side.active)
+        memcpy(sink_side.list, list, sink_side.count * sizeof *list);
+    publish(program.process, backtrace_level(), program.list, program.count);
 }

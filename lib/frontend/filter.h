@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/rules.h"
 #include "xlog.h"
 
 /* xlog_impl_pass[level] under the rules of this generation (xlog.h). */
@@ -29,7 +30,9 @@ void xlog_remember_pass(xlog_impl_site *site, int level);
 int xlog_apply_filter(const char *filter, const char *what, int process, int check_only);
 /* The lowest level kept for backtraces (cfg.backtrace_level), or XLOG_OFF. */
 void xlog_set_backtrace_level(int level);
-/* A level's name ("debug", "WARN", "warning"), or -1. */
-int xlog_parse_level(const char *text, size_t length);
+/* The sinks' filters (sinks.c, xlog_sinks_routing) as the sinks in force
+ * have them, merged into the rules the callers follow: xlog_open calls it
+ * once the sinks are started, xlog_close once they are stopped. */
+void xlog_use_sink_filters(void);
 
 #endif

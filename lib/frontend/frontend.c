@@ -561,11 +561,12 @@ static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t si
 /* The record flags a call's level carries (xlog.h: XLOG_IMPL_KEEP ...), in
  * its second byte (a slot call passes that byte as it is). */
 _Static_assert(XLOG_IMPL_KEEP >> 8 == XLOG_REC_KEEP && XLOG_IMPL_RATED >> 8 == XLOG_REC_RATED &&
-                   (XLOG_IMPL_RECORD_BITS >> 8) == (XLOG_REC_KEEP | XLOG_REC_RATED),
+                   XLOG_IMPL_OWN >> 8 == XLOG_REC_OWN &&
+                   (XLOG_IMPL_RECORD_BITS >> 8) == (XLOG_REC_KEEP | XLOG_REC_RATED | XLOG_REC_OWN),
                "a level's second byte is its record's flags");
 static inline unsigned call_flags(int level)
 {
-    return (unsigned)(level >> 8) & (XLOG_REC_KEEP | XLOG_REC_RATED);
+    return (unsigned)(level >> 8) & (XLOG_REC_KEEP | XLOG_REC_RATED | XLOG_REC_OWN);
 }
 
 /* A rate-limited call's record ends with how many calls of its site were

@@ -32,6 +32,8 @@ enum {
 #define XLOG_REC_TRUNCATED 0x1u /* a string argument was cut at max_message */
 #define XLOG_REC_KEEP 0x2u      /* below the level written: kept for a backtrace */
 #define XLOG_REC_RATED 0x4u     /* rate-limited: ends with the count suppressed before it */
+#define XLOG_REC_OWN 0x8u       /* let through by its thread's own threshold, not the
+                                   program's rules (sinks/sinks.c, routing) */
 
 /* Every record starts with this header; the arguments follow. */
 typedef struct xlog_record {

@@ -18,8 +18,17 @@
  *      follow and whose they are (a line a short write had cut is finished
  *      first: a notice never splits a line);
  *   5. remove the directory.
- * Recovered lines are appended to the day's file of each line, without
- * size rotation or compression.
+ * Recovered lines are appended to the day's (or hour's) file of each line,
+ * without size rotation or compression.
+ *
+ * Each set of files of the process is recovered by its own rules: the main
+ * files (xlog_config's) and each listed file sink (xlog_file_config, which
+ * the process file lists after its header), each with its directory,
+ * prefix, layout, level and filter; a buffer names its set.  A record goes
+ * to every set that would have taken it, except one whose buffer's journal
+ * shows its line already there: a kill in the back end's hand-out of one
+ * record leaves its line in the buffers of the sets it had reached, not yet
+ * in the others.
  *
  * A process that wrote binary files (XLOG_LAYOUT_BINARY): its buffers are
  * whole blocks (file_sink.c; the last one's size is fitted to the buffer,
@@ -73,11 +82,13 @@ typedef struct pending_record {
     uint32_t ring;   /* index in rings[] */
     int32_t target;  /* index in targets[], or -1: it cannot be rendered */
     uint64_t pos;
+    uint32_t sink;   /* index in sinks[]: the set of files it may go to */
 } pending_record;
 
 /* A file that gets recovered lines: how many, for its notice. */
 typedef struct target {
     char path[PATH_MAX];
+    uint32_t sink;      /* the set of files it is one of */
     size_t lines;
     int64_t first_time; /* of its first record, or 0 if it has none */
     int noticed;
@@ -117,18 +128,42 @@ typedef struct damaged_file {
     const char *why;
 } damaged_file;
 
+/* The main files and at most as many listed file sinks as a
+ * configuration may have. */
+#define SINKS_MAX 33
+
+/* One set of files of the dead process. */
+typedef struct recovery_sink {
+    xlog_file_rules rules;
+    xlog_layout *layout;      /* NULL for binary files (rules.binary) */
+    int level;
+    const xlog_rules *filter; /* a listed sink's own, or NULL */
+} recovery_sink;
+
+/* A line a buffer's journal shows in it: the last record of ring slot
+ * `slot` whose line its set of files took ends at `end` (shm.h). */
+typedef struct journal_entry {
+    uint32_t sink;
+    uint32_t slot;
+    uint64_t end;
+} journal_entry;
+
 typedef struct dead_process {
     const xlog_survival_process *proc;
     size_t proc_size;
     xlog_clock clock;
-    xlog_file_rules rules;
-    xlog_layout *layout;     /* NULL for binary files (rules.binary) */
+    recovery_sink sinks[SINKS_MAX]; /* [0]: the main files */
+    size_t sink_count;
+    const xlog_rules *program;  /* the program's rules while routing, or NULL */
     uint64_t writer;         /* binary files: the recovered blocks' writer */
     mapped rings[4096];
     size_t ring_count;
-    /* The last day a record of each ring was seen on, and its file. */
-    int64_t ring_day[4096];
-    int32_t ring_target[4096];
+    /* The last period a record of each ring was seen in, and its file,
+     * for each set of files. */
+    int64_t ring_day[4096][SINKS_MAX];
+    int32_t ring_target[4096][SINKS_MAX];
+    journal_entry journal[4096];
+    size_t journal_count;
     target *targets;
     size_t target_count;
     mapped files[4096];
@@ -180,14 +215,54 @@ static void refuse_file(dead_process *dp, const char *name, uint64_t bytes, cons
 
 /* Whether the "process" file's header (without its dictionary) can be used
  * to write the process's lines as it would have. */
+/* Whether a filter read from the dead process's file can be looked up. */
+static int rules_usable(const xlog_rules *r)
+{
+    if (r->count > XLOG_RULES_MAX || r->process < XLOG_TRACE || r->process > XLOG_OFF)
+        return 0;
+    for (size_t i = 0; i < r->count; i++)
+        if (r->list[i].length == 0 || r->list[i].length >= XLOG_MODULE_MAX ||
+            r->list[i].module[r->list[i].length] != '\0')
+            return 0;
+    return 1;
+}
+
+static int layout_usable(int32_t layout)
+{
+    return layout == XLOG_LAYOUT_TEXT || layout == XLOG_LAYOUT_JSON ||
+           layout == XLOG_LAYOUT_BINARY;
+}
+
+/* Whether the listed file sinks after the header can be read (the header
+ * itself was found to hold them). */
+static int listed_sinks_usable(const xlog_survival_process *p)
+{
+    const xlog_survival_sink *sinks = xlog_survival_sinks(p);
+    for (uint32_t i = 0; i < p->sink_count; i++) {
+        const xlog_survival_sink *d = &sinks[i];
+        if (!terminated(d->dir, sizeof d->dir) || d->dir[0] != '/' ||
+            !terminated(d->prefix, sizeof d->prefix) ||
+            !terminated(d->pattern, sizeof d->pattern) ||
+            d->mode < XLOG_FILE_SHARED || d->mode > XLOG_FILE_PER_PROCESS ||
+            !layout_usable(d->layout) || d->level < XLOG_TRACE || d->level > XLOG_OFF ||
+            (d->has_filter && !rules_usable(&d->filter)))
+            return 0;
+    }
+    return 1;
+}
+
 static int process_header_usable(const xlog_survival_process *p, size_t size)
 {
     return size >= sizeof *p && terminated(p->log_dir, sizeof p->log_dir) &&
            terminated(p->file_pattern, sizeof p->file_pattern) &&
+           terminated(p->file_prefix, sizeof p->file_prefix) &&
            p->file_mode >= XLOG_FILE_SHARED && p->file_mode <= XLOG_FILE_PER_PROCESS &&
-           (p->file_layout == XLOG_LAYOUT_TEXT || p->file_layout == XLOG_LAYOUT_JSON ||
-            p->file_layout == XLOG_LAYOUT_BINARY) &&
-           p->max_message >= 256 && p->max_message <= ((uint64_t)1 << 30) / 4;
+           layout_usable(p->file_layout) &&
+           p->max_message >= 256 && p->max_message <= ((uint64_t)1 << 30) / 4 &&
+           p->sink_count < SINKS_MAX &&
+           sizeof *p + p->sink_count * sizeof(xlog_survival_sink) <= size &&
+           rules_usable(&p->rules[0]) && rules_usable(&p->rules[1]) &&
+           listed_sinks_usable(p);
 }
 
 /* Whether the argument kinds agree with what the format reads: the
@@ -274,7 +349,7 @@ static const char *ring_problem(const mapped *m)
 }
 
 /* Why a mapped file buffer cannot be read, or NULL. */
-static const char *file_buffer_problem(const mapped *m, const char *log_dir)
+static const char *file_buffer_problem(const mapped *m, const dead_process *dp)
 {
     const xlog_survival_file *h = m->base;
     if (m->size < sizeof *h)
@@ -284,12 +359,15 @@ static const char *file_buffer_problem(const mapped *m, const char *log_dir)
         return "its header is not a file buffer's";
     if (h->capacity > m->size - sizeof *h || h->length > h->capacity)
         return "its capacity or length is beyond its file";
-    /* Its lines go to a file of the log directory, opened there as the
+    if (h->sink >= dp->sink_count)
+        return "its set of files is not one the process lists";
+    /* Its lines go to a file of its set's directory, opened there as the
      * live process does (open_output): no other path. */
+    const char *log_dir = dp->sinks[h->sink].rules.dir;
     size_t n = strlen(log_dir);
     if (h->path[0] && (strncmp(h->path, log_dir, n) != 0 || h->path[n] != '/' ||
                        strchr(h->path + n + 1, '/') || !h->path[n + 1]))
-        return "its file is not in the log directory";
+        return "its file is not in its directory";
     return NULL;
 }
 
@@ -353,9 +431,8 @@ static int by_address(const void *a, const void *b)
 static int index_sites(dead_process *dp)
 {
     uint64_t header = dp->proc->header_size;
-    /* A header that ends before the names is an older library's: its
-     * dictionary is read, its blocks name no host or program. */
-    if (header < offsetof(xlog_survival_process, host) || header > dp->proc_size || header % 8) {
+    if (header < sizeof *dp->proc + dp->proc->sink_count * sizeof(xlog_survival_sink) ||
+        header > dp->proc_size || header % 8) {
         refuse_file(dp, "process", dp->proc_size,
                     "its dictionary's start is outside the file");
         return 0;
@@ -600,23 +677,30 @@ static void settle_buffer(dead_process *dp, xlog_survival_file *h)
     if (length > h->capacity || written > length)
         return; /* emptied, or not a buffer of ours */
     if (h->chunk && h->chunk <= length - written)
-        written += bytes_in_file(h, bytes + written, (size_t)h->chunk, dp->rules.binary);
+        written += bytes_in_file(h, bytes + written, (size_t)h->chunk,
+                                 dp->sinks[h->sink].rules.binary);
     /* Settled for good, here where the rest of recovery reads it (and where
      * a later recovery would, if this one has to stop). */
     h->written = written;
     h->chunk = 0;
-    if (dp->rules.binary)
+    if (dp->sinks[h->sink].rules.binary)
         fit_last_block(h);
-    /* A line appended whose ring had not yet moved past its record. */
-    if (h->last_length && h->last_length == length) {
-        for (size_t i = 0; i < dp->ring_count; i++) {
-            xlog_ring *r = ring_at(dp, i);
-            if (dp->rings[i].slot == h->last_ring && r->buffered < h->last_record_end &&
-                h->last_record_end <= (r->head & ~(uint64_t)1) &&
-                h->last_record_end % XLOG_RECORD_ALIGN == 0)
-                r->buffered = h->last_record_end;
-        }
-    }
+    /* A line appended whose ring had not yet moved past its record: that
+     * record is in this set of files already (collect skips it there). */
+    if (h->last_length && h->last_length == length && h->last_record_end % XLOG_RECORD_ALIGN == 0)
+        dp->journal[dp->journal_count++] =
+            (journal_entry){h->sink, (uint32_t)h->last_ring, h->last_record_end};
+}
+
+/* Whether a record of ring i ending at end is in the buffers of set sink
+ * already, by their journals. */
+static int journaled(const dead_process *dp, uint32_t sink, size_t i, uint64_t end)
+{
+    for (size_t j = 0; j < dp->journal_count; j++)
+        if (dp->journal[j].sink == sink && dp->journal[j].slot == dp->rings[i].slot &&
+            end <= dp->journal[j].end)
+            return 1;
+    return 0;
 }
 
 /* The block of a binary buffer that a cut write(2) left `written` inside
@@ -664,7 +748,9 @@ static int by_time(const void *a, const void *b)
         return x->tsc < y->tsc ? -1 : 1;
     if (x->ring != y->ring)
         return x->ring < y->ring ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    return x->sink < y->sink ? -1 : x->sink > y->sink;
 }
 
 /* Every record of every ring past its buffered position that makes a line,
@@ -698,10 +784,15 @@ static pending_record *collect(dead_process *dp, size_t *count)
                 pos += rec->size;
                 continue;
             }
-            /* The lines the file sink would have written: not those below
-             * its level (another sink's), nor those kept for a backtrace. */
-            if (is_line && rec->level <= XLOG_FATAL && rec->level >= dp->proc->file_level &&
-                !(rec->flags & XLOG_REC_KEEP)) {
+            /* The lines the sets of files may have written (find_targets
+             * looks at the modules): not those below a set's level
+             * (another's), nor those kept for a backtrace, nor one the
+             * set's buffer holds already. */
+            for (uint32_t k = 0; is_line && k < dp->sink_count; k++) {
+                if (rec->level > XLOG_FATAL || (rec->flags & XLOG_REC_KEEP) ||
+                    (!dp->sinks[k].filter && rec->level < dp->sinks[k].level) ||
+                    journaled(dp, k, i, pos + rec->size))
+                    continue;
                 if (*count == capacity) {
                     capacity *= 2;
                     pending_record *more = realloc(all, capacity * sizeof *more);
@@ -711,7 +802,7 @@ static pending_record *collect(dead_process *dp, size_t *count)
                     }
                     all = more;
                 }
-                all[(*count)++] = (pending_record){rec->tsc, (uint32_t)i, -1, pos};
+                all[(*count)++] = (pending_record){rec->tsc, (uint32_t)i, -1, pos, k};
             }
             pos += rec->size;
         }
@@ -766,32 +857,30 @@ static int record_parts(const dead_process *dp, const xlog_record *rec,
 }
 
 /* A name the dead process left in its header (host, program, of room
- * bytes): "" when the header it wrote does not reach it (an older
- * library's) or its room holds no NUL (garbage). */
-static const char *leftover_name(const dead_process *dp, const char *field, size_t room)
+ * bytes): "" when its room holds no NUL (garbage). */
+static const char *leftover_name(const char *field, size_t room)
 {
-    size_t end = (size_t)(field - (const char *)dp->proc) + room;
-    if (dp->proc->header_size < end || !memchr(field, '\0', room))
-        return "";
-    return field;
+    return memchr(field, '\0', room) ? field : "";
 }
 
 /* The bytes of ev's line in the process's files, into out (the longest
  * line's room, longest_line): its layout's line, or for binary files a
  * block holding it as a Message entry (ev's message rendered). */
-static size_t line_of(const dead_process *dp, const xlog_line_event *ev, char *out)
+static size_t line_of(const dead_process *dp, uint32_t sink, const xlog_line_event *ev,
+                      char *out)
 {
-    if (!dp->rules.binary)
-        return xlog_layout_write(dp->layout, ev, out);
+    const recovery_sink *k = &dp->sinks[sink];
+    if (!k->rules.binary)
+        return xlog_layout_write(k->layout, ev, out);
     xlog_binary_process process = {
         .pid = dp->proc->pid,
         .max_message = dp->proc->max_message,
         .ns_per_tick = dp->clock.ns_per_tick,
         .base_ticks = dp->clock.base_ticks,
         .base_utc_ns = dp->clock.base_utc_ns,
-        .host = leftover_name(dp, dp->proc->host, sizeof dp->proc->host),
-        .program = leftover_name(dp, dp->proc->program, sizeof dp->proc->program),
-        .options = dp->rules.local_time ? XLOG_BINARY_LOCAL_DATES : 0,
+        .host = leftover_name(dp->proc->host, sizeof dp->proc->host),
+        .program = leftover_name(dp->proc->program, sizeof dp->proc->program),
+        .options = k->rules.local_time ? XLOG_BINARY_LOCAL_DATES : 0,
     };
     uint8_t *start = (uint8_t *)out;
     uint8_t *end = xlog_binary_block_header(start, dp->writer, ev->pub.time_ns);
@@ -808,29 +897,36 @@ static size_t line_of(const dead_process *dp, const xlog_line_event *ev, char *o
     return (size_t)(end - start);
 }
 
-/* The room line_of needs. */
+/* The room line_of needs, for every set of files. */
 static size_t longest_line(const dead_process *dp)
 {
-    size_t message = dp->proc->max_message + XLOG_TRUNCATED_MARK_LENGTH;
-    if (!dp->rules.binary)
-        return xlog_layout_max_line(dp->layout, message);
-    return XLOG_BINARY_HEADER_SIZE + XLOG_BINARY_PROCESS_MAX + XLOG_BINARY_THREAD_MAX +
-           XLOG_BINARY_THREAD_NAME_MAX +
-           xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME, XLOG_MAX_NAME, message);
+    size_t message = dp->proc->max_message + XLOG_TRUNCATED_MARK_LENGTH, longest = 0;
+    for (size_t k = 0; k < dp->sink_count; k++) {
+        size_t n = !dp->sinks[k].rules.binary
+                       ? xlog_layout_max_line(dp->sinks[k].layout, message)
+                       : XLOG_BINARY_HEADER_SIZE + XLOG_BINARY_PROCESS_MAX +
+                             XLOG_BINARY_THREAD_MAX + XLOG_BINARY_THREAD_NAME_MAX +
+                             xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME,
+                                                     XLOG_MAX_NAME, message);
+        if (n > longest)
+            longest = n;
+    }
+    return longest;
 }
 
 /* Appends a line (line_of); a binary block goes whole into one write(2). */
-static void output_line(const dead_process *dp, output *out, const char *bytes, size_t n)
+static void output_line(const dead_process *dp, uint32_t sink, output *out, const char *bytes,
+                        size_t n)
 {
-    if (dp->rules.binary && out->capacity - out->length < n)
+    if (dp->sinks[sink].rules.binary && out->capacity - out->length < n)
         output_flush(out);
     output_append(out, bytes, n);
 }
 
 /* The event of one record, its line rendered into s->line; the line's
  * length, or 0 when it cannot be rendered. */
-static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_record *rec,
-                     scratch *s, xlog_line_event *ev)
+static size_t render(const dead_process *dp, uint32_t sink, const xlog_ring *r,
+                     const xlog_record *rec, scratch *s, xlog_line_event *ev)
 {
     const xlog_survival_site *site;
     xlog_record_view view;
@@ -857,11 +953,12 @@ static size_t render(const dead_process *dp, const xlog_ring *r, const xlog_reco
     xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
                       recovered_time(&dp->clock, rec->tsc), &s->event);
     xlog_event_render(ev);
-    return line_of(dp, ev, s->line);
+    return line_of(dp, sink, ev, s->line);
 }
 
-/* The index in targets[] of path, added if new; -1 without memory. */
-static int32_t target_of(dead_process *dp, const char *path)
+/* The index in targets[] of path (a file of set sink), added if new; -1
+ * without memory. */
+static int32_t target_of(dead_process *dp, const char *path, uint32_t sink)
 {
     for (size_t i = 0; i < dp->target_count; i++)
         if (strcmp(dp->targets[i].path, path) == 0)
@@ -873,42 +970,68 @@ static int32_t target_of(dead_process *dp, const char *path)
     target *t = &dp->targets[dp->target_count];
     memset(t, 0, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s", path);
+    t->sink = sink;
     return (int32_t)dp->target_count++;
 }
 
+/* Whether set k takes a record of level, flags and module (length bytes),
+ * as the back end's sinks would have (sinks.c, wants). */
+static int set_wants(const dead_process *dp, uint32_t k, const xlog_record *rec,
+                     const char *module, size_t length)
+{
+    const recovery_sink *sink = &dp->sinks[k];
+    if (sink->filter)
+        return rec->level >= xlog_rules_level(sink->filter, module, length);
+    return rec->level >= sink->level &&
+           (!dp->program || (rec->flags & XLOG_REC_OWN) ||
+            rec->level >= xlog_rules_level(dp->program, module, length));
+}
+
 /* The file each record's line goes to (-1 for one that cannot be
- * rendered), and how many lines each file gets.  A ring's records change
- * file only when their day changes, so the search is made once per ring and
- * day.  0, or -ENOMEM. */
+ * rendered, or that its set's filter turns down), and how many lines each
+ * file gets.  A ring's records change file only when their period
+ * changes, so the search is made once per ring, set and period.  0, or
+ * -ENOMEM. */
 static int find_targets(dead_process *dp, pending_record *all, size_t count)
 {
     for (size_t i = 0; i < dp->ring_count; i++)
-        dp->ring_target[i] = -1;
+        for (size_t k = 0; k < SINKS_MAX; k++)
+            dp->ring_target[i][k] = -1;
     for (size_t i = 0; i < count; i++) {
         const xlog_ring *r = ring_at(dp, all[i].ring);
         const xlog_record *rec = (const xlog_record *)(r->buffer + (all[i].pos & r->mask));
         const xlog_survival_site *site;
         xlog_record_view view;
+        uint32_t k = all[i].sink;
         all[i].target = -1;
         if (!record_parts(dp, rec, &site, &view)) {
-            dp->ring_bad_records[all[i].ring]++;
+            /* Counted once, not once per set. */
+            if (i == 0 || all[i - 1].ring != all[i].ring || all[i - 1].pos != all[i].pos)
+                dp->ring_bad_records[all[i].ring]++;
             continue;
         }
+        const char *module = site ? (const char *)(site + 1) + site->file_length +
+                                        site->function_length
+                                  : "";
+        if (!set_wants(dp, k, rec, module, site ? site->module_length : 0))
+            continue;
+        const xlog_file_rules *rules = &dp->sinks[k].rules;
         int64_t utc = recovered_time(&dp->clock, rec->tsc), start, end;
-        int64_t day = xlog_name_day(utc, dp->rules.local_time, &start, &end);
-        if (dp->ring_target[all[i].ring] < 0 || dp->ring_day[all[i].ring] != day) {
+        int64_t day = xlog_name_period(utc, rules->local_time, rules->hourly, &start, &end);
+        int32_t *cached = &dp->ring_target[all[i].ring][k];
+        if (*cached < 0 || dp->ring_day[all[i].ring][k] != day) {
             char path[PATH_MAX];
-            int id = dp->rules.mode == XLOG_FILE_PER_THREAD ? r->tid : dp->proc->pid;
-            xlog_file_path(&dp->rules, id, day, path, sizeof path);
-            dp->ring_day[all[i].ring] = day;
-            dp->ring_target[all[i].ring] = target_of(dp, path);
-            if (dp->ring_target[all[i].ring] < 0)
+            int id = rules->mode == XLOG_FILE_PER_THREAD ? r->tid : dp->proc->pid;
+            xlog_file_path(rules, id, day, path, sizeof path);
+            dp->ring_day[all[i].ring][k] = day;
+            *cached = target_of(dp, path, k);
+            if (*cached < 0)
                 return -ENOMEM;
         }
-        target *t = &dp->targets[dp->ring_target[all[i].ring]];
+        target *t = &dp->targets[*cached];
         if (!t->lines++)
             t->first_time = utc;
-        all[i].target = dp->ring_target[all[i].ring];
+        all[i].target = *cached;
     }
     return 0;
 }
@@ -931,7 +1054,7 @@ static void notice(dead_process *dp, target *t, int64_t time_ns, const xlog_line
                           xlog_plural(t->lines, "follows", "follow"), (int)getpid());
     xlog_line_event ev;
     xlog_notice_event(&ev, time_ns, like, text, (size_t)length);
-    output_line(dp, out, s->notice, line_of(dp, &ev, s->notice));
+    output_line(dp, t->sink, out, s->notice, line_of(dp, t->sink, &ev, s->notice));
 }
 
 /* Whether the file open (write-only) at fd ends with the n bytes at
@@ -982,14 +1105,22 @@ static void finish_cut_block(output *out, xlog_survival_file *h, uint64_t start,
         __atomic_store_n(&h->written, end, __ATOMIC_RELEASE);
 }
 
+/* Makes t's file the output's, in t's set's directory and by its rules. */
+static void switch_to(const dead_process *dp, output *out, const target *t)
+{
+    out->dir = dp->sinks[t->sink].rules.dir;
+    out->no_follow = dp->sinks[t->sink].rules.no_follow;
+    output_switch(out, t->path);
+}
+
 /* Appends what the buffer h never wrote to its file: the rest of a line
  * (or block) a short write cut, the notice, the whole lines (blocks). */
 static void write_buffer(dead_process *dp, xlog_survival_file *h, scratch *s, output *out)
 {
-    target *t = &dp->targets[target_of(dp, h->path)];
-    output_switch(out, h->path);
+    target *t = &dp->targets[target_of(dp, h->path, h->sink)];
+    switch_to(dp, out, t);
     uint64_t start, end;
-    if (!dp->rules.binary)
+    if (!dp->sinks[h->sink].rules.binary)
         output_buffer_bytes(out, h, first_whole_line(h));
     else if (cut_block(h, &start, &end))
         finish_cut_block(out, h, start, end);
@@ -1017,12 +1148,15 @@ static void write_records(dead_process *dp, const pending_record *all, size_t co
         xlog_ring *r = ring_at(dp, all[i].ring);
         const xlog_record *rec = (const xlog_record *)(r->buffer + (all[i].pos & r->mask));
         xlog_line_event ev;
-        size_t n = render(dp, r, rec, s, &ev);
+        size_t n = render(dp, all[i].sink, r, rec, s, &ev);
         target *t = &dp->targets[all[i].target];
-        output_switch(out, t->path);
+        switch_to(dp, out, t);
         notice(dp, t, ev.pub.time_ns, &ev, s, out);
-        output_line(dp, out, s->line, n);
-        output_mark(out, &r->buffered, all[i].pos + rec->size);
+        output_line(dp, all[i].sink, out, s->line, n);
+        /* Past the record once its last set has its line (its sets are
+         * next to each other in all). */
+        if (i + 1 == count || all[i + 1].ring != all[i].ring || all[i + 1].pos != all[i].pos)
+            output_mark(out, &r->buffered, all[i].pos + rec->size);
         dp->lines++;
     }
 }
@@ -1046,10 +1180,11 @@ static void damage_notice(dead_process *dp, int tid, const char *text, size_t le
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     int64_t time_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, start, end;
-    int64_t day = xlog_name_day(time_ns, dp->rules.local_time, &start, &end);
+    const xlog_file_rules *rules = &dp->sinks[0].rules;
+    int64_t day = xlog_name_period(time_ns, rules->local_time, rules->hourly, &start, &end);
     char path[PATH_MAX];
-    xlog_file_path(&dp->rules, dp->rules.mode == XLOG_FILE_PER_THREAD ? tid : dp->proc->pid, day,
-                   path, sizeof path);
+    xlog_file_path(rules, rules->mode == XLOG_FILE_PER_THREAD ? tid : dp->proc->pid, day, path,
+                   sizeof path);
     xlog_line_event like, ev;
     memset(&like, 0, sizeof like);
     like.pub.pid = dp->proc->pid;
@@ -1057,8 +1192,10 @@ static void damage_notice(dead_process *dp, int tid, const char *text, size_t le
     like.tid_text = s->tid;
     like.tid_text_length = xlog_tid_text(s->tid, tid);
     xlog_notice_event(&ev, time_ns, &like, text, length);
+    out->dir = rules->dir;
+    out->no_follow = rules->no_follow;
     output_switch(out, path);
-    output_line(dp, out, s->notice, line_of(dp, &ev, s->notice));
+    output_line(dp, 0, out, s->notice, line_of(dp, 0, &ev, s->notice));
 }
 
 /* After the lines it could write: what recovery skipped of the process, and
@@ -1113,14 +1250,14 @@ static long write_all(dead_process *dp)
         xlog_survival_file *h = dp->files[i].base;
         if (!has_unwritten(h))
             continue;
-        int32_t t = target_of(dp, h->path);
+        int32_t t = target_of(dp, h->path, h->sink);
         if (t < 0) {
             rc = -ENOMEM;
             break;
         }
         /* A binary buffer's messages are not counted: only its blocks
          * could tell them, by reading every entry. */
-        uint64_t whole = dp->rules.binary ? h->length : first_whole_line(h);
+        uint64_t whole = dp->sinks[h->sink].rules.binary ? h->length : first_whole_line(h);
         uint64_t lines = xlog_count_lines((const char *)(h + 1) + whole,
                                           (size_t)(h->length - whole));
         dp->targets[t].lines += lines;
@@ -1131,8 +1268,6 @@ static long write_all(dead_process *dp)
     output *out = calloc(1, sizeof *out);
     if (out) {
         out->fd = -1;
-        out->dir = dp->rules.dir;
-        out->no_follow = dp->rules.no_follow;
         out->capacity = longest > 256 * 1024 ? longest : 256 * 1024;
         out->buffer = malloc(out->capacity);
     }
@@ -1182,8 +1317,44 @@ static void unmap_all(dead_process *dp)
     munmap((void *)dp->proc, dp->proc_size);
     free(dp->sites);
     free(dp->targets);
-    if (dp->layout)
-        xlog_layout_destroy(dp->layout);
+    for (size_t k = 0; k < dp->sink_count; k++)
+        xlog_layout_destroy(dp->sinks[k].layout);
+}
+
+/* One set of files of the process, its layout made: 0, or -EINVAL. */
+static int make_sink(dead_process *dp, const char *dir, const char *prefix, int32_t mode,
+                     int32_t layout, const char *pattern, int32_t level, int32_t hourly,
+                     const xlog_rules *filter)
+{
+    recovery_sink *k = &dp->sinks[dp->sink_count++];
+    k->rules.dir = dir;
+    k->rules.prefix = prefix;
+    k->rules.hourly = hourly != 0;
+    k->rules.mode = (xlog_file_mode)mode;
+    k->rules.no_follow = !dp->proc->follow_symlinks;
+    k->rules.local_time = dp->proc->local_time;
+    k->rules.binary = layout == XLOG_LAYOUT_BINARY;
+    k->level = level;
+    k->filter = filter;
+    return k->rules.binary ? 0
+                           : xlog_layout_create(&k->layout, (xlog_layout_kind)layout,
+                                                pattern[0] ? pattern : NULL, XLOG_DEFAULT_LINE,
+                                                "recovery");
+}
+
+/* The main files, then the listed file sinks, as the process file says. */
+static int make_sinks(dead_process *dp)
+{
+    const xlog_survival_process *p = dp->proc;
+    int rc = make_sink(dp, p->log_dir, p->file_prefix, p->file_mode, p->file_layout,
+                       p->file_pattern, p->file_level, p->hourly, NULL);
+    const xlog_survival_sink *listed = xlog_survival_sinks(p);
+    for (uint32_t i = 0; rc == 0 && i < p->sink_count; i++) {
+        const xlog_survival_sink *d = &listed[i];
+        rc = make_sink(dp, d->dir, d->prefix, d->mode, d->layout, d->pattern, d->level,
+                       d->hourly, d->has_filter ? &d->filter : NULL);
+    }
+    return rc;
 }
 
 /* Recovers the process whose directory is open as dir; the number of lines.
@@ -1217,18 +1388,11 @@ static long recover_process(int dir, const char *log_dir, const char *kept, int 
     dp->clock.base_ticks = c->base_ticks;
     dp->clock.base_utc_ns = c->base_utc_ns;
     dp->clock.ns_per_tick = c->ns_per_tick > 0 ? c->ns_per_tick : 1.0;
-    dp->rules.dir = proc->log_dir;
-    dp->rules.mode = (xlog_file_mode)proc->file_mode;
-    dp->rules.no_follow = !proc->follow_symlinks;
-    dp->rules.local_time = proc->local_time;
-    dp->rules.binary = proc->file_layout == XLOG_LAYOUT_BINARY;
     dp->writer = xlog_binary_writer_id(proc->pid, (int64_t)proc->start_time);
     dp->longest_format = proc->max_message;
-    if (index_sites(dp) != 0 ||
-        (!dp->rules.binary &&
-         xlog_layout_create(&dp->layout, (xlog_layout_kind)proc->file_layout,
-                            proc->file_pattern[0] ? proc->file_pattern : NULL, XLOG_DEFAULT_LINE,
-                            "recovery") != 0)) {
+    if (proc->routing)
+        dp->program = &proc->rules[proc->rules_slot & 1];
+    if (index_sites(dp) != 0 || make_sinks(dp) != 0) {
         unmap_all(dp);
         free(dp);
         return -EINVAL;
@@ -1250,7 +1414,7 @@ static long recover_process(int dir, const char *log_dir, const char *kept, int 
             continue;
         into->slot = slot;
         const char *problem =
-            is_ring ? ring_problem(into) : file_buffer_problem(into, proc->log_dir);
+            is_ring ? ring_problem(into) : file_buffer_problem(into, dp);
         if (never_used(into, is_ring)) {
             munmap(into->base, into->size);
             continue;

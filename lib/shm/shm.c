@@ -290,6 +290,44 @@ void xlog_survival_set_clock(const xlog_clock *c)
     __atomic_store_n(&sv.process->clock_slot, slot, __ATOMIC_RELEASE);
 }
 
+void xlog_survival_set_rules(int routing, const xlog_rules *rules)
+{
+    if (!__atomic_load_n(&sv.active, __ATOMIC_ACQUIRE))
+        return;
+    uint32_t slot = 1 - __atomic_load_n(&sv.process->rules_slot, __ATOMIC_RELAXED);
+    sv.process->rules[slot] = *rules;
+    __atomic_store_n(&sv.process->rules_slot, slot, __ATOMIC_RELEASE);
+    __atomic_store_n(&sv.process->routing, (uint32_t)(routing != 0), __ATOMIC_RELEASE);
+}
+
+/* The listed file sinks of cfg (its dirs made absolute by xlog_open) as
+ * recovery needs them, into out (NULL: only counted); their count. */
+static uint32_t describe_sinks(const xlog_config *cfg, xlog_survival_sink *out)
+{
+    uint32_t count = 0;
+    for (size_t i = 0; cfg->sinks && cfg->sinks[i]; i++) {
+        if (cfg->sinks[i]->kind != XLOG_SINK_FILE)
+            continue;
+        const xlog_file_config *f = (const xlog_file_config *)cfg->sinks[i];
+        if (out) {
+            xlog_survival_sink *d = &out[count];
+            snprintf(d->dir, sizeof d->dir, "%s", f->dir ? f->dir : cfg->dir);
+            snprintf(d->prefix, sizeof d->prefix, "%s", f->prefix ? f->prefix : "");
+            snprintf(d->pattern, sizeof d->pattern, "%s", f->sink.pattern ? f->sink.pattern : "");
+            d->mode = f->mode;
+            d->layout = f->sink.layout;
+            d->level = f->sink.level;
+            d->hourly = f->rotate_hourly != 0;
+            d->filter.process = f->sink.level;
+            /* A filter with a mistake fails xlog_open when the sinks start,
+             * saying so: nothing is said here. */
+            d->has_filter = f->sink.filter && xlog_rules_parse(f->sink.filter, "", &d->filter) == 0;
+        }
+        count++;
+    }
+    return count;
+}
+
 /* ---- files ----------------------------------------------------------------- */
 
 int xlog_survival_active(void)
@@ -464,7 +502,9 @@ int xlog_survival_start(const xlog_config *cfg)
         rmdir(sv.dir);
         return rc;
     }
-    size_t header = xlog_align8(sizeof(xlog_survival_process));
+    uint32_t sink_count = describe_sinks(cfg, NULL);
+    size_t header =
+        xlog_align8(sizeof(xlog_survival_process) + sink_count * sizeof(xlog_survival_sink));
     sv.process_size = header + XLOG_SURVIVAL_DICTIONARY;
     void *p = MAP_FAILED;
     /* The header and the dictionary's first pages are written before the
@@ -513,6 +553,10 @@ int xlog_survival_start(const xlog_config *cfg)
     proc->max_message = cfg->max_message;
     snprintf(proc->file_pattern, sizeof proc->file_pattern, "%s",
              cfg->file_pattern ? cfg->file_pattern : "");
+    snprintf(proc->file_prefix, sizeof proc->file_prefix, "%s",
+             cfg->file_prefix ? cfg->file_prefix : "");
+    proc->hourly = cfg->rotate_hourly != 0;
+    proc->sink_count = describe_sinks(cfg, (xlog_survival_sink *)(proc + 1));
     proc->dictionary_used = 0;
     if (gethostname(proc->host, sizeof proc->host - 1) != 0)
         proc->host[0] = '\0';

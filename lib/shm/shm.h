@@ -45,10 +45,12 @@
 #include <sys/types.h>
 
 #include "base/clock.h"
+#include "base/rules.h"
 #include "xlog.h"
 
 #define XLOG_SURVIVAL_MAGIC "xlogsrv1"
 #define XLOG_SURVIVAL_PATTERN_MAX 1024
+#define XLOG_SURVIVAL_PREFIX_MAX 128 /* a file name prefix with its NUL */
 #define XLOG_SURVIVAL_DICTIONARY (4u << 20) /* bytes of call sites, at most */
 #define XLOG_SURVIVAL_NAME_MAX 256 /* a host or program name's bytes, at most (as
                                       a binary Process entry carries) */
@@ -78,6 +80,16 @@ typedef struct xlog_survival_process {
     uint64_t rotate_size;
     uint64_t max_message;
     char file_pattern[XLOG_SURVIVAL_PATTERN_MAX]; /* "" for the default */
+    char file_prefix[XLOG_SURVIVAL_PREFIX_MAX];   /* "" for none */
+    int32_t hourly;
+    uint32_t sink_count;            /* listed file sinks: sinks[] after the header */
+    /* While some sink has a filter (routing), the main files (and the
+     * listed ones without a filter) take what the program's rules let
+     * through: the back end stores them here when they change, two copies
+     * as the clock's. */
+    uint32_t routing;
+    uint32_t rules_slot;            /* atomic: which copy is whole */
+    xlog_rules rules[2];
     xlog_survival_clock clock[2];
     uint32_t clock_slot;            /* atomic: which copy is whole */
     uint32_t unused;
@@ -85,11 +97,31 @@ typedef struct xlog_survival_process {
     /* The host's and the program's names (gethostname,
      * program_invocation_short_name), cut at XLOG_SURVIVAL_NAME_MAX bytes,
      * for the Process entries of recovery's binary blocks.  A leftover
-     * whose header_size does not reach them (an older library's), or whose
-     * room holds no NUL (garbage), has none: recovery writes "". */
+     * whose room holds no NUL (garbage) has none: recovery writes "". */
     char host[XLOG_SURVIVAL_NAME_MAX + 1];
     char program[XLOG_SURVIVAL_NAME_MAX + 1];
 } xlog_survival_process;
+
+/* A listed file sink (xlog_file_config), as recovery writes its lines:
+ * sinks[i - 1] of the header is the one whose buffers say sink i. */
+typedef struct xlog_survival_sink {
+    char dir[PATH_MAX];             /* absolute */
+    char prefix[XLOG_SURVIVAL_PREFIX_MAX]; /* "" for none */
+    char pattern[XLOG_SURVIVAL_PATTERN_MAX]; /* "" for the default */
+    int32_t mode;
+    int32_t layout;
+    int32_t level;
+    int32_t hourly;
+    int32_t has_filter;
+    uint32_t unused;
+    xlog_rules filter;              /* its process level the sink's where it names none */
+} xlog_survival_sink;
+
+/* The listed file sinks, after the process file's header. */
+static inline const xlog_survival_sink *xlog_survival_sinks(const xlog_survival_process *p)
+{
+    return (const xlog_survival_sink *)(const void *)(p + 1);
+}
 
 /* One call site in the dictionary: records of a dead process point to their
  * site by the address of its copy (xlog_site_copy, record/record.h) in
@@ -114,7 +146,8 @@ typedef struct xlog_survival_file {
     char magic[8];
     char path[PATH_MAX];            /* the file the buffer is for */
     int32_t id;                     /* its tid or pid (per-thread, per-process) */
-    uint32_t unused;
+    uint32_t sink;                  /* its files: 0 the main ones, i the process's
+                                       i-th listed file sink (sinks[i - 1]) */
     uint64_t capacity;
     uint64_t length;                /* atomic: bytes of whole lines in the buffer */
     uint64_t written;               /* atomic: of those, how many are in the file */
@@ -215,6 +248,10 @@ void xlog_survival_add_site_names(const struct xlog_impl_site_copy *site);
 
 /* Stores the clock's calibration (the back end, after each resync). */
 void xlog_survival_set_clock(const xlog_clock *c);
+
+/* Stores the program's rules, and whether some sink has a filter (the back
+ * end, when either changes). */
+void xlog_survival_set_rules(int routing, const xlog_rules *rules);
 
 /* The default persistent directory, /dev/shm/xlog-<uid>; the directory of
  * one log directory's processes under persistent; whether dir is private (a

@@ -77,6 +77,7 @@ static struct compressor {
     unsigned max_waiting;  /* each waiting job holds a descriptor */
     int stop;
     int running;
+    unsigned users;        /* xlog_compress_start's not yet stopped */
     unsigned temp_seq;
     char *buffer;
 } cz;
@@ -249,6 +250,7 @@ static void after_fork_in_child(void)
     free(cz.buffer);
     cz.buffer = NULL;
     cz.running = 0;
+    cz.users = 0;
 }
 
 static void watch_forks(void)
@@ -258,6 +260,10 @@ static void watch_forks(void)
 
 int xlog_compress_start(void)
 {
+    if (cz.running) {
+        cz.users++;
+        return 0;
+    }
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, watch_forks);
     pthread_mutex_init(&cz.lock, NULL);
@@ -290,6 +296,7 @@ int xlog_compress_start(void)
     }
     pthread_setname_np(cz.thread, "xlog-gzip"); /* for top -H, ps -L and gdb */
     cz.running = 1;
+    cz.users = 1;
     return 0;
 }
 
@@ -354,7 +361,7 @@ void xlog_compress_queue(const char *base, unsigned first, int fd, unsigned keep
 
 void xlog_compress_stop(void)
 {
-    if (!cz.running)
+    if (!cz.running || --cz.users > 0)
         return;
     pthread_mutex_lock(&cz.lock);
     cz.stop = 1;

@@ -8,7 +8,8 @@
 #ifndef XLOG_COMPRESS_H
 #define XLOG_COMPRESS_H
 
-/* Starts the compressor thread; 0 or -errno. */
+/* Starts the compressor thread, or counts one more user of the running
+ * one (each set of files that compresses is one); 0 or -errno. */
 int xlog_compress_start(void);
 
 /* Queues the compression of the file open as fd (read-only; the job owns it
@@ -21,8 +22,8 @@ int xlog_compress_start(void);
 void xlog_compress_queue(const char *base, unsigned first, int fd, unsigned keep,
                          unsigned delay_ms);
 
-/* Finishes every queued job (waiting for the delay of each) and ends the
- * thread. */
+/* One user fewer; after the last, finishes every queued job (waiting for
+ * the delay of each) and ends the thread. */
 void xlog_compress_stop(void);
 
 #endif

@@ -5,9 +5,11 @@
  *
  * Names: <dir>/YYYY-MM-DD.log for the shared file,
  * <dir>/YYYY-MM-DD-<tid>.log per thread, <dir>/YYYY-MM-DD-p<pid>.log per
- * process.  The day is the day of the line being written (UTC, or local time
- * with rotate_local_time), so a file changes name at midnight, between two
- * lines.  Size rotation adds .1, .2, ... to these names (rotation.c).
+ * process, each maybe with the rules' prefix and a '-' before the date, and
+ * with hourly files "-HH" after it.  The day (or hour) is the one of the
+ * line being written (UTC, or local time with rotate_local_time), so a file
+ * changes name at midnight (or on the hour), between two lines.  Size
+ * rotation adds .1, .2, ... to these names (rotation.c).
  *
  * Files are opened O_APPEND (several processes may share one, and each write
  * lands whole at the end), O_CLOEXEC (a child that execs does not inherit it),
@@ -97,6 +99,7 @@ int xlog_file_init(xlog_file *f, const xlog_file_rules *rules, int id, size_t ca
             return -ENOMEM;
     }
     f->header->id = id;
+    f->header->sink = rules->index;
     f->header->capacity = capacity;
     memcpy(f->header->magic, XLOG_SURVIVAL_MAGIC, sizeof f->header->magic);
     f->buffer = (char *)(f->header + 1);
@@ -135,23 +138,23 @@ void xlog_file_add_line(xlog_file *f, size_t n, uint32_t ring, uint64_t record_e
     set_length(f, length);
 }
 
-int xlog_file_path(const xlog_file_rules *rules, int id, int64_t day, char *out, size_t size)
+int xlog_file_path(const xlog_file_rules *rules, int id, int64_t period, char *out, size_t size)
 {
-    int year, month, mday;
-    xlog_date_of_day(day, &year, &month, &mday);
+    char name[XLOG_PREFIX_MAX + 32];
+    if (xlog_period_name(name, sizeof name, rules->prefix, rules->hourly, period) != 0)
+        return -ENAMETOOLONG;
     const char *dir = rules->dir;
     int n;
     const char *extension = rules->binary ? "xlog" : "log";
     switch (rules->mode) {
     case XLOG_FILE_PER_THREAD:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-%d.%s", dir, year, month, mday, id, extension);
+        n = snprintf(out, size, "%s/%s-%d.%s", dir, name, id, extension);
         break;
     case XLOG_FILE_PER_PROCESS:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d-p%d.%s", dir, year, month, mday, id,
-                     extension);
+        n = snprintf(out, size, "%s/%s-p%d.%s", dir, name, id, extension);
         break;
     default:
-        n = snprintf(out, size, "%s/%04d-%02d-%02d.%s", dir, year, month, mday, extension);
+        n = snprintf(out, size, "%s/%s.%s", dir, name, extension);
         break;
     }
     return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
@@ -290,12 +293,13 @@ static void queue_compression(const xlog_file *f, const char *name, unsigned fir
 }
 
 /* Removes the files of days beyond keep_days, once per new day. */
-static void remove_old_days(const xlog_file *f, int64_t day)
+static void remove_old_days(const xlog_file *f, int64_t period)
 {
     /* The rules are the sink's, shared by its files: the day they were
      * cleaned for is kept there. */
     xlog_file_rules *rules = (xlog_file_rules *)f->rules;
     int year, month, mday;
+    int64_t day = rules->hourly ? period / 24 - (period % 24 < 0) : period;
     xlog_date_of_day(day, &year, &month, &mday);
     char date[16];
     snprintf(date, sizeof date, "%04d-%02d-%02d", year, month, mday);
@@ -305,14 +309,15 @@ static void remove_old_days(const xlog_file *f, int64_t day)
     /* Under the lock, like every removal and every compressor's rename, so
      * that a file is never compressed and removed at the same time. */
     int lock = xlog_dir_lock(rules->dir);
-    xlog_remove_old_days(rules->dir, rules->mode, date, rules->keep_days);
+    xlog_remove_old_days(rules->dir, rules->prefix, rules->hourly, rules->mode, date,
+                         rules->keep_days);
     xlog_dir_unlock(lock);
 }
 
 int xlog_file_switch_day(xlog_file *f, int64_t utc)
 {
     int64_t start, end;
-    int64_t day = xlog_name_day(utc, f->rules->local_time, &start, &end);
+    int64_t day = xlog_name_period(utc, f->rules->local_time, f->rules->hourly, &start, &end);
     if (f->fd >= 0 && f->day == day) {
         f->day_start = start; /* the old bounds were a stop-gap (xlog_name_day) */
         f->day_end = end;

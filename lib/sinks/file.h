@@ -20,8 +20,16 @@
 
 /* What every file of one configuration shares (set by the file sink at its
  * start, read and updated by the back end only). */
+/* The longest file name prefix (cfg.file_prefix, a listed file sink's). */
+#define XLOG_PREFIX_MAX XLOG_SURVIVAL_PREFIX_MAX
+
 typedef struct xlog_file_rules {
     const char *dir;            /* absolute (xlog_open made it so) */
+    const char *prefix;         /* before the date in every name, or NULL */
+    int hourly;                 /* a file per hour: periods are hours */
+    uint32_t index;             /* which set of files of the process: 0 the
+                                   main ones, i the i-th listed file sink
+                                   (as the survival directory lists them) */
     xlog_file_mode mode;
     int no_follow;              /* refuse a link as the directory or the file
                                    (cfg.follow_symlinks == 0) */
@@ -38,9 +46,10 @@ typedef struct xlog_file_rules {
 typedef struct xlog_file {
     const xlog_file_rules *rules;
     int fd;                  /* -1 while closed */
-    int64_t day;             /* day of the open file's name (UTC or local) */
+    int64_t day;             /* period of the open file's name (xlog_name_period:
+                                its day, or its hour with rules->hourly) */
     int64_t day_start;       /* UTC nanoseconds: lines in [day_start, day_end) */
-    int64_t day_end;         /* belong to the open file's day */
+    int64_t day_end;         /* belong to the open file's period */
     char *path;              /* name of the file of day; NULL before the first open */
     int id;                  /* tid (per-thread) or pid (per-process) in the name */
     /* The buffer, with its header (lib/shm/shm.h): in a file of the
@@ -148,9 +157,9 @@ void xlog_file_destroy(xlog_file *f);
  * writing or freeing anything (its lines and memory are the parent's). */
 void xlog_file_abandon(xlog_file *f);
 
-/* The name of the file of a day (as xlog_name_day counts days) for id (a
- * tid or pid, by rules->mode) into out; 0 or -ENAMETOOLONG. */
-int xlog_file_path(const xlog_file_rules *rules, int id, int64_t day, char *out, size_t size);
+/* The name of the file of a period (as xlog_name_period counts them) for
+ * id (a tid or pid, by rules->mode) into out; 0 or -ENAMETOOLONG. */
+int xlog_file_path(const xlog_file_rules *rules, int id, int64_t period, char *out, size_t size);
 
 /* Creates dir and its parents (mode 0750); 0 or -errno. */
 int xlog_make_dir(const char *dir);

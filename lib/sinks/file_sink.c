@@ -55,6 +55,8 @@ typedef struct file_sink {
     int64_t flush_interval_ms;
     int64_t check_interval_ms;
     int64_t next_check_ms;     /* CLOCK_MONOTONIC_COARSE */
+    unsigned reopen_requests_seen; /* xlog_reopen's count when last looked at */
+    char *prefix;              /* the rules' prefix, the sink's own copy */
     xlog_file shared;          /* XLOG_FILE_SHARED and XLOG_FILE_PER_PROCESS */
     /* XLOG_FILE_PER_THREAD: open addressing by tid, power-of-two size. */
     xlog_file **by_tid;
@@ -78,12 +80,13 @@ void xlog_file_sink_set_clock(const xlog_clock *clock)
     block_clock = clock;
 }
 
-/* Set by xlog_reopen (maybe in a signal handler), taken by the back end. */
-static int reopen_requested;
+/* Counts the calls of xlog_reopen (maybe in a signal handler); each file
+ * sink reopens its files when it sees a count it has not seen. */
+static unsigned reopen_requests;
 
 XLOG_API void xlog_reopen(void)
 {
-    __atomic_store_n(&reopen_requested, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&reopen_requests, 1, __ATOMIC_RELEASE);
     xlog_bell_ring_if_asleep(); /* signal-safe */
 }
 
@@ -584,8 +587,9 @@ static void file_tick(xlog_sink *s)
     int64_t now = coarse_ms();
     due d = {now, fs->flush_interval_ms};
     each_file(fs, write_if_due, &d);
-    int asked = xlog_load(&reopen_requested) &&
-                __atomic_exchange_n(&reopen_requested, 0, __ATOMIC_ACQUIRE);
+    unsigned requests = __atomic_load_n(&reopen_requests, __ATOMIC_ACQUIRE);
+    int asked = requests != fs->reopen_requests_seen;
+    fs->reopen_requests_seen = requests;
     if (!asked && now < fs->next_check_ms)
         return;
     fs->next_check_ms = now + fs->check_interval_ms;
@@ -643,25 +647,111 @@ static void binary_start(file_sink *fs, const xlog_config *cfg)
     fs->max_line = BLOCK_START_MAX + XLOG_BINARY_THREAD_MAX + record;
 }
 
+int xlog_file_prefix_check(const char *prefix, const char *what)
+{
+    if (!prefix)
+        return 0;
+    size_t length = strlen(prefix);
+    int ok = length > 0 && length < XLOG_PREFIX_MAX && prefix[0] != '.';
+    for (size_t i = 0; ok && i < length; i++) {
+        char c = prefix[i];
+        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '_' || c == '-' || c == '.';
+    }
+    if (ok)
+        return 0;
+    xlog_set_error("%s: \"%.*s\" is not a file name prefix (letters, digits, '_', '-' and '.', "
+                   "not first; 1 to %d bytes)", what, 64, prefix, XLOG_PREFIX_MAX - 1);
+    return -EINVAL;
+}
+
+/* What one set of files is made of: the main files' fields of xlog_config,
+ * or a listed file sink's (xlog_file_config), and the names of those fields
+ * for error messages. */
+typedef struct file_settings {
+    const char *dir, *prefix;
+    xlog_file_mode mode;
+    int hourly;
+    size_t rotate_size;
+    unsigned rotate_keep, keep_days;
+    xlog_compress compress;
+    uint32_t index;            /* 0 for the main files, i for the i-th listed */
+    const char *dir_name, *prefix_name;
+} file_settings;
+
+static file_settings main_settings(const xlog_config *cfg)
+{
+    return (file_settings){cfg->dir, cfg->file_prefix, cfg->file_mode, cfg->rotate_hourly,
+                           cfg->rotate_size, cfg->rotate_keep, cfg->keep_days, cfg->compress,
+                           0, "cfg.dir", "cfg.file_prefix"};
+}
+
+/* A listed file sink's settings (xlog.c gave it an absolute dir), checked
+ * as xlog_open checks the main files' fields: 0, or -EINVAL after saying
+ * which is wrong. */
+static int listed_settings(const xlog_config *cfg, const xlog_file_config *own, file_settings *out)
+{
+    *out = (file_settings){own->dir, own->prefix, own->mode, own->rotate_hourly,
+                           own->rotate_size, own->rotate_keep, own->keep_days, own->compress,
+                           1, "dir", "prefix"};
+    for (size_t i = 0; cfg->sinks[i] != &own->sink; i++)
+        out->index += cfg->sinks[i]->kind == XLOG_SINK_FILE;
+    if (own->mode != XLOG_FILE_SHARED && own->mode != XLOG_FILE_PER_THREAD &&
+        own->mode != XLOG_FILE_PER_PROCESS) {
+        xlog_set_error("mode: %d is not XLOG_FILE_SHARED, XLOG_FILE_PER_THREAD or "
+                       "XLOG_FILE_PER_PROCESS", (int)own->mode);
+        return -EINVAL;
+    }
+    if (own->rotate_size != 0 && own->rotate_size < 65536) {
+        xlog_set_error("rotate_size: %zu is neither 0 (no size rotation) nor at least 64 KiB",
+                       own->rotate_size);
+        return -EINVAL;
+    }
+    if (own->rotate_keep < 1 || own->rotate_keep > 100000) {
+        xlog_set_error("rotate_keep: %u is not between 1 and 100000", own->rotate_keep);
+        return -EINVAL;
+    }
+    if (own->compress != XLOG_COMPRESS_NONE && own->compress != XLOG_COMPRESS_GZIP) {
+        xlog_set_error("compress: %d is not XLOG_COMPRESS_NONE or XLOG_COMPRESS_GZIP",
+                       (int)own->compress);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int file_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own)
 {
-    (void)own;
+    file_settings set;
+    int rc = own ? listed_settings(cfg, (const xlog_file_config *)own, &set) : 0;
+    if (!own)
+        set = main_settings(cfg);
+    if (rc == 0)
+        rc = xlog_file_prefix_check(set.prefix, set.prefix_name);
+    if (rc != 0)
+        return rc;
     file_sink *fs = calloc(1, sizeof *fs);
     if (!fs)
         return -ENOMEM;
-    fs->rules.dir = cfg->dir;
-    fs->rules.mode = cfg->file_mode;
+    if (set.prefix && !(fs->prefix = strdup(set.prefix))) {
+        free(fs);
+        return -ENOMEM;
+    }
+    fs->rules.dir = set.dir;
+    fs->rules.prefix = fs->prefix;
+    fs->rules.hourly = set.hourly;
+    fs->rules.index = set.index;
+    fs->rules.mode = set.mode;
     fs->rules.no_follow = !cfg->follow_symlinks;
-    fs->rules.rotate_size = cfg->rotate_size;
-    fs->rules.rotate_keep = cfg->rotate_keep;
-    fs->rules.keep_days = cfg->keep_days;
+    fs->rules.rotate_size = set.rotate_size;
+    fs->rules.rotate_keep = set.rotate_keep;
+    fs->rules.keep_days = set.keep_days;
     fs->rules.local_time = cfg->rotate_local_time;
     fs->rules.binary = s->binary;
-    fs->rules.compress = cfg->compress;
+    fs->rules.compress = set.compress;
     /* A shared file may still be written by processes that have not yet
      * noticed its rotation; they notice at their next write. */
     fs->rules.compress_delay_ms =
-        cfg->file_mode == XLOG_FILE_SHARED ? 2 * cfg->check_interval_ms : 0;
+        set.mode == XLOG_FILE_SHARED ? 2 * cfg->check_interval_ms : 0;
     fs->flush_interval_ms = cfg->flush_interval_ms;
     fs->check_interval_ms = cfg->check_interval_ms;
     if (s->binary)
@@ -671,28 +761,28 @@ static int file_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_conf
             xlog_layout_max_line(s->layout, cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH);
     /* A buffer holds at least a few of the longest lines. */
     fs->buffer_size = cfg->write_buffer > 4 * fs->max_line ? cfg->write_buffer : 4 * fs->max_line;
-    xlog_store(&reopen_requested, 0);
+    fs->reopen_requests_seen = __atomic_load_n(&reopen_requests, __ATOMIC_ACQUIRE);
     s->state = fs;
 
-    int rc = xlog_make_dir(cfg->dir);
+    rc = xlog_make_dir(set.dir);
     if (rc != 0) {
-        xlog_set_error("cfg.dir: cannot create the log directory %s: %s", cfg->dir,
+        xlog_set_error("%s: cannot create the log directory %s: %s", set.dir_name, set.dir,
                        strerror(-rc));
         goto fail;
     }
     /* Checked here for every mode: per-thread files are opened only by
      * their first line, too late for xlog_open to refuse a linked directory. */
     if (!cfg->follow_symlinks) {
-        int dir = xlog_open_dir_no_follow(cfg->dir);
+        int dir = xlog_open_dir_no_follow(set.dir);
         if (dir < 0) {
             rc = -errno;
-            xlog_set_error("cfg.dir: %s: %s (cfg.follow_symlinks is 0)", cfg->dir,
+            xlog_set_error("%s: %s: %s (cfg.follow_symlinks is 0)", set.dir_name, set.dir,
                            strerror(errno));
             goto fail;
         }
         close(dir);
     }
-    if (cfg->file_mode != XLOG_FILE_PER_THREAD) {
+    if (set.mode != XLOG_FILE_PER_THREAD) {
         rc = xlog_file_init(&fs->shared, &fs->rules, (int)getpid(), fs->buffer_size);
         if (rc != 0)
             goto fail;
@@ -704,26 +794,27 @@ static int file_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_conf
         rc = xlog_file_use_time(&fs->shared, utc);
         if (rc != 0) {
             xlog_set_error("cannot open the log file %s: %s",
-                           fs->shared.path ? fs->shared.path : cfg->dir, strerror(-rc));
+                           fs->shared.path ? fs->shared.path : set.dir, strerror(-rc));
             xlog_file_destroy(&fs->shared);
             goto fail;
         }
-    } else if (access(cfg->dir, W_OK) != 0) {
+    } else if (access(set.dir, W_OK) != 0) {
         rc = -errno;
-        xlog_set_error("cfg.dir: cannot write in %s: %s", cfg->dir, strerror(errno));
+        xlog_set_error("%s: cannot write in %s: %s", set.dir_name, set.dir, strerror(errno));
         goto fail;
     }
-    if (cfg->compress != XLOG_COMPRESS_NONE) {
+    if (set.compress != XLOG_COMPRESS_NONE) {
         rc = xlog_compress_start();
         if (rc != 0) {
             xlog_set_error("cannot start the compressor: %s", strerror(-rc));
-            if (cfg->file_mode != XLOG_FILE_PER_THREAD)
+            if (set.mode != XLOG_FILE_PER_THREAD)
                 xlog_file_destroy(&fs->shared);
             goto fail;
         }
     }
     return 0;
 fail:
+    free(fs->prefix);
     free(fs);
     s->state = NULL;
     return rc;
@@ -744,6 +835,7 @@ static void file_stop(xlog_sink *s)
     free(fs->by_tid);
     if (fs->rules.compress != XLOG_COMPRESS_NONE)
         xlog_compress_stop();
+    free(fs->prefix);
     free(fs);
     s->state = NULL;
 }
@@ -763,8 +855,21 @@ static void file_after_fork(xlog_sink *s)
     s->state = NULL;
 }
 
+XLOG_API xlog_file_config xlog_file_defaults(void)
+{
+    xlog_file_config c;
+    memset(&c, 0, sizeof c);
+    c.sink.kind = XLOG_SINK_FILE;
+    c.sink.level = XLOG_TRACE;
+    c.sink.layout = XLOG_LAYOUT_TEXT;
+    c.mode = XLOG_FILE_SHARED;
+    c.rotate_keep = 10;
+    c.compress = XLOG_COMPRESS_NONE;
+    return c;
+}
+
 const xlog_sink_ops xlog_file_sink_ops = {
-    .name = "files",
+    .name = "file",
     .start = file_start,
     .write = file_write,
     .write_record = file_write_record,

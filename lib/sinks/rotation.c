@@ -65,6 +65,49 @@ int64_t xlog_name_day(int64_t utc_ns, int local, int64_t *start, int64_t *end)
     return day;
 }
 
+int64_t xlog_name_period(int64_t utc_ns, int local, int hourly, int64_t *start, int64_t *end)
+{
+    int64_t day = xlog_name_day(utc_ns, local, start, end);
+    if (!hourly)
+        return day;
+    /* The hour of the day's clock: UTC's, or the local one, whose offset
+     * (a whole number of minutes, maybe not of hours) is the one in force
+     * at the line. */
+    int64_t seconds = floor_div(utc_ns, XLOG_NS_PER_SEC), offset = 0;
+    if (local) {
+        time_t t = (time_t)seconds;
+        struct tm tm;
+        localtime_r(&t, &tm);
+        offset = tm.tm_gmtoff;
+    }
+    int64_t clock_seconds = seconds + offset;
+    int64_t hour = floor_div(clock_seconds, 3600);
+    int64_t hour_start = (hour * 3600 - offset) * XLOG_NS_PER_SEC;
+    int64_t hour_end = hour_start + 3600 * XLOG_NS_PER_SEC;
+    if (hour_start > *start)
+        *start = hour_start;
+    if (hour_end < *end)
+        *end = hour_end;
+    if (utc_ns < *start || utc_ns >= *end) { /* the stop-gap of xlog_name_day */
+        *start = utc_ns;
+        *end = utc_ns + 1;
+    }
+    return day * 24 + (hour - floor_div(clock_seconds, 86400) * 24);
+}
+
+int xlog_period_name(char *out, size_t size, const char *prefix, int hourly, int64_t period)
+{
+    int year, month, mday;
+    xlog_date_of_day(hourly ? floor_div(period, 24) : period, &year, &month, &mday);
+    int has_prefix = prefix && *prefix;
+    int n = hourly ? snprintf(out, size, "%s%s%04d-%02d-%02d-%02d", has_prefix ? prefix : "",
+                              has_prefix ? "-" : "", year, month, mday,
+                              (int)(period - floor_div(period, 24) * 24))
+                   : snprintf(out, size, "%s%s%04d-%02d-%02d", has_prefix ? prefix : "",
+                              has_prefix ? "-" : "", year, month, mday);
+    return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 int xlog_dir_lock(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -212,24 +255,39 @@ static const char *skip_number(const char *p)
     return p;
 }
 
-/* Returns 1 if name is one xlog makes for mode: YYYY-MM-DD, the mode's part
- * ("", "-<tid>" or "-p<pid>"), then ".log" and maybe ".N", or maybe ".N"
- * and ".xlog" (a binary file), then maybe ".gz". */
-static int is_log_name(const char *name, xlog_file_mode mode)
+/* If name is one xlog makes for prefix (NULL or "" for none), hourly and
+ * mode: [<prefix>-]YYYY-MM-DD, "-HH" with hourly, the mode's part ("",
+ * "-<tid>" or "-p<pid>"), then ".log" and maybe ".N", or maybe ".N" and
+ * ".xlog" (a binary file), then maybe ".gz": its date ("YYYY-MM-DD", not
+ * terminated); else NULL. */
+static const char *log_name_date(const char *name, const char *prefix, int hourly,
+                                 xlog_file_mode mode)
 {
+    const char *date = name;
+    if (prefix && *prefix) {
+        size_t length = strlen(prefix);
+        if (strncmp(name, prefix, length) != 0 || name[length] != '-')
+            return NULL;
+        date = name + length + 1;
+    }
     static const char digit_at[] = "dddd-dd-dd";
     for (int i = 0; i < 10; i++) {
-        if (digit_at[i] == 'd' ? (name[i] < '0' || name[i] > '9') : name[i] != '-')
-            return 0;
+        if (digit_at[i] == 'd' ? (date[i] < '0' || date[i] > '9') : date[i] != '-')
+            return NULL;
     }
-    const char *p = name + 10;
+    const char *p = date + 10;
+    if (hourly) {
+        if (p[0] != '-' || p[1] < '0' || p[1] > '2' || p[2] < '0' || p[2] > '9')
+            return NULL;
+        p += 3;
+    }
     if (mode != XLOG_FILE_SHARED) {
         if (*p++ != '-')
-            return 0;
+            return NULL;
         if (mode == XLOG_FILE_PER_PROCESS && *p++ != 'p')
-            return 0;
+            return NULL;
         if (*p < '0' || *p > '9')
-            return 0;
+            return NULL;
         while (*p >= '0' && *p <= '9')
             p++;
     }
@@ -239,12 +297,12 @@ static int is_log_name(const char *name, xlog_file_mode mode)
     } else {
         p = skip_number(p);
         if (strncmp(p, BINARY_EXTENSION, BINARY_EXTENSION_LENGTH) != 0)
-            return 0;
+            return NULL;
         p += BINARY_EXTENSION_LENGTH;
     }
     if (strcmp(p, ".gz") == 0)
         p += 3;
-    return *p == '\0';
+    return *p == '\0' ? date : NULL;
 }
 
 static int newest_first(const void *a, const void *b)
@@ -252,8 +310,8 @@ static int newest_first(const void *a, const void *b)
     return -memcmp(a, b, 10);
 }
 
-void xlog_remove_old_days(const char *dir, xlog_file_mode mode, const char *current_date,
-                          unsigned keep)
+void xlog_remove_old_days(const char *dir, const char *prefix, int hourly, xlog_file_mode mode,
+                          const char *current_date, unsigned keep)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -264,10 +322,11 @@ void xlog_remove_old_days(const char *dir, xlog_file_mode mode, const char *curr
     size_t count = 0, capacity = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (!is_log_name(e->d_name, mode) || memcmp(e->d_name, current_date, 10) >= 0)
+        const char *date = log_name_date(e->d_name, prefix, hourly, mode);
+        if (!date || memcmp(date, current_date, 10) >= 0)
             continue;
         size_t i = 0;
-        while (i < count && memcmp(dates[i], e->d_name, 10) != 0)
+        while (i < count && memcmp(dates[i], date, 10) != 0)
             i++;
         if (i < count)
             continue;
@@ -279,14 +338,15 @@ void xlog_remove_old_days(const char *dir, xlog_file_mode mode, const char *curr
             dates = more;
             capacity = grown;
         }
-        memcpy(dates[count++], e->d_name, 10);
+        memcpy(dates[count++], date, 10);
     }
     if (count > keep) {
         qsort(dates, count, sizeof *dates, newest_first);
         const char *oldest_kept = dates[keep - 1];
         rewinddir(d);
         while ((e = readdir(d))) {
-            if (is_log_name(e->d_name, mode) && memcmp(e->d_name, oldest_kept, 10) < 0)
+            const char *date = log_name_date(e->d_name, prefix, hourly, mode);
+            if (date && memcmp(date, oldest_kept, 10) < 0)
                 remove_in(dir, e->d_name);
         }
     }

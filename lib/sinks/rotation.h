@@ -22,6 +22,18 @@
  * two compares whether a later line still belongs to it. */
 int64_t xlog_name_day(int64_t utc_ns, int local, int64_t *start, int64_t *end);
 
+/* The period whose name a file of a line at utc_ns takes: its day
+ * (xlog_name_day), or with hourly its hour, counted as day * 24 + hour of
+ * the (UTC or local) clock.  *start and *end as xlog_name_day's, for that
+ * period (an hour's end is never past its day's: a change of the local
+ * offset inside an hour makes the name follow the day). */
+int64_t xlog_name_period(int64_t utc_ns, int local, int hourly, int64_t *start, int64_t *end);
+
+/* The name of a period's file without its directory and extension, into
+ * out: [<prefix>-]YYYY-MM-DD[-HH] (the hour with hourly).  0 or
+ * -ENAMETOOLONG. */
+int xlog_period_name(char *out, size_t size, const char *prefix, int hourly, int64_t period);
+
 /* Takes the lock of a log directory (flock on the directory itself, so no
  * lock file is left beside the logs).  Returns a descriptor to give to
  * xlog_dir_unlock, or -1 if the lock could not be had (the caller then skips
@@ -42,11 +54,11 @@ int xlog_numbered_path(char *out, size_t size, const char *path, unsigned n);
  * last rename (path stays where it was if that rename failed). */
 int xlog_rotate_chain(const char *path, unsigned keep);
 
-/* Removes the files of old days in dir: of the names xlog makes for mode
- * (live, numbered and compressed), those dated before current_date
- * ("YYYY-MM-DD") except the ones of the keep (at least 1) newest earlier
- * dates. */
-void xlog_remove_old_days(const char *dir, xlog_file_mode mode, const char *current_date,
-                          unsigned keep);
+/* Removes the files of old days in dir: of the names xlog makes for
+ * prefix (NULL or "" for none), hourly and mode (live, numbered and
+ * compressed), those dated before current_date ("YYYY-MM-DD") except the
+ * ones of the keep (at least 1) newest earlier dates. */
+void xlog_remove_old_days(const char *dir, const char *prefix, int hourly, xlog_file_mode mode,
+                          const char *current_date, unsigned keep);
 
 #endif

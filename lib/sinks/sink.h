@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "base/clock.h"
+#include "base/rules.h"
 #include "event/event.h"
 #include "layouts/layout.h"
 #include "xlog.h"
@@ -83,6 +84,10 @@ struct xlog_sink {
      * sink that is handed an event whose message may not be rendered
      * (xlog_event_render, event/message.h); every other gets it rendered. */
     int binary;
+    /* The sink's own filter (xlog_sink_config.filter; its process level
+     * the sink's level where it names none), or NULL: then it takes what
+     * the program's rules let through at or above its level. */
+    xlog_rules *filter;
     void *state; /* the implementation's */
 };
 
@@ -92,13 +97,26 @@ struct xlog_sink {
  * sinks) and starts them.  0, or the first failure's negative errno (after
  * xlog_set_error), with every sink already started stopped again. */
 int xlog_sinks_start(const xlog_config *cfg);
-/* Hands event to every sink whose level it reaches. */
+/* Hands event to every sink that wants it: a sink with a filter, what its
+ * filter lets through; one without, what reaches its level, and, while
+ * some sink has a filter (the callers then follow the most permissive of
+ * them all and the program's rules), what the program's rules or the
+ * calling thread's own threshold let through. */
 void xlog_sinks_write(const xlog_line_event *event);
 /* The only sink when it takes records without events (a binary file), or
  * NULL: the back end may then hand it records itself (ops->write_record),
  * those at or above its level, with no call in between. */
 xlog_sink *xlog_sinks_record_taker(void);
 void xlog_sinks_flush(int durable);
+
+/* Whether a sink in force has a filter: then 1, and the sinks' filters
+ * merged as one (for every module, the lowest level any of them lets
+ * through), at most XLOG_SHARED_RULES_MAX - XLOG_RULES_MAX rules, valid
+ * until the sinks stop.  Else 0. */
+int xlog_sinks_routing(int *process, const xlog_rule **list, size_t *count);
+/* The program's rules (frontend/filter.c, at each change), which the sinks
+ * without a filter follow while some sink has one. */
+void xlog_sinks_set_program_rules(int process, const xlog_rule *list, size_t count);
 void xlog_sinks_tick(void);
 void xlog_sinks_thread_ended(int tid);
 void xlog_sinks_after_fork(void);
@@ -106,6 +124,11 @@ void xlog_sinks_after_fork(void);
 void xlog_sinks_stop(void);
 /* Adds every kind of sink's counts to out (xlog_stats). */
 void xlog_sinks_stats(xlog_counters *out);
+
+/* Whether prefix (NULL for none) may begin file names (cfg.file_prefix, a
+ * listed file sink's): 0, or -EINVAL after saying why (what names the
+ * setting). */
+int xlog_file_prefix_check(const char *prefix, const char *what);
 
 /* The back end's clock, whose calibration each block of a binary file
  * records (docs/BINARY.md, "Process"); set once the clock is started. */

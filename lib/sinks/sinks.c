@@ -14,6 +14,7 @@
 #include "base/atomics.h"
 #include "base/error.h"
 #include "event/message.h"
+#include "shm/shm.h"
 #include "sinks/sink.h"
 
 /* The kinds of sink cfg.sinks may list, one line each: its XLOG_SINK_*
@@ -21,10 +22,11 @@
  * and the text layout it has when its configuration gives none. */
 #define EXTRA_KINDS(KIND)                              \
     KIND(XLOG_SINK_CUSTOM, custom, XLOG_DEFAULT_LINE) \
-    KIND(XLOG_SINK_SYSLOG, syslog, "{message}")
+    KIND(XLOG_SINK_SYSLOG, syslog, "{message}")       \
+    KIND(XLOG_SINK_FILE, file, XLOG_DEFAULT_LINE)
 
-/* The files and the console are set by their own fields of xlog_config. */
-extern const xlog_sink_ops xlog_file_sink_ops;
+/* The main files and the console are set by their own fields of
+ * xlog_config (the main files' ops are also a listed file sink's). */
 extern const xlog_sink_ops xlog_console_sink_ops;
 #define DECLARE_OPS(kind, name, pattern) extern const xlog_sink_ops xlog_##name##_sink_ops;
 EXTRA_KINDS(DECLARE_OPS)
@@ -46,11 +48,108 @@ static struct {
     size_t count;
 } sinks;
 
+/* Routing: while some sink has a filter (active), the callers let through
+ * what any sink wants (frontend/filter.c merges these rules, the filters'
+ * as one, with the program's), so the back end gives each sink only its
+ * share: a sink with a filter what the filter lets through, one without
+ * what the program's rules do (program_rules, written by filter.c at each
+ * change, read here without a lock) unless the thread's own threshold let
+ * it through.  The filters' rules share the room the callers' table has
+ * beside the program's. */
+#define ROUTING_RULES_MAX (XLOG_SHARED_RULES_MAX - XLOG_RULES_MAX)
+static struct {
+    int active;
+    int process;
+    size_t count;
+    xlog_rule list[ROUTING_RULES_MAX];
+} routing;
+static xlog_shared_rules program_rules = {.process = XLOG_INFO, .backtrace = XLOG_OFF};
+/* The sequence of program_rules last stored in the survival directory
+ * (odd: none yet), for recovery to follow as the back end did. */
+static uint64_t program_rules_saved = 1;
+
+void xlog_sinks_set_program_rules(int process, const xlog_rule *list, size_t count)
+{
+    xlog_shared_rules_store(&program_rules, process, XLOG_OFF, list, count);
+}
+
+int xlog_sinks_routing(int *process, const xlog_rule **list, size_t *count)
+{
+    *process = routing.process;
+    *list = routing.list;
+    *count = routing.count;
+    return routing.active;
+}
+
+/* While some sink has a filter, the program's rules as they change, for
+ * recovery (shm.h). */
+static void save_program_rules(void)
+{
+    if (routing.active &&
+        __atomic_load_n(&program_rules.sequence, __ATOMIC_ACQUIRE) != program_rules_saved) {
+        xlog_rules copy;
+        program_rules_saved = xlog_shared_rules_copy(&program_rules, &copy);
+        xlog_survival_set_rules(1, &copy);
+    }
+}
+
+/* Adds a sink's filter to the routing's rules; 0, or -EINVAL after saying
+ * which sink made them too many. */
+static int route(const xlog_rules *filter, const char *what)
+{
+    static xlog_rule merged[ROUTING_RULES_MAX];
+    int process;
+    size_t count;
+    if (!routing.active) {
+        routing.process = filter->process;
+        routing.count = 0;
+    }
+    if (xlog_rules_merge(routing.process, routing.list, routing.count, filter->process,
+                         filter->list, filter->count, &process, merged, &count,
+                         ROUTING_RULES_MAX) != 0) {
+        xlog_set_error("%s: filter: the sinks' filters name more than %d modules in all", what,
+                       ROUTING_RULES_MAX);
+        return -EINVAL;
+    }
+    routing.active = 1;
+    routing.process = process;
+    routing.count = count;
+    memcpy(routing.list, merged, count * sizeof *merged);
+    return 0;
+}
+
+/* The sink's own filter, parsed, its process level the sink's level where
+ * it names none: 0 with *out set (NULL for none), or -EINVAL (-ENOMEM)
+ * after saying why. */
+static int parse_filter(const char *filter, int level, const char *what, xlog_rules **out)
+{
+    *out = NULL;
+    if (!filter)
+        return 0;
+    xlog_rules *rules = malloc(sizeof *rules);
+    if (!rules) {
+        xlog_set_error("%s: filter: out of memory", what);
+        return -ENOMEM;
+    }
+    char setting[64];
+    snprintf(setting, sizeof setting, "%s: filter", what);
+    rules->process = level;
+    int rc = xlog_rules_parse(filter, setting, rules);
+    if (rc == 0)
+        rc = route(rules, what);
+    if (rc != 0) {
+        free(rules);
+        return rc;
+    }
+    *out = rules;
+    return 0;
+}
+
 /* Makes and starts one sink; what names it in error messages, and also
  * prefixes the sink's own messages for an extra sink (own != NULL). */
-static int add(const xlog_sink_ops *ops, int level, xlog_layout_kind layout, const char *pattern,
-               const char *default_pattern, const char *what, const xlog_config *cfg,
-               const xlog_sink_config *own)
+static int add(const xlog_sink_ops *ops, int level, const char *filter, xlog_layout_kind layout,
+               const char *pattern, const char *default_pattern, const char *what,
+               const xlog_config *cfg, const xlog_sink_config *own)
 {
     if (level < XLOG_TRACE || level > XLOG_OFF) {
         xlog_set_error("%s: level %d is not a level from XLOG_TRACE (0) to XLOG_OFF (6)", what,
@@ -72,14 +171,20 @@ static int add(const xlog_sink_ops *ops, int level, xlog_layout_kind layout, con
     s->ops = ops;
     s->level = level;
     s->binary = binary;
-    int rc = binary ? 0 : xlog_layout_create(&s->layout, layout, pattern, default_pattern, what);
+    int rc = parse_filter(filter, level, what, &s->filter);
     if (rc != 0)
         return rc;
+    rc = binary ? 0 : xlog_layout_create(&s->layout, layout, pattern, default_pattern, what);
+    if (rc != 0) {
+        free(s->filter);
+        return rc;
+    }
     rc = ops->start(s, cfg, own);
     if (rc != 0) {
         if (own)
             xlog_prefix_error(what);
         xlog_layout_destroy(s->layout);
+        free(s->filter);
         return rc;
     }
     sinks.count++;
@@ -93,7 +198,7 @@ static int add_extra(const xlog_sink_config *own, size_t index, const xlog_confi
         if (extra_kinds[i].kind != own->kind)
             continue;
         snprintf(what, sizeof what, "cfg.sinks[%zu] (%s)", index, extra_kinds[i].ops->name);
-        return add(extra_kinds[i].ops, own->level, own->layout, own->pattern,
+        return add(extra_kinds[i].ops, own->level, own->filter, own->layout, own->pattern,
                    extra_kinds[i].default_pattern, what, cfg, own);
     }
     xlog_set_error("cfg.sinks[%zu]: kind %d is not a kind of sink (start from its defaults "
@@ -104,10 +209,12 @@ static int add_extra(const xlog_sink_config *own, size_t index, const xlog_confi
 int xlog_sinks_start(const xlog_config *cfg)
 {
     sinks.count = 0;
-    int rc = add(&xlog_file_sink_ops, cfg->file_level, cfg->file_layout, cfg->file_pattern,
+    routing.active = 0;
+    program_rules_saved = 1;
+    int rc = add(&xlog_file_sink_ops, cfg->file_level, NULL, cfg->file_layout, cfg->file_pattern,
                  XLOG_DEFAULT_LINE, "cfg.file_pattern", cfg, NULL);
     if (rc == 0 && cfg->console)
-        rc = add(&xlog_console_sink_ops, cfg->console_level, cfg->console_layout,
+        rc = add(&xlog_console_sink_ops, cfg->console_level, NULL, cfg->console_layout,
                  cfg->console_pattern, XLOG_DEFAULT_LINE, "cfg.console_pattern", cfg, NULL);
     for (size_t i = 0; rc == 0 && cfg->sinks && cfg->sinks[i]; i++) {
         if (sinks.count == MAX_SINKS) {
@@ -119,13 +226,34 @@ int xlog_sinks_start(const xlog_config *cfg)
     }
     if (rc != 0)
         xlog_sinks_stop();
+    else
+        save_program_rules(); /* before the back end's first pass */
     return rc;
+}
+
+/* Whether s takes event (see sink.h). */
+static int wants(const xlog_sink *s, const xlog_line_event *event)
+{
+    int level = event->pub.level;
+    const char *module = event->pub.module ? event->pub.module : "";
+    if (s->filter)
+        return level >= xlog_rules_level(s->filter, module, event->module_length);
+    if (level < s->level)
+        return 0;
+    /* xlog's own lines and a backtrace's (no record, or one a thread's
+     * own threshold let through) are not the program's rules' to turn
+     * down. */
+    if (!routing.active || !event->rec || (event->rec->flags & XLOG_REC_OWN))
+        return 1;
+    int backtrace;
+    return level >= xlog_shared_rules_level(&program_rules, module, event->module_length,
+                                            &backtrace);
 }
 
 void xlog_sinks_write(const xlog_line_event *event)
 {
     for (size_t i = 0; i < sinks.count; i++) {
-        if (event->pub.level < sinks.list[i].level)
+        if (!wants(&sinks.list[i], event))
             continue;
         if (!sinks.list[i].binary)
             xlog_event_render(event);
@@ -149,6 +277,7 @@ void xlog_sinks_flush(int durable)
 
 void xlog_sinks_tick(void)
 {
+    save_program_rules();
     for (size_t i = 0; i < sinks.count; i++)
         if (sinks.list[i].ops->tick)
             sinks.list[i].ops->tick(&sinks.list[i]);
@@ -178,15 +307,17 @@ void xlog_sinks_stop(void)
         xlog_sink *s = &sinks.list[--sinks.count];
         s->ops->stop(s);
         xlog_layout_destroy(s->layout);
+        free(s->filter);
     }
+    routing.active = 0;
 }
 
 void xlog_sinks_stats(xlog_counters *out)
 {
-    const xlog_sink_ops *kinds[2 + sizeof extra_kinds / sizeof extra_kinds[0]] = {
-        &xlog_file_sink_ops, &xlog_console_sink_ops};
+    const xlog_sink_ops *kinds[1 + sizeof extra_kinds / sizeof extra_kinds[0]] = {
+        &xlog_console_sink_ops};
     for (size_t i = 0; i < sizeof extra_kinds / sizeof extra_kinds[0]; i++)
-        kinds[2 + i] = extra_kinds[i].ops;
+        kinds[1 + i] = extra_kinds[i].ops;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (kinds[i]->stats)
             kinds[i]->stats(out);
