@@ -718,8 +718,16 @@ static void max_line_is_a_true_and_tight_bound(void **state)
                            "{module} {pid} {tid} {message}"},
         {XLOG_LAYOUT_TEXT, "{message}{message}{time:s}"},
         {XLOG_LAYOUT_TEXT, ""},
+        {XLOG_LAYOUT_TEXT, "{context}{message}"},
         {XLOG_LAYOUT_JSON, NULL},
     };
+    /* The longest context, every byte of it escaped (xlog.h, "Context"). */
+    char context_bytes[XLOG_CONTEXT_MAX_KEY + XLOG_CONTEXT_MAX_VALUE];
+    memset(context_bytes, 0x01, sizeof context_bytes);
+    xlog_context context = {.count = XLOG_CONTEXT_MAX_PAIRS};
+    for (int i = 0; i < XLOG_CONTEXT_MAX_PAIRS; i++)
+        context.pairs[i] = (xlog_context_pair){context_bytes, context_bytes + XLOG_CONTEXT_MAX_KEY,
+                                               XLOG_CONTEXT_MAX_KEY, XLOG_CONTEXT_MAX_VALUE};
     /* grows most in both: \x01 is 4 bytes of text, \u0001 6 of JSON */
     const char worst = 0x01;
     set_tz("America/St_Johns");
@@ -769,6 +777,7 @@ static void max_line_is_a_true_and_tight_bound(void **state)
                 test_event t;
                 make_event(&t, extremes[x], XLOG_FATAL, INT_MIN, INT_MIN, name, XLOG_MAX_NAME,
                            INT_MIN, name, XLOG_MAX_NAME, name, XLOG_MAX_NAME, message, len);
+                t.e.context = &context;
                 const char *line;
                 size_t n = render(l, &t, &line);
                 if (round == 7)

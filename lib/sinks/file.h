@@ -80,6 +80,7 @@ typedef struct xlog_file {
     int block_tid;
     int64_t block_time;
     uint64_t block_messages;
+    uint64_t block_context;  /* the id of the context its entries carry (0: none) */
     /* Per site number: the block that defined it, and its entry's size. */
     struct xlog_file_site *sites;
     size_t site_count;
