@@ -1086,12 +1086,15 @@ void xlog_dump_backtrace(void);
  *
  * Cost: a log call costs the caller the same with a context as without:
  * the caller's code never reads it.  A change writes the whole new context
- * (at most about 1.3 KB) into the thread's ring as one record, as a log
- * call writes its message, and the back end attaches the ring's current
- * context to each of its lines (docs/ARCHITECTURE.md, "Context").  So a
- * change costs about what a log call with a string of the context's size
- * costs, and takes room in the ring as one; it is meant for the start and
- * end of a request, not for every line.
+ * (at most about 1.3 KB) into the thread's ring as one record, and the
+ * back end attaches the ring's current context to each of its lines
+ * (docs/ARCHITECTURE.md, "Context").  A change costs more than a log call
+ * (the value is formatted by vsnprintf and the whole context copied twice:
+ * about 1,350 instructions for a context of two pairs) and takes room in
+ * the ring like a message of its size; in a full ring it waits for room
+ * whatever full_policy says (a change dropped would give the later lines a
+ * wrong context).  It is meant for the start and end of a request, not for
+ * every line.
  *
  * Threads: the context is the calling thread's alone; no lock is taken.
  * A new thread starts with none.  When a thread ends, its context ends
