@@ -218,7 +218,7 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
     }
     set_my_ring(r);
     pthread_setspecific(thread_exit_key, r);
-    context_to_new_ring(r);
+    context_to_new_ring(r); /* before any line of the thread in it */
     if (old) {
         xlog_ring *before = left_ring;
         left_ring = old;
@@ -271,10 +271,12 @@ static xlog_ring *ring_for_call(void)
 
 /* ---- room in the ring ----------------------------------------------------- */
 
-/* Waits until the ring has room up to position need; 0 if the message must be
- * dropped instead. */
+/* Set while the thread writes a context change, which waits for room
+ * whatever full_policy says ("context" below). */
 static XLOG_IMPL_TLS int writing_context;
 
+/* Waits until the ring has room up to position need; 0 if the message must be
+ * dropped instead. */
 static int wait_for_room(xlog_ring *r, uint64_t need)
 {
     if (xlog_load(&xlog_front.full_policy) == XLOG_FULL_DROP && !writing_context) {

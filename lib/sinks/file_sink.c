@@ -539,7 +539,7 @@ static void binary_start(file_sink *fs, const xlog_config *cfg)
                                              cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH + 64);
     size_t record = 2 * (cfg->max_message + XLOG_RECORD_MAX_ARGS * 16) + message;
     fs->entry_max = record;
-    fs->max_line = BLOCK_START_MAX + XLOG_BINARY_THREAD_MAX + record;
+    fs->max_line = BLOCK_START_MAX + XLOG_BINARY_THREAD_MAX + XLOG_BINARY_CONTEXT_MAX + record;
 }
 
 static int file_start(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own)
