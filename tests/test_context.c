@@ -523,6 +523,25 @@ static void refused_keys_and_values_past_the_limits_change_nothing(void **state)
 
 /* ---- threads that end, rings reused, laps ----------------------------------------- */
 
+/* The rings' files under a persistent directory (one directory per
+ * process in it). */
+static size_t ring_files(const char *persistent_dir)
+{
+    size_t count = 0, n;
+    char **processes = test_list_files(persistent_dir, &n);
+    for (size_t i = 0; i < n; i++) {
+        char *dir = test_path(persistent_dir, processes[i]);
+        size_t m;
+        char **files = test_list_files(dir, &m);
+        for (size_t j = 0; j < m; j++)
+            count += strncmp(files[j], "ring.", 5) == 0;
+        test_free_list(files, m);
+        free(dir);
+    }
+    test_free_list(processes, n);
+    return count;
+}
+
 typedef struct short_thread {
     int with_context;
     int tid;
@@ -557,6 +576,10 @@ static void a_thread_that_ends_leaves_no_context_to_the_next_on_its_ring(void **
          * next pass: a flush makes one */
         xlog_flush();
     }
+    /* The case is about reuse: the pool gave the later threads rings the
+     * ended ones had (a ring is a file "ring.<n>" of the survival
+     * directory). */
+    assert_true(ring_files(place.shm) < THREADS);
     assert_int_equal(xlog_close(), 0);
     lines all = text_lines(place.logs);
     assert_int_equal(all.count, THREADS);
