@@ -18,6 +18,8 @@ bad_calls=(
   'xlog_info("%d", 1, 2);'            # an argument without its conversion
   'xlog_info("%ld", 1);'              # an int where %ld reads a long
   'xlog_info("%f %d", 1, 2.0);'       # an int and a double swapped
+  'xlog_context_set("k", "%d", "t");' # a context's value (xlog.h, "Context") as a call's
+  'xlog_context_set("k", "%s %d", "t");'
 )
 # Diagnostics of -Wformat (and -Wformat-extra-args) in a compiler's output.
 count_format_diagnostics() {
