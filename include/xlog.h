@@ -1067,8 +1067,9 @@ void xlog_dump_backtrace(void);
  *
  * Limits: a key is 1 to XLOG_CONTEXT_MAX_KEY bytes, a value (as formatted)
  * at most XLOG_CONTEXT_MAX_VALUE bytes, a thread has at most
- * XLOG_CONTEXT_MAX_PAIRS keys.  Keys and values may hold any bytes but NUL
- * (a key is a C string): they are escaped where they are shown.  The keys
+ * XLOG_CONTEXT_MAX_PAIRS keys.  A key may hold any bytes but NUL (it is a
+ * C string), a value any bytes its format makes: both are escaped where
+ * they are shown.  The keys
  * of xlog's own JSON attributes (code.filepath, code.lineno,
  * code.function, thread.id, thread.name, process.pid, xlog.module) are
  * refused, so that no JSON object has a key twice.

@@ -413,6 +413,35 @@ static void the_default_line_does_not_show_the_context(void **state)
     test_place_remove(&place);
 }
 
+static void a_context_set_before_xlog_open_stays_across_close_and_open(void **state)
+{
+    (void)state;
+    test_place place;
+    test_place_make(&place, "ctx-reopen");
+    xlog_config cfg = config_in(&place, XLOG_LAYOUT_TEXT);
+    assert_int_equal(xlog_context_set("request_id", "%s", "early"), 0);
+    assert_int_equal(xlog_open(&cfg), 0);
+    say("first open");
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(xlog_open(&cfg), 0);
+    say("second open");
+    assert_int_equal(xlog_context_clear("request_id"), 0);
+    say("cleared");
+    assert_int_equal(xlog_close(), 0);
+    lines all = text_lines(place.logs);
+    const char *want[] = {"request_id=early|first open", "request_id=early|second open",
+                          "|cleared"};
+    assert_int_equal(all.count, 3);
+    for (size_t i = 0; i < 3; i++) {
+        char *line;
+        assert_true(asprintf(&line, "%d %s", gettid_(), want[i]) > 0);
+        assert_string_equal(all.line[i], line);
+        free(line);
+    }
+    lines_free(&all);
+    test_place_remove(&place);
+}
+
 static void hostile_keys_and_values_are_escaped_by_each_layouts_rule(void **state)
 {
     (void)state;
@@ -967,6 +996,8 @@ int main(void)
         cmocka_unit_test_setup(two_threads_serving_requests_each_carry_their_own_context_in_json, no_context),
         cmocka_unit_test_setup(binary_files_carry_each_threads_context_for_both_layouts, no_context),
         cmocka_unit_test_setup(the_default_line_does_not_show_the_context, no_context),
+        cmocka_unit_test_setup(a_context_set_before_xlog_open_stays_across_close_and_open,
+                               no_context),
         cmocka_unit_test_setup(hostile_keys_and_values_are_escaped_by_each_layouts_rule, no_context),
         cmocka_unit_test_setup(refused_keys_and_values_past_the_limits_change_nothing, no_context),
         cmocka_unit_test_setup(a_thread_that_ends_leaves_no_context_to_the_next_on_its_ring, no_context),
