@@ -68,6 +68,7 @@
 #ifndef XLOG_H
 #define XLOG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -200,6 +201,8 @@ typedef enum xlog_color {
  *     {pid}            the process id
  *     {tid}            the kernel thread id
  *     {thread}         the thread's name (see "Thread names" below)
+ *     {context}        the thread's context: "key=value key2=value2", empty
+ *                      when it has none (see "Context")
  *     {message}        the message
  *
  * The default line is the pattern
@@ -229,8 +232,9 @@ typedef enum xlog_color {
  * (on one line).  severity_number is OpenTelemetry's: TRACE 1, DEBUG 5,
  * INFO 9, WARN 13, ERROR 17, FATAL 21.  xlog.module is present only for a
  * message with a module, thread.name only when the thread's name is known
- * and not empty (see "Thread names").  Strings are escaped as JSON
- * requires (\" \\ \n \r \t \b \f, \u00XX for another control character),
+ * and not empty (see "Thread names").  The thread's context (see "Context")
+ * adds "trace_id" and "span_id" before "attributes" and its other keys as
+ * attributes after xlog's own.  Strings are escaped as JSON requires (\" \\ \n \r \t \b \f, \u00XX for another control character),
  * and also DEL, the C1 controls, U+2028 and U+2029 as \uXXXX; each byte
  * that is not part of valid UTF-8 is replaced by U+FFFD.  The pattern is
  * not used.
@@ -1178,6 +1182,107 @@ void xlog_thread_level(int level);
  * the messages below the level written that it has kept, oldest first,
  * each marked "[backtrace] ". */
 void xlog_dump_backtrace(void);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* A thread's context: key-value pairs that go with every line the thread
+ * logs after they are set, until they are cleared (a request's id, its
+ * user, the trace it belongs to), without passing them to every call:
+ *
+ *     xlog_context_set("request_id", "%llu", id);
+ *     xlog_context_set("trace_id", "%s", trace);
+ *     xlog_info("order %d filled", order);  // carries request_id and trace_id
+ *     xlog_context_clear(NULL);            // the request is over
+ *
+ * The value is formatted by printf's rules (the C library's vsnprintf, in
+ * the caller's locale) when it is set, and checked like a log call's
+ * arguments (-Wformat).  Setting a key the thread has already replaces its
+ * value where it stands; a new key goes after the others: lines show the
+ * pairs in the order their keys were first set.
+ *
+ * Where it shows:
+ *   - a text pattern's {context} field: "key=value key2=value2" (a space
+ *     between pairs), empty when the thread has none.  Keys and values are
+ *     escaped by the line rule ("One call, one line"), which leaves '=',
+ *     spaces and quotes as they are: read the context back from JSON, not
+ *     from text, when keys or values may hold them.  The default line does
+ *     not show the context (it stays what it was: add {context} to a
+ *     pattern to see it);
+ *   - JSON: the keys trace_id and span_id are the record's own fields, as
+ *     in OpenTelemetry's log data model, just before "attributes"
+ *     ("trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"); every other key is
+ *     an attribute, after xlog's own, its value a string
+ *     ("attributes":{...,"request_id":"42"}); keys and values escaped as
+ *     JSON strings;
+ *   - binary files carry it (docs/BINARY.md, "Context") and xlog-cat shows
+ *     it as the text or JSON layout would have.
+ * It goes with the thread's lines to every sink, to the crash flush, to a
+ * backtrace (a kept line is replayed with the context it was logged with)
+ * and to the lines recovered after a kill (persistent_dir: each line with
+ * the context it was logged with).  Lines of xlog's own (drop and loss
+ * notices, the crash line) have none.
+ *
+ * Limits: a key is 1 to XLOG_CONTEXT_MAX_KEY bytes, a value (as formatted)
+ * at most XLOG_CONTEXT_MAX_VALUE bytes, a thread has at most
+ * XLOG_CONTEXT_MAX_PAIRS keys.  A key may hold any bytes but NUL (it is a
+ * C string), a value any bytes its format makes: both are escaped where
+ * they are shown.  The keys
+ * of xlog's own JSON attributes (code.filepath, code.lineno,
+ * code.function, thread.id, thread.name, process.pid, xlog.module) are
+ * refused, so that no JSON object has a key twice.
+ *
+ * xlog_context_set returns 0, or a negative errno and changes nothing:
+ *   -EINVAL  key or fmt NULL, an empty key, a key of xlog's own;
+ *   -E2BIG   a key longer than XLOG_CONTEXT_MAX_KEY, or a value longer
+ *            than XLOG_CONTEXT_MAX_VALUE (nothing is cut);
+ *   -ENOSPC  a new key while the thread has XLOG_CONTEXT_MAX_PAIRS;
+ *   -EBUSY   called from a signal handler that interrupted an xlog call
+ *            (a context change included) of the same thread.
+ * xlog_context_clear(key) removes that key (0, or -ENOENT if the thread
+ * has no such key); xlog_context_clear(NULL) removes every key of the
+ * thread (0).  Either returns -EBUSY as xlog_context_set does.
+ *
+ * Cost: a log call costs the caller the same with a context as without:
+ * the caller's code never reads it.  A change writes the whole new context
+ * (at most about 1.3 KB) into the thread's ring as one record, and the
+ * back end attaches the ring's current context to each of its lines
+ * (docs/ARCHITECTURE.md, "Context").  A change costs more than a log call
+ * (the value is formatted by vsnprintf and the whole context copied twice:
+ * about 1,350 instructions for a context of two pairs) and takes room in
+ * the ring like a message of its size; in a full ring it waits for room
+ * whatever full_policy says (a change dropped would give the later lines a
+ * wrong context).  It is meant for the start and end of a request, not for
+ * every line.
+ *
+ * Threads: the context is the calling thread's alone; no lock is taken.
+ * A new thread starts with none.  When a thread ends, its context ends
+ * with it: a thread that later gets the same ring (or the same tid)
+ * starts with none.  A signal handler's log call in a thread that is
+ * inside xlog_context_set or _clear is dropped (counted in dropped_nested)
+ * or logged with the context before the change, never with a part of it.
+ * fork(): the child's one thread keeps the context its parent thread had
+ * when it called fork (it is the thread's memory); its lines in the child
+ * carry it.  The context is kept across xlog_close and xlog_open, and may
+ * be set before xlog_open: it goes with the thread's lines once xlog is
+ * open. */
+#define XLOG_CONTEXT_MAX_KEY 32
+#define XLOG_CONTEXT_MAX_VALUE 128
+#define XLOG_CONTEXT_MAX_PAIRS 8
+
+int xlog_context_set(const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The same with a va_list (as vprintf to printf). */
+int xlog_context_vset(const char *key, const char *fmt, va_list args)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
+int xlog_context_clear(const char *key);
 
 /* ------------------------------------------------------------------------ */
 /* Counters                                                                 */
@@ -3015,6 +3120,52 @@ inline bool ready_without_arguments(xlog_impl_site *site, const char *format)
 #else
 #define XLOG_IMPL_DYNAMIC_ENTRY xlog_impl_log_dynamic
 #define XLOG_IMPL_RATED_ENTRY xlog_impl_log_rated
+#endif
+
+#ifdef __cplusplus
+/* C++: a context pair for a scope.  The constructor sets key (as
+ * xlog_context_set), the destructor clears it (xlog_context_clear(key)):
+ *
+ *     {
+ *         xlog_context_scope request("request_id", "%llu", id);
+ *         xlog_info("start");   // carries request_id
+ *     }                         // request_id is cleared here
+ *
+ * It restores nothing: a value the key had before the scope is gone after
+ * it, and an inner scope of the same key clears it for the rest of the
+ * outer one too.  When the set failed (status() is its negative errno:
+ * too long, too many keys), the destructor clears nothing, so that the
+ * key's earlier value, if any, stays.  It belongs to the thread that made
+ * it: it must be destroyed there (neither copied nor moved). */
+class xlog_context_scope {
+  public:
+    xlog_context_scope(const char *key, const char *fmt, ...) XLOG_IMPL_PRINTF(3, 4)
+    {
+        va_list args;
+        va_start(args, fmt);
+        status_ = xlog_context_vset(key, fmt, args);
+        va_end(args);
+        size_t n = 0;
+        while (status_ == 0 && n < XLOG_CONTEXT_MAX_KEY && key[n]) {
+            key_[n] = key[n];
+            n++;
+        }
+        key_[n] = '\0';
+    }
+    ~xlog_context_scope()
+    {
+        if (status_ == 0)
+            xlog_context_clear(key_);
+    }
+    /* 0, or what xlog_context_set returned. */
+    int status() const { return status_; }
+    xlog_context_scope(const xlog_context_scope &) = delete;
+    xlog_context_scope &operator=(const xlog_context_scope &) = delete;
+
+  private:
+    int status_;
+    char key_[XLOG_CONTEXT_MAX_KEY + 1];
+};
 #endif
 
 #endif /* XLOG_H */

@@ -718,8 +718,16 @@ static void max_line_is_a_true_and_tight_bound(void **state)
                            "{module} {pid} {tid} {thread} {message}"},
         {XLOG_LAYOUT_TEXT, "{message}{message}{time:s}"},
         {XLOG_LAYOUT_TEXT, ""},
+        {XLOG_LAYOUT_TEXT, "{context}{message}"},
         {XLOG_LAYOUT_JSON, NULL},
     };
+    /* The longest context, every byte of it escaped (xlog.h, "Context"). */
+    char context_bytes[XLOG_CONTEXT_MAX_KEY + XLOG_CONTEXT_MAX_VALUE];
+    memset(context_bytes, 0x01, sizeof context_bytes);
+    xlog_context context = {.count = XLOG_CONTEXT_MAX_PAIRS};
+    for (int i = 0; i < XLOG_CONTEXT_MAX_PAIRS; i++)
+        context.pairs[i] = (xlog_context_pair){context_bytes, context_bytes + XLOG_CONTEXT_MAX_KEY,
+                                               XLOG_CONTEXT_MAX_KEY, XLOG_CONTEXT_MAX_VALUE};
     /* grows most in both: \x01 is 4 bytes of text, \u0001 6 of JSON */
     const char worst = 0x01;
     set_tz("America/St_Johns");
@@ -772,6 +780,7 @@ static void max_line_is_a_true_and_tight_bound(void **state)
                 xlog_thread_name thread = {.length = XLOG_THREAD_NAME_MAX};
                 memset(thread.text, worst, XLOG_THREAD_NAME_MAX);
                 t.e.thread_name = &thread;
+                t.e.context = &context;
                 const char *line;
                 size_t n = render(l, &t, &line);
                 if (round == 7)

@@ -111,6 +111,7 @@ static struct backend {
     uint64_t resync_ticks;
     uint64_t notice_interval_ticks;
     uint64_t next_resync;
+    uint64_t context_ids;    /* the last context's id ("Context") */
 
     xlog_ring **rings;       /* snapshot of the registry */
     size_t ring_count;
@@ -375,9 +376,10 @@ static inline __attribute__((always_inline)) int write_record(xlog_ring *r,
         (rec->level >= XLOG_ERROR && r->backtrace))
         return 0;
     if (rec->level >= sink->level) {
-        xlog_binary_item item = {r->tid,  line_time(rec->tsc), rec,
+        xlog_binary_item item = {r->tid,  line_time(rec->tsc),         rec,
                                  site,    site->backend_number,
-                                 r->slot, r->read_pos + rec->size, &r->thread_name};
+                                 r->slot, r->read_pos + rec->size, &r->thread_name,
+                                 &r->context};
         if (!sink->ops->write_record(sink, &item))
             return 0;
     }
@@ -388,11 +390,38 @@ static inline __attribute__((always_inline)) int write_record(xlog_ring *r,
     return 1;
 }
 
+/* ---- Context ----------------------------------------------------------------
+ * A context record (frontend.c, "context") carries the thread's whole
+ * context from there on.  Its bytes are copied into the half of the ring's
+ * context_bytes that is not current, which then becomes current with one
+ * store: a kill at any moment leaves recovery one whole context, and since
+ * the ring's buffered position moves past the record only after that
+ * store, a recovery that finds the old context also finds the record and
+ * reads it again.  Every later event of the ring points to r->context;
+ * each new context gets a new id, by which a binary file knows when to
+ * say it again. */
+static void context_change(xlog_ring *r, const xlog_record *rec)
+{
+    xlog_context c;
+    if (xlog_context_read((const char *)(rec + 1), rec->size - sizeof *rec, &c) != 0)
+        c.count = 0;
+    uint32_t next = !r->context_current;
+    char *bytes = r->context_bytes[next];
+    size_t length = (size_t)(xlog_context_write(bytes, &c) - bytes);
+    xlog_store_release(&r->context_current, next);
+    xlog_context_read(bytes, length, &r->context);
+    r->context.id = c.count ? ++be.context_ids : 0;
+}
+
 /* Turns the record at the ring's read position into an event for the
  * sinks, which render its message only if they need it (write_record took
  * it already if it could). */
 static __attribute__((noinline)) void consume(xlog_ring *r, const xlog_record *rec)
 {
+    if (rec->type == XLOG_REC_CONTEXT) {
+        context_change(r, rec);
+        return;
+    }
     if (rec->type == XLOG_REC_DUMP) {
         replay_backtrace(r);
         return;
@@ -428,6 +457,7 @@ static __attribute__((noinline)) void consume(xlog_ring *r, const xlog_record *r
     event_of_ring(&ev, r);
     ev.ring_slot = r->slot;
     ev.record_end = r->read_pos + rec->size;
+    ev.context = &r->context;
     xlog_record_event(&ev, rec, &view, names, prepared ? site->format : NULL,
                       line_time(rec->tsc), &be.scratch);
     ev.site = prepared ? site : NULL;

@@ -22,6 +22,7 @@
 /* One kept event with its strings in one allocation. */
 typedef struct kept {
     xlog_line_event event;
+    xlog_context context; /* the thread's when it logged, its bytes after where in text */
     char *text; /* marked message, file, function, format and where, NUL-separated */
 } kept;
 
@@ -65,7 +66,8 @@ void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
     size_t size = MARK_LENGTH + event->pub.message_length + event->file_length +
                   event->function_length + event->module_length + format_length +
                   event->where_length + 6;
-    char *text = malloc(size);
+    int has_context = event->context && event->context->count;
+    char *text = malloc(size + (has_context ? XLOG_CONTEXT_BYTES_MAX : 0));
     if (!text)
         return; /* without memory, the backtrace has a gap */
     kept *k;
@@ -89,6 +91,13 @@ void xlog_backtrace_keep(xlog_backtrace *b, const xlog_line_event *event)
     k->event.pub.module = put(&at, event->pub.module, event->module_length);
     k->event.pub.format = put(&at, event->pub.format, format_length);
     k->event.where = put(&at, event->where, event->where_length);
+    /* The line is replayed with the context it was logged with, not the
+     * thread's context at the replay. */
+    k->event.context = NULL;
+    if (has_context) {
+        xlog_context_copy(&k->context, event->context, at);
+        k->event.context = &k->context;
+    }
     /* The record is gone by the replay: a binary file writes the line. */
     k->event.rec = NULL;
     k->event.view = NULL;

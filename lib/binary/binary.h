@@ -39,6 +39,7 @@ enum {
     XLOG_BINARY_SITE = 0x02,
     XLOG_BINARY_THREAD = 0x03,
     XLOG_BINARY_MESSAGE = 0x04,
+    XLOG_BINARY_CONTEXT = 0x05, /* binary/context_entry.h */
     XLOG_BINARY_THREAD_NAME = 0x06,
     XLOG_BINARY_RECORD = 0x80 /* 0x80 | flags */
 };

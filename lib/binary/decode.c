@@ -90,6 +90,8 @@ struct xlog_binary_reader {
     } *names;
     size_t name_count, name_capacity;
     xlog_thread_name thread;
+    xlog_context context;   /* the last Context entry's, in context_bytes */
+    char context_bytes[XLOG_CONTEXT_BYTES_MAX];
 
     /* The last entry, and its event once rendered. */
     xlog_binary_entry entry;
@@ -414,6 +416,37 @@ static int read_thread_name(xlog_binary_reader *r, cursor *c)
     return 0;
 }
 
+/* A Context entry: the pairs of the entries that follow in the block. */
+static int read_context(xlog_binary_reader *r, cursor *c)
+{
+    uint64_t count;
+    if (get_varint(c, &count) != 0)
+        return -1;
+    if (count > XLOG_CONTEXT_MAX_PAIRS) {
+        c->why = "more pairs than a context holds";
+        return -1;
+    }
+    xlog_context read;
+    read.count = (uint32_t)count;
+    for (uint32_t i = 0; i < read.count; i++) {
+        uint64_t key_length, value_length;
+        const uint8_t *key, *value;
+        if (get_varint(c, &key_length) != 0 || get_bytes(c, key_length, &key) != 0 ||
+            get_varint(c, &value_length) != 0 || get_bytes(c, value_length, &value) != 0)
+            return -1;
+        if (key_length == 0 || key_length > XLOG_CONTEXT_MAX_KEY ||
+            value_length > XLOG_CONTEXT_MAX_VALUE) {
+            c->why = "a key or value of a length a context cannot hold";
+            return -1;
+        }
+        read.pairs[i] = (xlog_context_pair){(const char *)key, (const char *)value,
+                                            (uint32_t)key_length, (uint32_t)value_length};
+    }
+    read.id = 0;
+    xlog_context_copy(&r->context, &read, r->context_bytes);
+    return 0;
+}
+
 /* The time of an entry delta after the last. */
 static int get_time(xlog_binary_reader *r, cursor *c, int64_t *time_ns)
 {
@@ -687,7 +720,7 @@ static int cut(xlog_binary_reader *r, uint64_t at, uint64_t data_end)
 static const char *const TAG_NAMES[] = {
     [XLOG_BINARY_PROCESS] = "Process", [XLOG_BINARY_SITE] = "Site",
     [XLOG_BINARY_THREAD] = "Thread", [XLOG_BINARY_MESSAGE] = "Message",
-    [XLOG_BINARY_THREAD_NAME] = "Thread name"};
+    [XLOG_BINARY_CONTEXT] = "Context", [XLOG_BINARY_THREAD_NAME] = "Thread name"};
 
 /* Reads the block header at r->pos; XLOG_BINARY_* or -1 to go on. */
 static int start_block(xlog_binary_reader *r, const uint8_t *data, uint64_t data_offset,
@@ -790,6 +823,7 @@ static int start_block(xlog_binary_reader *r, const uint8_t *data, uint64_t data
     r->have_process = r->have_thread = 0;
     r->name_count = 0;
     r->thread.length = 0;
+    r->context.count = 0;
     if (r->pos > r->readable_end) { /* cut inside a header longer than 32 bytes */
         r->in_block = 0;
         return cut(r, at, data_end);
@@ -840,6 +874,9 @@ static int read_entry(xlog_binary_reader *r, const uint8_t *data, uint64_t data_
         break;
     case XLOG_BINARY_THREAD_NAME:
         rc = read_thread_name(r, &c);
+        break;
+    case XLOG_BINARY_CONTEXT:
+        rc = read_context(r, &c);
         break;
     default:
         rc = read_record(r, &c, tag);
@@ -949,6 +986,7 @@ const xlog_line_event *xlog_binary_event(xlog_binary_reader *r)
     ev->thread_name = r->have_thread ? &r->thread : NULL;
     ev->ring_slot = 0;
     ev->record_end = 0;
+    ev->context = &r->context;
     if (r->entry_is_record) {
         const site *s = r->entry_site;
         xlog_record_view view;

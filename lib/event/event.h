@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "format/escape.h"
+#include "record/context.h"
 #include "record/record.h"
 #include "rings/ring.h"
 #include "xlog.h"
@@ -94,6 +95,9 @@ typedef struct xlog_line_event {
     /* Set while the message is not rendered (pub.message is NULL then):
      * xlog_event_render (message.h) renders it there. */
     struct xlog_event_scratch *pending;
+    /* The thread's context when it logged this (xlog.h, "Context"), or
+     * NULL: none. */
+    const xlog_context *context;
 } xlog_line_event;
 
 #define XLOG_NO_SITE_NUMBER UINT32_MAX
@@ -131,6 +135,7 @@ static inline void xlog_notice_event(xlog_line_event *out, int64_t time_ns,
     out->site = NULL;
     out->site_number = XLOG_NO_SITE_NUMBER;
     out->pending = NULL;
+    out->context = NULL;
 }
 
 #endif

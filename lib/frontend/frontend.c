@@ -43,6 +43,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,6 +61,7 @@
 #include "format/format.h"
 #include "frontend/filter.h"
 #include "frontend/frontend.h"
+#include "record/context.h"
 #include "record/record.h"
 #include "rings/rings.h"
 #include "shm/shm.h"
@@ -188,6 +190,8 @@ static void make_thread_exit_key(void)
     pthread_key_create(&thread_exit_key, thread_exited);
 }
 
+static void context_to_new_ring(xlog_ring *r);
+
 /* The thread's first message in this epoch, or after the back end retired
  * its idle ring: a ring of its own; the signal stack stays with the thread.
  * The old one is given back (left to the back end, recycled or unmapped)
@@ -214,6 +218,7 @@ static __attribute__((noinline)) xlog_ring *ring_for_this_thread(uint64_t epoch)
     }
     set_my_ring(r);
     pthread_setspecific(thread_exit_key, r);
+    context_to_new_ring(r); /* before any line of the thread in it */
     if (old) {
         xlog_ring *before = left_ring;
         left_ring = old;
@@ -266,11 +271,15 @@ static xlog_ring *ring_for_call(void)
 
 /* ---- room in the ring ----------------------------------------------------- */
 
+/* Set while the thread writes a context change, which waits for room
+ * whatever full_policy says ("context" below). */
+static XLOG_IMPL_TLS int writing_context;
+
 /* Waits until the ring has room up to position need; 0 if the message must be
  * dropped instead. */
 static int wait_for_room(xlog_ring *r, uint64_t need)
 {
-    if (xlog_load(&xlog_front.full_policy) == XLOG_FULL_DROP) {
+    if (xlog_load(&xlog_front.full_policy) == XLOG_FULL_DROP && !writing_context) {
         count_drop(r, XLOG_DROP_FULL);
         return 0;
     }
@@ -1085,6 +1094,164 @@ XLOG_API void xlog_dump_backtrace(void)
         publish_record(r, pos, sizeof(xlog_record));
     }
     xlog_leave();
+}
+
+/* ---- context (xlog.h, "Context") ------------------------------------------
+ * The thread's context lives here, in its own memory, as record/context.h's
+ * bytes; each change writes the whole new context into the thread's ring
+ * as one record, which the back end reads in its place among the thread's
+ * records (backend.c, "Context").  So the log calls never look at it.  A
+ * thread that gets a new ring (its first call in an xlog_open, after the
+ * back end retired its idle ring, in the child of a fork) writes its
+ * context there first.  Every change is made inside the thread's in-call
+ * mark: a signal handler's call meanwhile is dropped (xlog_inside), or,
+ * written in the program's code, goes before the change. */
+static __thread struct {
+    uint32_t length; /* 0: none */
+    char bytes[XLOG_CONTEXT_BYTES_MAX];
+} my_context;
+
+/* The thread's context as one record at the ring's write position.  A
+ * change dropped would leave every later line with a wrong context, so it
+ * waits for room whatever full_policy says (writing_context). */
+static void write_context(xlog_ring *r)
+{
+    uint32_t length = my_context.length ? my_context.length : 4;
+    uint64_t size = xlog_align8(sizeof(xlog_record) + length), pos;
+    writing_context = 1;
+    char *p = ring_reserve(r, size, &pos);
+    writing_context = 0;
+    if (!p)
+        return;
+    xlog_record *rec = (xlog_record *)p;
+    rec->tsc = begin_record();
+    rec->size = (uint32_t)size;
+    rec->type = XLOG_REC_CONTEXT;
+    rec->level = XLOG_INFO;
+    rec->flags = 0;
+    rec->nargs = 0;
+    rec->site = NULL;
+    memset(p + size - 8, 0, 8); /* the padding after the bytes */
+    if (my_context.length)
+        memcpy(rec + 1, my_context.bytes, length);
+    else
+        memset(rec + 1, 0, 4); /* no pairs */
+    publish_record(r, pos, size);
+}
+
+static void context_to_new_ring(xlog_ring *r)
+{
+    if (my_context.length)
+        write_context(r);
+}
+
+/* Keys xlog's JSON lines have as attributes of their own. */
+static int reserved_key(const char *key)
+{
+    static const char *const own[] = {"code.filepath", "code.lineno", "code.function",
+                                      "thread.id",     "thread.name", "process.pid",
+                                      "xlog.module"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strcmp(key, own[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Makes c the thread's context and tells the ring, if the thread has one
+ * of this xlog_open (else its next ring is told: context_to_new_ring). */
+static void context_commit(const xlog_context *c)
+{
+    char bytes[XLOG_CONTEXT_BYTES_MAX];
+    uint32_t length = c->count ? (uint32_t)(xlog_context_write(bytes, c) - bytes) : 0;
+    memcpy(my_context.bytes, bytes, length);
+    my_context.length = length;
+    xlog_ring *r = my_ring();
+    uint64_t epoch = xlog_load_acquire(&xlog_front.epoch);
+    if (r && epoch && xlog_load(&r->epoch) == epoch)
+        write_context(r);
+}
+
+/* The thread's context now, its pairs in my_context. */
+static void context_now(xlog_context *c)
+{
+    c->id = 0;
+    if (!my_context.length || xlog_context_read(my_context.bytes, my_context.length, c) != 0)
+        c->count = 0;
+}
+
+XLOG_API int xlog_context_vset(const char *key, const char *fmt, va_list args)
+{
+    if (!key || !fmt || !*key || reserved_key(key))
+        return -EINVAL;
+    size_t key_length = strnlen(key, XLOG_CONTEXT_MAX_KEY + 1);
+    if (key_length > XLOG_CONTEXT_MAX_KEY)
+        return -E2BIG;
+    char value[XLOG_CONTEXT_MAX_VALUE + 1];
+    int value_length = vsnprintf(value, sizeof value, fmt, args);
+    if (value_length < 0)
+        return -EINVAL;
+    if (value_length > XLOG_CONTEXT_MAX_VALUE)
+        return -E2BIG;
+    if (nested_call())
+        return -EBUSY;
+    xlog_enter();
+    xlog_context c;
+    context_now(&c);
+    uint32_t i = 0;
+    while (i < c.count && (c.pairs[i].key_length != key_length ||
+                           memcmp(c.pairs[i].key, key, key_length) != 0))
+        i++;
+    int rc = 0;
+    if (i == XLOG_CONTEXT_MAX_PAIRS) {
+        rc = -ENOSPC;
+    } else {
+        c.pairs[i] = (xlog_context_pair){key, value, (uint32_t)key_length,
+                                         (uint32_t)value_length};
+        c.count += i == c.count;
+        context_commit(&c);
+    }
+    xlog_leave();
+    return rc;
+}
+
+XLOG_API int xlog_context_set(const char *key, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    int rc = xlog_context_vset(key, fmt, args);
+    va_end(args);
+    return rc;
+}
+
+XLOG_API int xlog_context_clear(const char *key)
+{
+    if (nested_call())
+        return -EBUSY;
+    xlog_enter();
+    xlog_context c;
+    context_now(&c);
+    int rc = 0;
+    if (key) {
+        size_t key_length = strlen(key);
+        uint32_t i = 0;
+        while (i < c.count && (c.pairs[i].key_length != key_length ||
+                               memcmp(c.pairs[i].key, key, key_length) != 0))
+            i++;
+        if (i == c.count) {
+            rc = -ENOENT;
+        } else {
+            memmove(&c.pairs[i], &c.pairs[i + 1], (c.count - i - 1) * sizeof c.pairs[0]);
+            c.count--;
+        }
+    } else if (c.count == 0) {
+        rc = 1; /* nothing to tell the ring */
+    } else {
+        c.count = 0;
+    }
+    if (rc == 0)
+        context_commit(&c);
+    xlog_leave();
+    return rc < 0 ? rc : 0;
 }
 
 XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *fmt, ...)

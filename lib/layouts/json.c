@@ -161,6 +161,40 @@ static char *put_int(char *p, int value)
     return xlog_put_int_field(p, value);
 }
 
+/* The thread's context (xlog.h, "Context"): OpenTelemetry's own fields
+ * of a record, trace_id and span_id, go before "attributes" (top, after
+ * the body, whose closing quote is the caller's to write); the other keys
+ * are attributes, after xlog's own (top 0).  Each pair is
+ * ,"key":"value" (top: ","key":"value, the quotes around it the body's). */
+static int otel_field(const xlog_context_pair *pair)
+{
+    return (pair->key_length == 8 && memcmp(pair->key, "trace_id", 8) == 0) ||
+           (pair->key_length == 7 && memcmp(pair->key, "span_id", 7) == 0);
+}
+
+static char *put_context(char *p, const xlog_context *c, int top)
+{
+    for (uint32_t i = 0; c && i < c->count; i++) {
+        const xlog_context_pair *pair = &c->pairs[i];
+        if (otel_field(pair) != top)
+            continue;
+        if (top)
+            PUT(p, "\",\"");
+        else
+            PUT(p, ",\"");
+        p = put_string(p, pair->key, pair->key_length);
+        PUT(p, "\":\"");
+        p = put_string(p, pair->value, pair->value_length);
+        if (!top)
+            *p++ = '"';
+    }
+    return p;
+}
+
+/* The longest context: every pair escaped, with its quotes, colon, comma. */
+#define JSON_CONTEXT_MAX \
+    (XLOG_CONTEXT_MAX_PAIRS * (JSON_GROWTH * (XLOG_CONTEXT_MAX_KEY + XLOG_CONTEXT_MAX_VALUE) + 6))
+
 static size_t json_write(xlog_layout *layout, const xlog_line_event *e, char *out)
 {
     /* OpenTelemetry's SeverityNumber: the first of each range of four */
@@ -182,6 +216,7 @@ static size_t json_write(xlog_layout *layout, const xlog_line_event *e, char *ou
     p += len;
     PUT(p, JSON_BODY);
     p = put_string(p, pub->message, pub->message_length);
+    p = put_context(p, e->context, 1);
     PUT(p, JSON_FILEPATH);
     p = put_string(p, pub->file, e->file_length);
     PUT(p, JSON_LINENO);
@@ -202,6 +237,7 @@ static size_t json_write(xlog_layout *layout, const xlog_line_event *e, char *ou
         p = put_string(p, pub->module, e->module_length);
         PUT(p, JSON_MODULE_END);
     }
+    p = put_context(p, e->context, 0);
     PUT(p, JSON_END);
     return (size_t)(p - out);
 }
@@ -218,7 +254,7 @@ static size_t json_max_line(const xlog_layout *layout, size_t message_length)
         sizeof JSON_THREAD_NAME - 1 + JSON_GROWTH * XLOG_THREAD_NAME_MAX +
         sizeof JSON_THREAD_NAME_END - 1 + sizeof JSON_PID - 1 + XLOG_INT_TEXT_MAX +
         sizeof JSON_MODULE - 1 + sizeof JSON_MODULE_END - 1 + sizeof JSON_END - 1 +
-        3 * JSON_GROWTH * XLOG_MAX_NAME; /* file, function, module */
+        3 * JSON_GROWTH * XLOG_MAX_NAME /* file, function, module */ + JSON_CONTEXT_MAX;
     return fixed + JSON_GROWTH * message_length;
 }
 

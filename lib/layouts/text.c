@@ -34,8 +34,16 @@ enum field {
     FIELD_PID,
     FIELD_TID,
     FIELD_THREAD,
-    FIELD_MESSAGE
+    FIELD_MESSAGE,
+    FIELD_CONTEXT
 };
+
+/* The longest {context}: every pair escaped, with its '=', and a space
+ * between two. */
+#define CONTEXT_TEXT_MAX                                                                  \
+    (XLOG_CONTEXT_MAX_PAIRS *                                                             \
+         (XLOG_ESCAPE_GROWTH * (XLOG_CONTEXT_MAX_KEY + XLOG_CONTEXT_MAX_VALUE) + 2) -    \
+     1)
 
 static const struct {
     const char *name;
@@ -53,6 +61,7 @@ static const struct {
     {"tid", FIELD_TID, XLOG_INT_TEXT_MAX},
     {"thread", FIELD_THREAD, XLOG_ESCAPE_GROWTH * XLOG_THREAD_NAME_MAX},
     {"message", FIELD_MESSAGE, 0},
+    {"context", FIELD_CONTEXT, CONTEXT_TEXT_MAX},
 };
 
 typedef struct step {
@@ -337,6 +346,19 @@ static inline char *put_escaped(char *p, const char *text, size_t len)
     return p + xlog_escape_field(p, text, len);
 }
 
+/* {context}: "key=value key2=value2", each part escaped; nothing for none. */
+static char *put_context(char *p, const xlog_context *c)
+{
+    for (uint32_t i = 0; c && i < c->count; i++) {
+        if (i)
+            *p++ = ' ';
+        p = put_escaped(p, c->pairs[i].key, c->pairs[i].key_length);
+        *p++ = '=';
+        p = put_escaped(p, c->pairs[i].value, c->pairs[i].value_length);
+    }
+    return p;
+}
+
 static size_t write_default_line(text_layout *l, const xlog_line_event *e, char *out)
 {
     char *p = out;
@@ -404,6 +426,9 @@ static size_t text_write(xlog_layout *layout, const xlog_line_event *e, char *ou
             break;
         case FIELD_MESSAGE:
             p = put_escaped(p, pub->message, pub->message_length);
+            break;
+        case FIELD_CONTEXT:
+            p = put_context(p, e->context);
             break;
         }
     }

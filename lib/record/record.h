@@ -25,7 +25,8 @@ enum {
     XLOG_REC_SITE = 1,    /* format, file, line, function and kinds from a site's copy */
     XLOG_REC_DYNAMIC = 2, /* format (and maybe file/function) copied into the record */
     XLOG_REC_PAD = 3,     /* filler up to the end of the buffer: the next lap follows */
-    XLOG_REC_DUMP = 4     /* xlog_dump_backtrace(): write the thread's backtrace */
+    XLOG_REC_DUMP = 4,    /* xlog_dump_backtrace(): write the thread's backtrace */
+    XLOG_REC_CONTEXT = 5  /* the thread's whole context from here on (record/context.h) */
 };
 
 /* Record flags. */

@@ -56,6 +56,7 @@
 #include "base/atomics.h"
 #include "base/date.h"
 #include "base/error.h"
+#include "binary/context_entry.h"
 #include "binary/decode.h"
 #include "binary/encode.h"
 #include "event/event.h"
@@ -83,7 +84,14 @@ typedef struct pending_record {
     int32_t target;  /* index in targets[], or -1: it cannot be rendered */
     uint64_t pos;
     uint32_t sink;   /* index in sinks[]: the set of files it may go to */
+    uint64_t context_pos; /* the ring's context record before it, or
+                             RING_CONTEXT: the context the back end kept */
 } pending_record;
+
+/* A record with no context record before it in what is recovered of its
+ * ring: its context is the one the back end kept in the ring's header
+ * (backend.c, "Context"). */
+#define RING_CONTEXT UINT64_MAX
 
 /* A file that gets recovered lines: how many, for its notice. */
 typedef struct target {
@@ -770,6 +778,7 @@ static pending_record *collect(dead_process *dp, size_t *count)
             dp->ring_bad_bytes[i] += r->capacity;
             continue;
         }
+        uint64_t context_pos = RING_CONTEXT;
         for (uint64_t pos = r->buffered; pos < end;) {
             const xlog_record *rec = (const xlog_record *)(r->buffer + (pos & r->mask));
             if (rec->size < 8 || rec->size % 8 ||
@@ -778,12 +787,14 @@ static pending_record *collect(dead_process *dp, size_t *count)
                 break;
             }
             int is_line = rec->type == XLOG_REC_SITE || rec->type == XLOG_REC_DYNAMIC;
-            if ((rec->type < XLOG_REC_SITE || rec->type > XLOG_REC_DUMP) ||
-                (is_line && rec->size < sizeof *rec)) {
+            if ((rec->type < XLOG_REC_SITE || rec->type > XLOG_REC_CONTEXT) ||
+                ((is_line || rec->type == XLOG_REC_CONTEXT) && rec->size < sizeof *rec)) {
                 dp->ring_bad_records[i]++;
                 pos += rec->size;
                 continue;
             }
+            if (rec->type == XLOG_REC_CONTEXT)
+                context_pos = pos;
             /* The lines the sets of files may have written (find_targets
              * looks at the modules): not those below a set's level
              * (another's), nor those kept for a backtrace, nor one the
@@ -802,7 +813,8 @@ static pending_record *collect(dead_process *dp, size_t *count)
                     }
                     all = more;
                 }
-                all[(*count)++] = (pending_record){rec->tsc, (uint32_t)i, -1, pos, k};
+                all[(*count)++] =
+                    (pending_record){rec->tsc, (uint32_t)i, -1, pos, k, context_pos};
             }
             pos += rec->size;
         }
@@ -816,6 +828,7 @@ static pending_record *collect(dead_process *dp, size_t *count)
  * as the back end makes them: message.h), its thread's "tid ", its line. */
 typedef struct scratch {
     xlog_event_scratch event;
+    xlog_context context;    /* the record's, read where it is */
     char tid[XLOG_TID_TEXT_MAX];
     xlog_thread_name thread_name; /* of the record being rendered */
     char *line;    /* the layout's longest line */
@@ -889,6 +902,8 @@ static size_t line_of(const dead_process *dp, uint32_t sink, const xlog_line_eve
     if (ev->thread_name && ev->thread_name->length)
         end = xlog_binary_thread_name(end, ev->pub.tid, ev->thread_name->text,
                                       ev->thread_name->length);
+    if (ev->context && ev->context->count)
+        end = xlog_binary_context(end, ev->context);
     end = xlog_binary_message(end, 0, ev->pub.level, ev->pub.line, ev->pub.file,
                               ev->file_length, ev->pub.function, ev->function_length,
                               ev->pub.module, ev->module_length, ev->pub.message,
@@ -906,6 +921,7 @@ static size_t longest_line(const dead_process *dp)
                        ? xlog_layout_max_line(dp->sinks[k].layout, message)
                        : XLOG_BINARY_HEADER_SIZE + XLOG_BINARY_PROCESS_MAX +
                              XLOG_BINARY_THREAD_MAX + XLOG_BINARY_THREAD_NAME_MAX +
+                             XLOG_BINARY_CONTEXT_MAX +
                              xlog_binary_message_max(XLOG_MAX_NAME, XLOG_MAX_NAME,
                                                      XLOG_MAX_NAME, message);
         if (n > longest)
@@ -923,10 +939,29 @@ static void output_line(const dead_process *dp, uint32_t sink, output *out, cons
     output_append(out, bytes, n);
 }
 
+/* The context of a record of r whose context record is at context_pos
+ * (collect), read into c; NULL if it has none, or if what should hold it
+ * is not a context (a damaged header: the line is written without). */
+static const xlog_context *context_of(const xlog_ring *r, uint64_t context_pos,
+                                      xlog_context *c)
+{
+    c->id = 0;
+    int rc;
+    if (context_pos == RING_CONTEXT) {
+        uint32_t current = __atomic_load_n(&r->context_current, __ATOMIC_ACQUIRE) & 1;
+        rc = xlog_context_read(r->context_bytes[current], XLOG_CONTEXT_BYTES_MAX, c);
+    } else {
+        const xlog_record *rec = (const xlog_record *)(r->buffer + (context_pos & r->mask));
+        rc = xlog_context_read((const char *)(rec + 1), rec->size - sizeof *rec, c);
+    }
+    return rc == 0 && c->count ? c : NULL;
+}
+
 /* The event of one record, its line rendered into s->line; the line's
  * length, or 0 when it cannot be rendered. */
 static size_t render(const dead_process *dp, uint32_t sink, const xlog_ring *r,
-                     const xlog_record *rec, scratch *s, xlog_line_event *ev)
+                     const xlog_record *rec, uint64_t context_pos, scratch *s,
+                     xlog_line_event *ev)
 {
     const xlog_survival_site *site;
     xlog_record_view view;
@@ -953,6 +988,7 @@ static size_t render(const dead_process *dp, uint32_t sink, const xlog_ring *r,
     xlog_record_event(ev, rec, &view, site ? &s->event.names : NULL, NULL,
                       recovered_time(&dp->clock, rec->tsc), &s->event);
     xlog_event_render(ev);
+    ev->context = context_of(r, context_pos, &s->context);
     return line_of(dp, sink, ev, s->line);
 }
 
@@ -1148,7 +1184,7 @@ static void write_records(dead_process *dp, const pending_record *all, size_t co
         xlog_ring *r = ring_at(dp, all[i].ring);
         const xlog_record *rec = (const xlog_record *)(r->buffer + (all[i].pos & r->mask));
         xlog_line_event ev;
-        size_t n = render(dp, all[i].sink, r, rec, s, &ev);
+        size_t n = render(dp, all[i].sink, r, rec, all[i].context_pos, s, &ev);
         target *t = &dp->targets[all[i].target];
         switch_to(dp, out, t);
         notice(dp, t, ev.pub.time_ns, &ev, s, out);

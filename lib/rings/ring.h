@@ -44,6 +44,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "record/context.h"
 #include "xlog.h"
 
 #define XLOG_CACHE_LINE 64
@@ -123,6 +124,14 @@ typedef struct xlog_ring {
     uint64_t idle_since;                     /* ... and since when (ticks) */
     int idle_stage;                          /* rings.c, "Idle rings" */
     struct xlog_backtrace *backtrace;        /* the thread's kept messages, or NULL */
+    /* The context of the records read so far (backend.c, "Context"): its
+     * bytes in context_bytes[context_current] (atomic), the other half
+     * being where the next change is written, so that a kill at any store
+     * leaves recovery a whole context for the records past `buffered`;
+     * read into context, which the lines of the ring point to. */
+    uint32_t context_current;
+    xlog_context context;
+    char context_bytes[2][XLOG_CONTEXT_BYTES_MAX];
     char tid_text[16];                       /* "<tid> " ready to copy */
     size_t tid_text_len;
     /* The thread's name: read by the thread when it takes the ring, then
@@ -152,5 +161,8 @@ _Static_assert(offsetof(xlog_ring, room_end) == offsetof(xlog_impl_ring, room_en
 _Static_assert(offsetof(xlog_ring, base) == offsetof(xlog_impl_ring, base), "ABI");
 _Static_assert(offsetof(xlog_ring, text_budget) == offsetof(xlog_impl_ring, text_budget), "ABI");
 _Static_assert(offsetof(xlog_ring, head) == offsetof(xlog_impl_ring, head), "ABI");
+/* The ring's header is one page (rings.c, header_size): the context's two
+ * copies fit in it beside the rest. */
+_Static_assert(sizeof(xlog_ring) <= 4096, "a ring's header is one page");
 
 #endif

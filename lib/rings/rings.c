@@ -347,7 +347,7 @@ static uint64_t count_unread(const xlog_ring *r)
         const xlog_record *rec = (const xlog_record *)(r->buffer + (pos & r->mask));
         if (rec->size == 0)
             break;
-        unread += rec->type != XLOG_REC_PAD;
+        unread += rec->type != XLOG_REC_PAD && rec->type != XLOG_REC_CONTEXT;
         pos += rec->size;
     }
     return unread;

@@ -91,6 +91,7 @@ typedef struct xlog_file {
     int block_tid;
     int64_t block_time;
     uint64_t block_messages;
+    uint64_t block_context;  /* the id of the context its entries carry (0: none) */
     /* The Thread name entries of the block (file_sink.c, name_entry): the
      * number of the last name given, and a few threads' names. */
     uint32_t named_id, named_serial;

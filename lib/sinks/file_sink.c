@@ -42,6 +42,7 @@
 #include "base/counters.h"
 #include "base/doorbell.h"
 #include "base/error.h"
+#include "binary/context_entry.h"
 #include "binary/encode.h"
 #include "event/message.h"
 #include "sinks/compress.h"
@@ -250,6 +251,7 @@ static void begin_block(const file_sink *fs, xlog_file *f, int64_t time_ns)
     end = xlog_binary_process_entry(end, &process);
     f->block_serial++;
     f->block_tid = -1;
+    f->block_context = 0;
     f->block_time = time_ns;
     f->block_messages = 0;
     add_entry(f, (size_t)(end - start), 0, 0);
@@ -371,6 +373,18 @@ static inline xlog_file_site *file_site(xlog_file *f, uint32_t number,
     return measure_site(f, number, site, kinds, nargs);
 }
 
+/* A Context entry when the next entry's context is not the one the block
+ * says (docs/BINARY.md, "Context"); block_room made room for it. */
+static void context_entry(xlog_file *f, const xlog_context *context)
+{
+    uint64_t id = xlog_binary_context_id(context);
+    if (id == f->block_context)
+        return;
+    uint8_t *start = (uint8_t *)f->buffer + f->length;
+    add_entry(f, (size_t)(xlog_binary_context(start, context) - start), 0, 0);
+    f->block_context = id;
+}
+
 /* Room for need more bytes in f's block (and for a thread entry), which
  * begins here, at time_ns, if the buffer is empty: with the loss notice
  * first if writing failed since the last one (at the time and thread of
@@ -379,10 +393,10 @@ static inline xlog_file_site *file_site(xlog_file *f, uint32_t number,
  * docs/BENCHMARKS.md takes it, the 3-argument statement). */
 static inline __attribute__((always_inline)) void block_room(xlog_sink *s, xlog_file *f,
                                                              size_t need, int64_t time_ns,
-                                                             int tid)
+                                                             int tid, const xlog_context *context)
 {
     file_sink *fs = s->state;
-    need += XLOG_BINARY_THREAD_MAX + XLOG_BINARY_THREAD_NAME_MAX;
+    need += XLOG_BINARY_THREAD_MAX + XLOG_BINARY_THREAD_NAME_MAX + XLOG_BINARY_CONTEXT_MAX;
     if (f->length > f->written && time_ns < f->block_time)
         xlog_file_end_block(f);
     /* (A block a failing disk holds back is tried again only when due,
@@ -406,6 +420,7 @@ static inline __attribute__((always_inline)) void block_room(xlog_sink *s, xlog_
             report_loss(s, f, &next);
         }
     }
+    context_entry(f, context);
 }
 
 /* A record of a numbered site as a Record entry (after its Site entry if
@@ -425,7 +440,7 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
     size_t need = known->entry_size + xlog_binary_record_max(rec, nargs);
     if (need > fs->entry_max)
         return 0;
-    block_room(s, f, need, item->time_ns, item->tid);
+    block_room(s, f, need, item->time_ns, item->tid, item->context);
     uint8_t *start = (uint8_t *)f->buffer + f->length, *end = start;
     if (known->block_serial != f->block_serial) {
         end = xlog_binary_site(end, number, rec->level, item->site, item->site->kinds, nargs);
@@ -453,7 +468,8 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     if (event->site && event->site_number != XLOG_NO_SITE_NUMBER) {
         xlog_binary_item item = {event->pub.tid,   event->pub.time_ns, event->rec,
                                  event->site,      event->site_number,
-                                 event->ring_slot, event->record_end,  event->thread_name};
+                                 event->ring_slot, event->record_end,  event->thread_name,
+                                 event->context};
         if (record_entry(s, f, &item))
             return;
     }
@@ -461,7 +477,7 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     block_room(s, f,
                xlog_binary_message_max(event->file_length, event->function_length,
                                        event->module_length, event->pub.message_length),
-               event->pub.time_ns, event->pub.tid);
+               event->pub.time_ns, event->pub.tid, event->context);
     message_entry(f, event, event->ring_slot, event->record_end);
     f->block_messages++;
     xlog_add(&xlog_counts.messages, 1);
@@ -506,7 +522,8 @@ static int file_write_record(xlog_sink *s, const xlog_binary_item *item)
     if (fs->rules.mode == XLOG_FILE_PER_THREAD || f->fd < 0 || time_ns < f->day_start ||
         time_ns >= f->day_end || number >= f->site_count || f->length == 0 ||
         item->tid != f->block_tid || time_ns < f->block_time ||
-        !name_given_last(f, item->thread_name))
+        !name_given_last(f, item->thread_name) ||
+        xlog_binary_context_id(item->context) != f->block_context)
         return write_record_any(s, item);
     xlog_file_site *known = &f->sites[number];
     size_t need = known->entry_size + xlog_binary_record_max(rec, rec->nargs);
@@ -644,7 +661,7 @@ static void binary_start(file_sink *fs, const xlog_config *cfg)
                                              cfg->max_message + XLOG_TRUNCATED_MARK_LENGTH + 64);
     size_t record = 2 * (cfg->max_message + XLOG_RECORD_MAX_ARGS * 16) + message;
     fs->entry_max = record;
-    fs->max_line = BLOCK_START_MAX + XLOG_BINARY_THREAD_MAX + record;
+    fs->max_line = BLOCK_START_MAX + XLOG_BINARY_THREAD_MAX + XLOG_BINARY_CONTEXT_MAX + record;
 }
 
 int xlog_file_prefix_check(const char *prefix, const char *what)

@@ -41,6 +41,7 @@ typedef struct xlog_binary_item {
     uint32_t ring_slot;           /* as xlog_line_event's */
     uint64_t record_end;
     const xlog_thread_name *thread_name; /* as xlog_line_event's */
+    const xlog_context *context;  /* its thread's (xlog_line_event's) */
 } xlog_binary_item;
 
 typedef struct xlog_sink_ops {

@@ -46,6 +46,7 @@ LARGE_N = 200_000
 LOOP_CASE = "loop_only"
 STATEMENTS = {
     "3args": 'xlog_info("Logging int: %lu, int: %lu, double: %f", i, 2 * i, i / 2.0)',
+    "3args_ctx": '<the 3args statement> while the thread has a context of two pairs',
     "no_arg": 'xlog_info("Logging nothing")',
     "2strings": 'xlog_info("user %s logged in from %s", (i & 1) ? "alice" : "bob.smith.long", "10.0.0.1")',
     "disabled": 'xlog_debug(<the 3args statement>) under the INFO threshold',

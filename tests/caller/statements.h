@@ -35,6 +35,18 @@ __attribute__((noinline)) void run_3args(long n)
         xlog_info("Logging int: %lu, int: %lu, double: %f", i, 2 * i, i / 2.0);
 }
 
+/* The same while the thread has a context (xlog.h, "Context"): the call
+ * must cost what it costs without one.  The context is set and cleared
+ * once, which an iteration's cost leaves out. */
+__attribute__((noinline)) void run_3args_ctx(long n)
+{
+    xlog_context_set("request_id", "%s", "4bf92f3577b34da6");
+    xlog_context_set("user", "%s", "alice");
+    for (long i = 0; i < n; i++)
+        xlog_info("Logging int: %lu, int: %lu, double: %f", i, 2 * i, i / 2.0);
+    xlog_context_clear(NULL);
+}
+
 __attribute__((noinline)) void run_no_arg(long n)
 {
     for (long i = 0; i < n; i++)
@@ -68,6 +80,7 @@ struct caller_case {
 
 static const struct caller_case caller_cases[] = {
     {"loop_only", run_loop_only, 0}, {"3args", run_3args, 1},       {"no_arg", run_no_arg, 1},
+    {"3args_ctx", run_3args_ctx, 1},
     {"2strings", run_2strings, 1},   {"disabled", run_disabled, 0},
 };
 

@@ -18,6 +18,8 @@ bad_calls=(
   'xlog_info("%d", 1, 2);'            # an argument without its conversion
   'xlog_info("%ld", 1);'              # an int where %ld reads a long
   'xlog_info("%f %d", 1, 2.0);'       # an int and a double swapped
+  'xlog_context_set("k", "%d", "t");' # a context's value (xlog.h, "Context") as a call's
+  'xlog_context_set("k", "%s %d", "t");'
 )
 # Diagnostics of -Wformat (and -Wformat-extra-args) in a compiler's output.
 count_format_diagnostics() {
@@ -83,6 +85,19 @@ for cxx in g++ clang++; do
       fi
       checked=$((checked + 1))
     done
+  done
+  # The C++ scoped context (xlog.h, "Context") checks its value as
+  # xlog_context_set does.
+  printf '#include <xlog.h>\nvoid f();\nvoid f() { xlog_context_scope s("k", "%%d", "t"); }\n' \
+    > "$work/bad.cpp"
+  for std in c++11 c++17 c++20; do
+    if $cxx -std=$std -fsyntax-only -Wformat -Wno-unused -I"$include" "$work/bad.cpp" \
+          > "$work/out" 2>&1; then :; fi
+    if [ "$(count_format_diagnostics "$work/out")" -lt 1 ]; then
+      echo "FAIL: $cxx -std=$std gave no -Wformat diagnostic for xlog_context_scope"
+      cat "$work/out"; exit 1
+    fi
+    checked=$((checked + 1))
   done
 done
 echo "-Wformat saw each of ${#bad_calls[@]} bad calls, and none of ${#good_cpp_calls[@]} good C++ calls, in $checked compilations"
