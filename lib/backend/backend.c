@@ -418,12 +418,11 @@ static void context_change(xlog_ring *r, const xlog_record *rec)
  * it already if it could). */
 static __attribute__((noinline)) void consume(xlog_ring *r, const xlog_record *rec)
 {
-    if (rec->type == XLOG_REC_CONTEXT) {
-        context_change(r, rec);
-        return;
-    }
-    if (rec->type == XLOG_REC_DUMP) {
-        replay_backtrace(r);
+    if (rec->type >= XLOG_REC_DUMP) { /* the two kinds that are not lines */
+        if (rec->type == XLOG_REC_CONTEXT)
+            context_change(r, rec);
+        else if (rec->type == XLOG_REC_DUMP)
+            replay_backtrace(r);
         return;
     }
     if (rec->level > XLOG_FATAL) {

@@ -8,6 +8,7 @@ aside).
 
     run_examples.py BUILD_DIR/examples WORK_DIR
 """
+import json
 import os
 import re
 import shutil
@@ -166,10 +167,86 @@ def config_file(examples, work):
           "config_file with a mistake: %d %r %r" % (done.returncode, done.stdout, done.stderr))
 
 
+def service(examples, work):
+    """Context on every line of a request, files per part with filters of
+    their own, the service's name on its files, the threads' names."""
+    out = run(os.path.join(examples, "example_service"), [], work)
+    check(out == "wrote to logs/\n", "service prints where it wrote: %r" % out)
+    logs = os.path.join(work, "logs")
+    names = sorted(os.listdir(logs))
+    day = names[0][len("access-"):-len(".log")] if names else ""
+    check(names == ["access-%s.log" % day, "errors-%s.log" % day, "service-%s.log" % day,
+                    "storage"], "service's files: %r" % names)
+    hours = sorted(os.listdir(os.path.join(logs, "storage")))
+    check(len(hours) in (1, 2) and all(re.fullmatch(re.escape(day) + r"-\d\d\.log", h)
+                                       for h in hours), "storage's hourly files: %r" % hours)
+
+    def context(item):
+        return "request_id=req-%d trace_id=%032x" % (item, 0x5EED0000 + item)
+
+    def read(name):
+        with open(os.path.join(logs, name), encoding="utf-8") as f:
+            return f.read().splitlines()
+
+    # Each worker serves its items in order; the two workers interleave.
+    def by_worker(lines, worker_of):
+        got = {}
+        for line in lines:
+            got.setdefault(worker_of(line), []).append(line)
+        return got
+
+    main_line = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} (.*)$")
+    stripped = []
+    for line in read("service-%s.log" % day):
+        m = main_line.match(line)
+        check(m is not None, "a service line: %r" % line)
+        if m:
+            stripped.append(m.group(1))
+    want = {}
+    for item in range(1, 7):
+        worker = "worker-%d" % (2 - item % 2)
+        lines = want.setdefault(worker, [])
+        lines.append("[INFO] %s %s item %d requested" % (worker, context(item), item))
+        if item == 5:
+            lines.append("[ERROR] %s %s item 5: backend timed out after 250 ms"
+                         % (worker, context(item)))
+        else:
+            lines.append("[INFO] %s %s item %d served" % (worker, context(item), item))
+    check(by_worker(stripped, lambda l: l.split()[1]) == want,
+          "service's main file: %r" % stripped)
+
+    access = []
+    for line in read("access-%s.log" % day):
+        m = re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z (.*)$", line)
+        check(m is not None, "an access line: %r" % line)
+        if m:
+            access.append(m.group(1))
+    check(sorted(access) == sorted("%s GET /items/%d %d %dus" % (
+        context(item), item, 503 if item == 5 else 200, 120 * item) for item in range(1, 7)),
+        "service's access log: %r" % access)
+
+    errors = [json.loads(line) for line in read("errors-%s.log" % day)]
+    check(len(errors) == 1, "one error: %r" % errors)
+    if errors:
+        e = errors[0]
+        attributes = e.get("attributes", {})
+        check(e.get("body") == "item 5: backend timed out after 250 ms" and
+              e.get("severity_text") == "ERROR" and e.get("trace_id") == "%032x" % 0x5EED0005
+              and attributes.get("request_id") == "req-5" and
+              attributes.get("thread.name") == "worker-1" and
+              attributes.get("xlog.module") == "storage", "service's error: %r" % e)
+
+    storage = [(level, message) for level, _, _, message in
+               log_lines(os.path.join(logs, "storage"))]
+    want = [("DEBUG", "item %d: page %d read" % (item, 7 * item)) for item in range(1, 7)]
+    want.append(("ERROR", "item 5: backend timed out after 250 ms"))
+    check(sorted(storage) == sorted(want), "storage's debug lines: %r" % storage)
+
+
 def main():
     examples, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
-    cases = (hello, threads, custom_sink, modules, config_file)
+    cases = (hello, threads, custom_sink, modules, config_file, service)
     failed = 0
     for case in cases:
         os.makedirs(os.path.join(work, case.__name__))
