@@ -231,7 +231,8 @@ int xlog_sinks_start(const xlog_config *cfg)
     return rc;
 }
 
-/* wants' way when s has a filter or the program's rules route lines. */
+/* Whether s takes event (see sink.h), while some sink has a filter (the
+ * program's rules then route lines too). */
 static __attribute__((noinline)) int wants_routed(const xlog_sink *s,
                                                   const xlog_line_event *event)
 {
@@ -251,20 +252,15 @@ static __attribute__((noinline)) int wants_routed(const xlog_sink *s,
                                             &backtrace);
 }
 
-/* Whether s takes event (see sink.h).  Without filters, its level alone:
- * the rest, inline, cost 13 instructions a line (callgrind, the text
- * layout's whole program as docs/BENCHMARKS.md measures it). */
-static inline int wants(const xlog_sink *s, const xlog_line_event *event)
-{
-    if (!s->filter && !routing.active)
-        return event->pub.level >= s->level;
-    return wants_routed(s, event);
-}
-
 void xlog_sinks_write(const xlog_line_event *event)
 {
+    /* Without filters (routing is set at start only), a sink's level
+     * alone: the routed check, inline, cost 13 instructions a line of the
+     * text layout's whole program (callgrind, docs/BENCHMARKS.md). */
+    int routed = routing.active;
     for (size_t i = 0; i < sinks.count; i++) {
-        if (!wants(&sinks.list[i], event))
+        if (routed ? !wants_routed(&sinks.list[i], event)
+                   : event->pub.level < sinks.list[i].level)
             continue;
         if (!sinks.list[i].binary)
             xlog_event_render(event);
