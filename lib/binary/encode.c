@@ -101,26 +101,39 @@ uint8_t *xlog_binary_thread(uint8_t *out, int tid)
     return xlog_varint_put(out, (uint64_t)(unsigned)tid);
 }
 
+/* The kinds whose argument is 8 bytes of a signed integer in the ring and
+ * a zigzag varint in the file. */
+static int is_integer(unsigned kind)
+{
+    switch (kind) {
+    case XLOG_ARG_INT:
+    case XLOG_ARG_LONG:
+    case XLOG_ARG_LLONG:
+    case XLOG_ARG_INTMAX:
+    case XLOG_ARG_SIZE:
+    case XLOG_ARG_PTRDIFF:
+    case XLOG_ARG_WINT:
+    case XLOG_ARG_ERRNO:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The arguments of a record as the file carries them, from their bytes in
  * the ring (record.h, "encoding: the caller's side"). */
 static uint8_t *put_args(uint8_t *out, const char *in, const unsigned char *kinds, int nargs)
 {
     for (int i = 0; i < nargs; i++) {
-        switch (kinds[i] & XLOG_KIND_MASK) {
-        case XLOG_ARG_INT:
-        case XLOG_ARG_LONG:
-        case XLOG_ARG_LLONG:
-        case XLOG_ARG_INTMAX:
-        case XLOG_ARG_SIZE:
-        case XLOG_ARG_PTRDIFF:
-        case XLOG_ARG_WINT:
-        case XLOG_ARG_ERRNO: {
+        unsigned kind = kinds[i] & XLOG_KIND_MASK;
+        if (is_integer(kind)) {
             int64_t v;
             memcpy(&v, in, 8);
             in += 8;
             out = xlog_binary_varint(out, xlog_zigzag(v));
-            break;
+            continue;
         }
+        switch (kind) {
         case XLOG_ARG_DOUBLE:
             memcpy(out, in, 8);
             out += 8;
@@ -181,16 +194,10 @@ void xlog_binary_shape_of(xlog_binary_shape *shape, const unsigned char *kinds, 
     shape->scalars = 1;
     shape->doubles = 0;
     for (int i = 0; i < nargs; i++) {
-        switch (kinds[i] & XLOG_KIND_MASK) {
-        case XLOG_ARG_INT:
-        case XLOG_ARG_LONG:
-        case XLOG_ARG_LLONG:
-        case XLOG_ARG_INTMAX:
-        case XLOG_ARG_SIZE:
-        case XLOG_ARG_PTRDIFF:
-        case XLOG_ARG_WINT:
-        case XLOG_ARG_ERRNO:
-            break;
+        unsigned kind = kinds[i] & XLOG_KIND_MASK;
+        if (is_integer(kind))
+            continue;
+        switch (kind) {
         case XLOG_ARG_DOUBLE:
             shape->doubles |= (uint64_t)1 << i;
             break;
