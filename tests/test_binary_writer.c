@@ -993,96 +993,6 @@ static void two_processes_share_a_file_block_by_block(void **state)
 
 /* ---- writing fails ------------------------------------------------------------- */
 
-/* A child whose file may not grow for a while (RLIMIT_FSIZE: every write
- * fails with EFBIG, nothing of it written): the blocks a failing disk held
- * back are given up when the buffer needs room, counted as lost, and once
- * writing works again a block starts with a loss notice (a Message entry)
- * saying how many.  The file stays whole blocks; the records missing from
- * it are exactly the ones the notices count, and xlog_counters.lost. */
-static void a_failing_disk_costs_whole_blocks_and_a_notice_says_how_many(void **state)
-{
-    (void)state;
-    test_place place;
-    test_place_make(&place, "bin-full");
-    xlog_config cfg = binary_config(&place);
-    cfg.max_message = 256;
-    cfg.write_buffer = 4096;
-    const long count = 3200;
-    int report[2];
-    assert_int_equal(pipe(report), 0);
-    pid_t child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        signal(SIGXFSZ, SIG_IGN);
-        xlog_counters before, after;
-        xlog_stats(&before);
-        if (xlog_open(&cfg) != 0)
-            _exit(91);
-        log_sequence(0, 1000);
-        xlog_flush();
-        char *path = only_file(place.logs, ".xlog");
-        struct stat st;
-        if (stat(path, &st) != 0)
-            _exit(92);
-        struct rlimit limit;
-        getrlimit(RLIMIT_FSIZE, &limit);
-        rlim_t unlimited = limit.rlim_cur;
-        limit.rlim_cur = (rlim_t)st.st_size;
-        setrlimit(RLIMIT_FSIZE, &limit);
-        log_sequence(1000, 3000);
-        xlog_flush();
-        limit.rlim_cur = unlimited;
-        setrlimit(RLIMIT_FSIZE, &limit);
-        log_sequence(3000, count);
-        xlog_close();
-        xlog_stats(&after);
-        uint64_t lost = after.lost - before.lost;
-        _exit(write(report[1], &lost, sizeof lost) == sizeof lost ? 0 : 93);
-    }
-    close(report[1]);
-    int status = 0;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    uint64_t lost = 0;
-    assert_int_equal(read(report[0], &lost, sizeof lost), sizeof lost);
-    close(report[0]);
-
-    char *path = only_file(place.logs, ".xlog");
-    bfile f = parse_path(path);
-    unsigned char *seen = calloc((size_t)count, 1);
-    mark_sequence(&f, seen, count);
-    long missing = 0;
-    for (long i = 0; i < count; i++) {
-        if (i < 1000 || i >= 3000)
-            assert_int_equal(seen[i], 1);
-        missing += !seen[i];
-    }
-    assert_true(missing > 0);
-    unsigned long long noticed = 0;
-    size_t notices = 0;
-    for (size_t i = 0; i < f.entries_count; i++) {
-        const bentry *e = &f.entries[i];
-        if (!e->message)
-            continue;
-        unsigned long long lines = 0, bytes = 0;
-        assert_int_equal(sscanf(e->text, "%llu %*s (%llu", &lines, &bytes), 2);
-        char want[200];
-        test_lost_notice(want, sizeof want, lines, bytes, strerror(EFBIG));
-        assert_string_equal(e->text, want);
-        assert_int_equal(e->level, XLOG_WARN);
-        assert_string_equal(e->file, "xlog");
-        noticed += lines;
-        notices++;
-    }
-    assert_true(notices >= 1);
-    assert_int_equal(noticed, (unsigned long long)missing);
-    assert_int_equal(lost, (uint64_t)missing);
-    bfile_free(&f);
-    free(seen);
-    free(path);
-    test_place_remove(&place);
-}
-
 /* A child that logs count lines of log_sequence into cfg's binary file, the
  * file limited (RLIMIT_FSIZE, SIGXFSZ ignored) to cut bytes past its size
  * after the first 1000 lines, for lines 1000 to 3000, then unlimited;
@@ -1129,6 +1039,59 @@ static uint64_t log_with_a_file_size_limit(const xlog_config *cfg, const char *l
     assert_int_equal(read(report[0], &lost, sizeof lost), sizeof lost);
     close(report[0]);
     return lost;
+}
+
+/* A child whose file may not grow for a while (RLIMIT_FSIZE: every write
+ * fails with EFBIG, nothing of it written): the blocks a failing disk held
+ * back are given up when the buffer needs room, counted as lost, and once
+ * writing works again a block starts with a loss notice (a Message entry)
+ * saying how many.  The file stays whole blocks; the records missing from
+ * it are exactly the ones the notices count, and xlog_counters.lost. */
+static void a_failing_disk_costs_whole_blocks_and_a_notice_says_how_many(void **state)
+{
+    (void)state;
+    test_place place;
+    test_place_make(&place, "bin-full");
+    xlog_config cfg = binary_config(&place);
+    cfg.max_message = 256;
+    cfg.write_buffer = 4096;
+    const long count = 3200;
+    uint64_t lost = log_with_a_file_size_limit(&cfg, place.logs, count, 0);
+
+    char *path = only_file(place.logs, ".xlog");
+    bfile f = parse_path(path);
+    unsigned char *seen = calloc((size_t)count, 1);
+    mark_sequence(&f, seen, count);
+    long missing = 0;
+    for (long i = 0; i < count; i++) {
+        if (i < 1000 || i >= 3000)
+            assert_int_equal(seen[i], 1);
+        missing += !seen[i];
+    }
+    assert_true(missing > 0);
+    unsigned long long noticed = 0;
+    size_t notices = 0;
+    for (size_t i = 0; i < f.entries_count; i++) {
+        const bentry *e = &f.entries[i];
+        if (!e->message)
+            continue;
+        unsigned long long lines = 0, bytes = 0;
+        assert_int_equal(sscanf(e->text, "%llu %*s (%llu", &lines, &bytes), 2);
+        char want[200];
+        test_lost_notice(want, sizeof want, lines, bytes, strerror(EFBIG));
+        assert_string_equal(e->text, want);
+        assert_int_equal(e->level, XLOG_WARN);
+        assert_string_equal(e->file, "xlog");
+        noticed += lines;
+        notices++;
+    }
+    assert_true(notices >= 1);
+    assert_int_equal(noticed, (unsigned long long)missing);
+    assert_int_equal(lost, (uint64_t)missing);
+    bfile_free(&f);
+    free(seen);
+    free(path);
+    test_place_remove(&place);
 }
 
 /* A write(2) that a file size limit cuts inside a block leaves the
