@@ -60,6 +60,7 @@ static void check_accepted(const xlog_config *cfg, const xlog_config_file *file,
 {
     check_string(cfg->dir);
     check_string(cfg->persistent_dir);
+    check_string(cfg->file_prefix);
     check_pattern(cfg->file_pattern);
     check_pattern(cfg->console_pattern);
     check_level(cfg->level);
@@ -86,13 +87,29 @@ static void check_accepted(const xlog_config *cfg, const xlog_config_file *file,
         abort();
     size_t n = 1;
     for (; cfg->sinks[n]; n++) {
-        const xlog_syslog_config *s = (const xlog_syslog_config *)cfg->sinks[n];
-        if (s->sink.kind != XLOG_SINK_SYSLOG || s->facility < 0 || s->facility > 23 ||
-            s->buffer < 65536 || (unsigned)s->transport > XLOG_SYSLOG_TCP ||
-            (unsigned)s->format > XLOG_SYSLOG_RFC3164)
+        const xlog_sink_config *sink = cfg->sinks[n];
+        check_level(sink->level);
+        check_pattern(sink->pattern);
+        check_string(sink->filter);
+        if (sink->filter && xlog_apply_filter(sink->filter, "filter", XLOG_INFO, 1) != 0)
             abort();
-        check_level(s->sink.level);
-        check_pattern(s->sink.pattern);
+        if (sink->kind == XLOG_SINK_FILE) { /* a [file NAME] section */
+            const xlog_file_config *f = (const xlog_file_config *)sink;
+            if ((unsigned)f->mode > XLOG_FILE_PER_PROCESS ||
+                (unsigned)sink->layout > XLOG_LAYOUT_BINARY ||
+                (unsigned)f->compress > XLOG_COMPRESS_GZIP || f->rotate_keep < 1 ||
+                f->rotate_keep > 100000 || (f->rotate_size && f->rotate_size < 65536))
+                abort();
+            check_string(f->dir);
+            check_string(f->prefix);
+            continue;
+        }
+        const xlog_syslog_config *s = (const xlog_syslog_config *)sink;
+        if (sink->kind != XLOG_SINK_SYSLOG || s->facility < 0 || s->facility > 23 ||
+            s->buffer < 65536 || (unsigned)s->transport > XLOG_SYSLOG_TCP ||
+            (unsigned)s->format > XLOG_SYSLOG_RFC3164 ||
+            (unsigned)sink->layout > XLOG_LAYOUT_JSON)
+            abort();
         check_string(s->address);
         check_string(s->app_name);
         check_string(s->hostname);
