@@ -476,8 +476,9 @@ xlog_file_config xlog_file_defaults(void);
  * and close included, which run on the thread of xlog_open and
  * xlog_close), or from cfg.wall_clock_ns on the back end, do nothing and
  * return -EDEADLK, counted in xlog_counters.backend_calls_refused
- * (xlog_reopen, which only sets a flag, works; the other functions may be
- * called).
+ * (xlog_reopen, which only sets a flag, works; xlog_context_set and
+ * xlog_context_clear return -EBUSY, as a log call is dropped there; the
+ * other functions may be called).
  * examples/custom_sink.c shows one. */
 
 /* One message, as a sink receives it.  The pointers are valid during the
@@ -1239,7 +1240,8 @@ void xlog_dump_backtrace(void);
  *            than XLOG_CONTEXT_MAX_VALUE (nothing is cut);
  *   -ENOSPC  a new key while the thread has XLOG_CONTEXT_MAX_PAIRS;
  *   -EBUSY   called from a signal handler that interrupted an xlog call
- *            (a context change included) of the same thread.
+ *            (a context change included) of the same thread, or from a
+ *            custom sink's function (open included: see "your own sink").
  * xlog_context_clear(key) removes that key (0, or -ENOENT if the thread
  * has no such key); xlog_context_clear(NULL) removes every key of the
  * thread (0).  Either returns -EBUSY as xlog_context_set does.

@@ -684,6 +684,118 @@ static void recovered_binary_blocks_have_the_last_name_the_back_end_read(void **
     recovered(XLOG_LAYOUT_BINARY);
 }
 
+/* ---- a name taken away in the middle of a block ------------------------------ */
+
+/* A thread that names itself and logs, then waits for go, renames itself to
+ * no name, waits for the back end's once-a-second read of the names (no
+ * xlog_flush, which would end the binary block), and logs again. */
+typedef struct unnamed_later {
+    int tid;
+    sem_t logged, go, done;
+} unnamed_later;
+
+static void *named_then_unnamed(void *arg)
+{
+    unnamed_later *u = arg;
+    u->tid = gettid_();
+    name_self("before");
+    log_message("named");
+    sem_post(&u->logged);
+    wait_for(&u->go);
+    name_self("");
+    sleep(3); /* the back end reads every name once a second */
+    log_message("unnamed");
+    sem_post(&u->done);
+    return NULL;
+}
+
+/* A thread whose tid is the same as tid modulo 8 (the slot of the file
+ * sink's small table of the names its block gave), started and kept
+ * waiting at go: other threads are started and end until one has it. */
+typedef struct slot_mate {
+    int tid;
+    sem_t started, go;
+    int wanted;
+} slot_mate;
+
+static void *slot_mate_thread(void *arg)
+{
+    slot_mate *m = arg;
+    m->tid = gettid_();
+    sem_post(&m->started);
+    wait_for(&m->go);
+    if (m->tid % 8 == m->wanted % 8) {
+        name_self("mate");
+        log_message("mate");
+    }
+    return NULL;
+}
+
+/* A thread renamed to no name after another thread with its slot in the
+ * table (tid % 8) was named in the same block: the file sink knew no more
+ * that the block had named it, gave no (empty) Thread name entry, and the
+ * reader showed the old name for its later lines, where the text and JSON
+ * layouts show none. */
+static void a_thread_renamed_to_no_name_mid_block_has_none_in_the_binary_file(void **state)
+{
+    (void)state;
+    test_place p;
+    test_place_make(&p, "names-unnamed");
+    xlog_config cfg = config_in(&p, XLOG_LAYOUT_BINARY);
+    cfg.flush_interval_ms = 60000; /* one block for the whole run */
+    assert_int_equal(xlog_open(&cfg), 0);
+    unnamed_later u = {0};
+    sem_init(&u.logged, 0, 0);
+    sem_init(&u.go, 0, 0);
+    sem_init(&u.done, 0, 0);
+    pthread_t subject, mate_thread;
+    assert_int_equal(pthread_create(&subject, NULL, named_then_unnamed, &u), 0);
+    wait_for(&u.logged);
+    slot_mate mate;
+    for (;;) {
+        mate = (slot_mate){.wanted = u.tid};
+        sem_init(&mate.started, 0, 0);
+        sem_init(&mate.go, 0, 0);
+        assert_int_equal(pthread_create(&mate_thread, NULL, slot_mate_thread, &mate), 0);
+        wait_for(&mate.started);
+        sem_post(&mate.go);
+        assert_int_equal(pthread_join(mate_thread, NULL), 0);
+        sem_destroy(&mate.started);
+        sem_destroy(&mate.go);
+        if (mate.tid % 8 == u.tid % 8)
+            break;
+    }
+    sem_post(&u.go);
+    wait_for(&u.done);
+    assert_int_equal(pthread_join(subject, NULL), 0);
+    sem_destroy(&u.logged);
+    sem_destroy(&u.go);
+    sem_destroy(&u.done);
+    assert_int_equal(xlog_close(), 0);
+
+    static const shown_name before = {"before", "before", "before"};
+    static const shown_name mate_name = {"mate", "mate", "mate"};
+    static const shown_name none = {"", "", NULL};
+    expected e = {0};
+    expect(&e, u.tid, before, "named");
+    expect(&e, mate.tid, mate_name, "mate");
+    expect(&e, u.tid, none, "unnamed");
+    size_t size;
+    char *file = test_read_dir(p.logs, &size);
+    char *text = decoded(file, size, XLOG_LAYOUT_TEXT);
+    char *want = expected_text(&e, 0, NULL);
+    check_text("the binary file's lines", text, want);
+    free(text);
+    free(want);
+    char *json = decoded(file, size, XLOG_LAYOUT_JSON);
+    want = expected_text(&e, 1, json);
+    check_text("the binary file's JSON objects", json, want);
+    free(json);
+    free(want);
+    free(file);
+    test_place_remove(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -695,6 +807,7 @@ int main(void)
         cmocka_unit_test(threads_logging_at_once_each_have_their_own_name),
         cmocka_unit_test(recovered_lines_have_the_last_name_the_back_end_read),
         cmocka_unit_test(recovered_binary_blocks_have_the_last_name_the_back_end_read),
+        cmocka_unit_test(a_thread_renamed_to_no_name_mid_block_has_none_in_the_binary_file),
     };
     return cmocka_run_group_tests(tests, program_named, NULL);
 }

@@ -265,8 +265,10 @@ static __attribute__((noinline)) uint8_t *other_name_entry(xlog_file *f, uint8_t
     size_t length = thread_name ? thread_name->length : 0;
     struct xlog_file_name *known = &f->named[(unsigned)tid % 8];
     int given = known->tid == tid && known->block_serial == f->block_serial;
-    if (given ? known->length != length || (length && memcmp(known->name, name, length) != 0)
-              : length > 0) {
+    /* Not given: an empty name too, since the slot may have been another
+     * thread's since this thread's name in the block, which the reader
+     * would otherwise go on showing. */
+    if (!given || known->length != length || (length && memcmp(known->name, name, length) != 0)) {
         end = xlog_binary_thread_name(end, tid, name, length);
         known->tid = tid;
         known->block_serial = f->block_serial;
@@ -289,8 +291,8 @@ static inline int name_given_last(const xlog_file *f, const xlog_thread_name *th
 
 /* The Thread name entry (docs/BINARY.md) that the thread's next entry
  * needs at end, if any: none when the block gave this name to this thread
- * already (the name's number, or one of a few threads' names kept), or the
- * thread has no name and was given none in the block.  Returns the end.
+ * already (the name's number, or one of a few threads' names kept).
+ * Returns the end.
  * The usual case, the block's last name again, is a test inline: as a call
  * it cost 31 instructions a record (callgrind, as docs/BENCHMARKS.md). */
 static inline __attribute__((always_inline)) uint8_t *
