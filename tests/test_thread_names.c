@@ -15,6 +15,7 @@
  * /proc.  Every expected line is written out here byte for byte; only the
  * JSON timestamp is taken from the line.
  */
+#include "leftovers.h"
 #include "testutil.h"
 
 #include <pthread.h>
@@ -691,8 +692,38 @@ static void recovered_binary_blocks_have_the_last_name_the_back_end_read(void **
  * xlog_flush, which would end the binary block), and logs again. */
 typedef struct unnamed_later {
     int tid;
+    const test_place *place;
     sem_t logged, go, done;
 } unnamed_later;
+
+/* Waits until the back end has read the name of thread tid (of this
+ * process, logging into place) as empty: its ring's name, in the ring's
+ * file in the persistent directory, has none (the back end reads every
+ * living thread's name once a second; nothing else here ends the block). */
+static void wait_until_the_back_end_reads_no_name(const test_place *place, int tid)
+{
+    char dir[PATH_MAX + 128];
+    test_process_dir(place, getpid(), dir, sizeof dir);
+    assert_true(dir[0] != '\0');
+    for (int read_empty = 0; !read_empty;) {
+        size_t n;
+        char **names = test_list_files(dir, &n);
+        for (size_t i = 0; i < n; i++) {
+            size_t size;
+            xlog_ring *r = strncmp(names[i], "ring.", 5) == 0
+                               ? test_map_leftover(dir, names[i], &size)
+                               : NULL;
+            if (!r)
+                continue;
+            if (__atomic_load_n(&r->tid, __ATOMIC_ACQUIRE) == tid &&
+                __atomic_load_n(&r->thread_name.length, __ATOMIC_ACQUIRE) == 0)
+                read_empty = 1;
+            munmap(r, size);
+        }
+        test_free_list(names, n);
+        usleep(10000);
+    }
+}
 
 static void *named_then_unnamed(void *arg)
 {
@@ -703,7 +734,7 @@ static void *named_then_unnamed(void *arg)
     sem_post(&u->logged);
     wait_for(&u->go);
     name_self("");
-    sleep(3); /* the back end reads every name once a second */
+    wait_until_the_back_end_reads_no_name(u->place, u->tid);
     log_message("unnamed");
     sem_post(&u->done);
     return NULL;
@@ -744,7 +775,7 @@ static void a_thread_renamed_to_no_name_mid_block_has_none_in_the_binary_file(vo
     xlog_config cfg = config_in(&p, XLOG_LAYOUT_BINARY);
     cfg.flush_interval_ms = 60000; /* one block for the whole run */
     assert_int_equal(xlog_open(&cfg), 0);
-    unnamed_later u = {0};
+    unnamed_later u = {.place = &p};
     sem_init(&u.logged, 0, 0);
     sem_init(&u.go, 0, 0);
     sem_init(&u.done, 0, 0);
