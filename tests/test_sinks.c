@@ -663,6 +663,48 @@ static void a_bad_file_sink_fails_xlog_open_naming_it(void **state)
     free(dir);
 }
 
+
+/* The directory of a listed file sink written another way than the main
+ * files' (a "." in it, a doubled '/', a symlink to it) is still the same
+ * directory: xlog_open refuses the same prefix there as it does for the
+ * same spelling, instead of letting two sets write each other's files. */
+static void a_file_sink_naming_the_same_directory_another_way_is_refused(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("same-dir-two-ways");
+    char dotted[PATH_MAX], doubled[PATH_MAX], link[PATH_MAX];
+    snprintf(dotted, sizeof dotted, "%s/./", dir);
+    size_t cut = strlen(dir);
+    while (cut > 0 && dir[cut - 1] != '/')
+        cut--;
+    snprintf(doubled, sizeof doubled, "%.*s/%s", (int)cut, dir, dir + cut);
+    snprintf(link, sizeof link, "%s-link", dir);
+    unlink(link);
+    assert_int_equal(symlink(dir, link), 0);
+    const char *ways[] = {dotted, doubled, link};
+    for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+        xlog_file_config twin = xlog_file_defaults();
+        twin.dir = ways[i];
+        const xlog_sink_config *sinks[] = {&twin.sink, NULL};
+        xlog_config cfg = test_config_in(dir);
+        cfg.sinks = sinks;
+        char want[2 * PATH_MAX + 256];
+        snprintf(want, sizeof want,
+                 "cfg.sinks[0] (file): the same directory (%s) and prefix (none) as the main "
+                 "files (cfg.dir, cfg.file_prefix): each would take the other's files for its "
+                 "own", i == 2 ? link : dir);
+        int rc = xlog_open(&cfg);
+        if (rc == 0)
+            xlog_close();
+        assert_int_equal(rc, -EINVAL);
+        assert_string_equal(xlog_last_error(), want);
+        assert_int_equal(xlog_close(), -EBADF);
+    }
+    unlink(link);
+    test_remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -676,6 +718,7 @@ int main(void)
         cmocka_unit_test(a_bad_sink_filter_fails_xlog_open_naming_the_sink_and_column),
         cmocka_unit_test(modules_go_to_files_of_their_own),
         cmocka_unit_test(a_bad_file_sink_fails_xlog_open_naming_it),
+        cmocka_unit_test(a_file_sink_naming_the_same_directory_another_way_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1253,6 +1253,61 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     expect_nothing_left_then_remove(&p, page);
 }
 
+/* A process whose cfg.dir was spelled with "." and doubled slashes, killed:
+ * xlog_recover given the plain spelling (and the plain-spelled process,
+ * recovered by the dotted spelling) finds it, since both name one
+ * directory; each line is written once. */
+static void recovery_finds_a_directory_spelled_another_way(void **state)
+{
+    (void)state;
+    for (int dotted_child = 0; dotted_child < 2; dotted_child++) {
+        place p;
+        start_case(&p, "spelled", "the %s spelled with \".\" and \"//\"",
+                   dotted_child ? "killed process's directory" : "recovery's directory");
+        char dotted[PATH_MAX + 8];
+        snprintf(dotted, sizeof dotted, "%s/.//", p.logs);
+        shared_page *page = page_new();
+        pid_t child = fork();
+        if (child == 0) {
+            child_safety_net(60);
+            xlog_config cfg = place_config(&p);
+            if (dotted_child)
+                cfg.dir = dotted;
+            cfg.flush_interval_ms = 600000;
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            for (int i = 0; i < 100; i++)
+                xlog_info("line %d", i);
+            __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+            for (;;)
+                pause();
+        }
+        wait_logging(page, child);
+        kill_and_reap(child);
+        long lines = xlog_recover(dotted_child ? p.logs : dotted, p.shm);
+        CHECK(lines == 100, "%ld lines recovered", lines);
+        char *text = test_read_dir(p.logs, NULL);
+        CHECK(test_count_lines(text) == 101, "%zu lines", test_count_lines(text));
+        for (int i = 0; i < 100; i++) {
+            char want[32];
+            snprintf(want, sizeof want, " line %d\n", i);
+            size_t found = 0;
+            for (const char *line = text; *line;) {
+                const char *end = strchr(line, '\n');
+                size_t length = (size_t)(end - line) + 1;
+                size_t want_length = strlen(want);
+                if (length >= want_length &&
+                    memcmp(line + length - want_length, want, want_length) == 0)
+                    found++;
+                line += length;
+            }
+            CHECK(found == 1, "line %d written %zu times", i, found);
+        }
+        free(text);
+        expect_nothing_left_then_remove(&p, page);
+    }
+}
+
 /* 2026-11-22 13:30:00 UTC, moved forward by the real clock from the
  * moment the child starts (so that xlog's calibration works as usual). */
 static int64_t fake_start_ns, real_start_ns;
@@ -3566,6 +3621,7 @@ int main(void)
         cmocka_unit_test(exec_while_the_old_image_is_being_recovered),
         cmocka_unit_test(recovery_trusts_only_a_private_directory),
         cmocka_unit_test(recovery_writes_only_what_the_file_would_have),
+        cmocka_unit_test(recovery_finds_a_directory_spelled_another_way),
         cmocka_unit_test(a_killed_process_is_recovered_into_its_prefixed_hourly_file),
         cmocka_unit_test(a_killed_process_is_recovered_into_its_listed_file_sinks),
         cmocka_unit_test(two_processes_share_a_listed_file_sink_and_one_is_killed),
