@@ -324,7 +324,7 @@ typedef struct xlog_sink_config {
      * its module rules may go below that level.  NULL (the default): the
      * messages at or above the sink's level that the program's rules
      * (cfg.level, XLOG_LEVEL, xlog_set_filter, xlog_set_module_level) let
-     * through.  A sink's filter is its own: the program's rules do not
+     * through, the rules in force when the message was logged.  A sink's filter is its own: the program's rules do not
      * narrow it, and a thread's own threshold (xlog_thread_level) does not
      * widen it.  A call is let through in the caller's code when any sink
      * may want it (the floor and each call site's cached decision follow

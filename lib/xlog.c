@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -165,10 +166,29 @@ static int absolute_dir(const char *dir, const char *what, char *out)
         if (n < 0 || (size_t)n >= sizeof resolved)
             return invalid("%s: \"%s\" in \"%s\" is longer than PATH_MAX", what, dir, cwd);
     }
-    size_t len = strlen(resolved);
-    while (len > 1 && resolved[len - 1] == '/')
-        resolved[--len] = '\0';
-    memcpy(out, resolved, len + 1);
+    /* Doubled slashes and "." components name the same directory as the
+     * path without them: dropped, so that one directory has one spelling
+     * when sets of files are compared (same_names) and in messages.  ".."
+     * stays: after a symlink it does not undo the component before it. */
+    size_t len = 0;
+    for (const char *p = resolved; *p;) {
+        while (*p == '/')
+            p++;
+        const char *end = p;
+        while (*end && *end != '/')
+            end++;
+        if (end == p)
+            break;
+        if (!(end - p == 1 && *p == '.')) {
+            out[len++] = '/';
+            memcpy(out + len, p, (size_t)(end - p));
+            len += (size_t)(end - p);
+        }
+        p = end;
+    }
+    if (len == 0)
+        out[len++] = '/';
+    out[len] = '\0';
     return 0;
 }
 
@@ -190,12 +210,23 @@ static xlog_file_config open_files[LISTED_MAX];
 static char open_file_dirs[LISTED_MAX][PATH_MAX];
 static const xlog_sink_config *open_sinks[LISTED_MAX + 1];
 
+/* Whether dir_a and dir_b are one directory: the same absolute spelling,
+ * or (a symlink, "..") the same directory on disk if both exist already. */
+static int same_directory(const char *dir_a, const char *dir_b)
+{
+    if (strcmp(dir_a, dir_b) == 0)
+        return 1;
+    struct stat a, b;
+    return stat(dir_a, &a) == 0 && stat(dir_b, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 /* Whether two sets of files would take each other's names. */
 static int same_names(const char *dir_a, const char *prefix_a, const char *dir_b,
                       const char *prefix_b)
 {
-    return strcmp(dir_a, dir_b) == 0 &&
-           strcmp(prefix_a ? prefix_a : "", prefix_b ? prefix_b : "") == 0;
+    return strcmp(prefix_a ? prefix_a : "", prefix_b ? prefix_b : "") == 0 &&
+           same_directory(dir_a, dir_b);
 }
 
 /* Makes cfg->sinks the list above, after cfg->dir is absolute: 0, or
@@ -550,34 +581,18 @@ XLOG_API long xlog_recover(const char *dir, const char *persistent_dir)
 {
     if (refused_on_backend("xlog_recover"))
         return -EDEADLK;
-    xlog_config cfg = xlog_defaults();
-    cfg.dir = dir;
-    cfg.use_environment = 0;
     xlog_clear_error();
     if (!dir || !*dir) {
         xlog_set_error("xlog_recover: dir is %s", dir ? "empty" : "NULL");
         return -EINVAL;
     }
-    pthread_mutex_lock(&lifecycle_lock);
-    /* The same absolute name xlog_open would give it (open_dir is free to
-     * use only while xlog is closed). */
+    /* The same absolute name xlog_open gives it (absolute_dir), which the
+     * dead process wrote in its process file: the directory spelled
+     * another way ("/./", "//", relative) is still found. */
     char resolved[PATH_MAX];
-    int rc = 0;
-    if (dir[0] == '/') {
-        snprintf(resolved, sizeof resolved, "%s", dir);
-    } else {
-        char saved[PATH_MAX];
-        memcpy(saved, open_dir, sizeof saved);
-        rc = resolve_dir(&cfg);
-        snprintf(resolved, sizeof resolved, "%s", open_dir);
-        memcpy(open_dir, saved, sizeof saved);
-    }
-    pthread_mutex_unlock(&lifecycle_lock);
+    int rc = absolute_dir(dir, "xlog_recover: dir", resolved);
     if (rc != 0)
         return rc;
-    size_t n = strlen(resolved);
-    while (n > 1 && resolved[n - 1] == '/')
-        resolved[--n] = '\0';
     long lines = xlog_survival_recover(resolved, persistent_dir);
     if (lines < 0)
         xlog_set_error("xlog_recover: %s", xlog_survival_refusal((int)-lines));

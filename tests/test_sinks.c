@@ -663,6 +663,101 @@ static void a_bad_file_sink_fails_xlog_open_naming_it(void **state)
     free(dir);
 }
 
+
+/* The directory of a listed file sink written another way than the main
+ * files' (a "." in it, a doubled '/', a symlink to it) is still the same
+ * directory: xlog_open refuses the same prefix there as it does for the
+ * same spelling, instead of letting two sets write each other's files. */
+static void a_file_sink_naming_the_same_directory_another_way_is_refused(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("same-dir-two-ways");
+    char dotted[PATH_MAX], doubled[PATH_MAX], link[PATH_MAX];
+    snprintf(dotted, sizeof dotted, "%s/./", dir);
+    size_t cut = strlen(dir);
+    while (cut > 0 && dir[cut - 1] != '/')
+        cut--;
+    snprintf(doubled, sizeof doubled, "%.*s/%s", (int)cut, dir, dir + cut);
+    snprintf(link, sizeof link, "%s-link", dir);
+    unlink(link);
+    assert_int_equal(symlink(dir, link), 0);
+    const char *ways[] = {dotted, doubled, link};
+    for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+        xlog_file_config twin = xlog_file_defaults();
+        twin.dir = ways[i];
+        const xlog_sink_config *sinks[] = {&twin.sink, NULL};
+        xlog_config cfg = test_config_in(dir);
+        cfg.sinks = sinks;
+        char want[2 * PATH_MAX + 256];
+        snprintf(want, sizeof want,
+                 "cfg.sinks[0] (file): the same directory (%s) and prefix (none) as the main "
+                 "files (cfg.dir, cfg.file_prefix): each would take the other's files for its "
+                 "own", i == 2 ? link : dir);
+        int rc = xlog_open(&cfg);
+        if (rc == 0)
+            xlog_close();
+        assert_int_equal(rc, -EINVAL);
+        assert_string_equal(xlog_last_error(), want);
+        assert_int_equal(xlog_close(), -EBADF);
+    }
+    unlink(link);
+    test_remove_tree(dir);
+    free(dir);
+}
+
+/* While a sink has a filter, the back end looks each line up in the
+ * program's rules for the sinks without one: by the rules in force when
+ * the line was logged, not by a later xlog_set_filter.  The back end read
+ * them when it came to the line: warn lines logged at level warn were
+ * dropped from the main files by an xlog_set_filter("error") that came
+ * after them (and info lines logged at level warn, which only the sink's
+ * filter wanted, came in by a later xlog_set_filter("info")). */
+static void lines_keep_the_program_rules_they_were_logged_under(void **state)
+{
+    (void)state;
+    enum { LINES = 200 };
+    __atomic_store_n(&clock_offset_ns, (int64_t)1795348800 * 1000000000 - real_ns(),
+                     __ATOMIC_RELAXED);
+    char *dir = test_make_dir("rules-at-the-call");
+    xlog_file_config side = xlog_file_defaults();
+    side.prefix = "side";
+    side.sink.filter = "info";
+    side.sink.pattern = "{level} {message}";
+    const xlog_sink_config *sinks[] = {&side.sink, NULL};
+    xlog_config cfg = test_config_in(dir);
+    cfg.wall_clock_ns = noon_clock;
+    cfg.level = XLOG_WARN;
+    cfg.file_pattern = "{level} {message}";
+    cfg.sinks = sinks;
+    if (xlog_open(&cfg) != 0)
+        fail_msg("xlog_open: %s", xlog_last_error());
+    static char main_want[65536], side_want[65536];
+    int m = 0, n = 0;
+    for (int i = 0; i < LINES; i++) {
+        xlog_info("info %d", i); /* the sink's only */
+        xlog_warn("warn %d", i);
+        m += snprintf(main_want + m, sizeof main_want - (size_t)m, "WARN warn %d\n", i);
+        n += snprintf(side_want + n, sizeof side_want - (size_t)n, "INFO info %d\nWARN warn %d\n",
+                      i, i);
+    }
+    assert_int_equal(xlog_set_filter("error"), 0);
+    xlog_warn("warn after error"); /* the sink's only */
+    assert_int_equal(xlog_set_filter("info"), 0);
+    xlog_info("info after info");
+    m += snprintf(main_want + m, sizeof main_want - (size_t)m, "INFO info after info\n");
+    n += snprintf(side_want + n, sizeof side_want - (size_t)n,
+                  "WARN warn after error\nINFO info after info\n");
+    assert_int_equal(xlog_close(), 0);
+    char *text = text_of(dir, "2026-11-22.log");
+    assert_string_equal(text, main_want);
+    free(text);
+    text = text_of(dir, "side-2026-11-22.log");
+    assert_string_equal(text, side_want);
+    free(text);
+    test_remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -676,6 +771,8 @@ int main(void)
         cmocka_unit_test(a_bad_sink_filter_fails_xlog_open_naming_the_sink_and_column),
         cmocka_unit_test(modules_go_to_files_of_their_own),
         cmocka_unit_test(a_bad_file_sink_fails_xlog_open_naming_it),
+        cmocka_unit_test(a_file_sink_naming_the_same_directory_another_way_is_refused),
+        cmocka_unit_test(lines_keep_the_program_rules_they_were_logged_under),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1253,6 +1253,61 @@ static void recovery_writes_only_what_the_file_would_have(void **state)
     expect_nothing_left_then_remove(&p, page);
 }
 
+/* A process whose cfg.dir was spelled with "." and doubled slashes, killed:
+ * xlog_recover given the plain spelling (and the plain-spelled process,
+ * recovered by the dotted spelling) finds it, since both name one
+ * directory; each line is written once. */
+static void recovery_finds_a_directory_spelled_another_way(void **state)
+{
+    (void)state;
+    for (int dotted_child = 0; dotted_child < 2; dotted_child++) {
+        place p;
+        start_case(&p, "spelled", "the %s spelled with \".\" and \"//\"",
+                   dotted_child ? "killed process's directory" : "recovery's directory");
+        char dotted[PATH_MAX + 8];
+        snprintf(dotted, sizeof dotted, "%s/.//", p.logs);
+        shared_page *page = page_new();
+        pid_t child = fork();
+        if (child == 0) {
+            child_safety_net(60);
+            xlog_config cfg = place_config(&p);
+            if (dotted_child)
+                cfg.dir = dotted;
+            cfg.flush_interval_ms = 600000;
+            if (xlog_open(&cfg) != 0)
+                _exit(90);
+            for (int i = 0; i < 100; i++)
+                xlog_info("line %d", i);
+            __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+            for (;;)
+                pause();
+        }
+        wait_logging(page, child);
+        kill_and_reap(child);
+        long lines = xlog_recover(dotted_child ? p.logs : dotted, p.shm);
+        CHECK(lines == 100, "%ld lines recovered", lines);
+        char *text = test_read_dir(p.logs, NULL);
+        CHECK(test_count_lines(text) == 101, "%zu lines", test_count_lines(text));
+        for (int i = 0; i < 100; i++) {
+            char want[32];
+            snprintf(want, sizeof want, " line %d\n", i);
+            size_t found = 0;
+            for (const char *line = text; *line;) {
+                const char *end = strchr(line, '\n');
+                size_t length = (size_t)(end - line) + 1;
+                size_t want_length = strlen(want);
+                if (length >= want_length &&
+                    memcmp(line + length - want_length, want, want_length) == 0)
+                    found++;
+                line += length;
+            }
+            CHECK(found == 1, "line %d written %zu times", i, found);
+        }
+        free(text);
+        expect_nothing_left_then_remove(&p, page);
+    }
+}
+
 /* 2026-11-22 13:30:00 UTC, moved forward by the real clock from the
  * moment the child starts (so that xlog's calibration works as usual). */
 static int64_t fake_start_ns, real_start_ns;
@@ -1602,6 +1657,96 @@ static void a_kill_between_two_sets_appends_gives_each_its_line_once(void **stat
     free(text);
     text = log_file(&p, "errors-2026-11-22.log");
     CHECK(text && strcmp(text, errors_text) == 0, "the error log holds\n%s", text ? text : "");
+    free(text);
+    expect_nothing_left_then_remove(&p, page);
+}
+
+/* A listed file sink whose file hits a file size limit in the middle of a
+ * line, then gives up lines (its buffer is needed): its next batch starts
+ * by ending the cut line ("\n"), then says what was lost.  The process is
+ * killed with that batch unwritten.  Recovery must end the cut line before
+ * its own notice: the notice was appended to the cut line, and the "\n"
+ * that was to end it made an empty line after the notice. */
+static void recovery_ends_a_line_cut_by_a_full_disk_before_its_notice(void **state)
+{
+    (void)state;
+    enum { LINES = 400, CUT = 10 };
+    place p;
+    start_case(&p, "cut-then-lost", "a line cut by a file size limit, then lines given up");
+    shared_page *page = page_new();
+    char errors_path[PATH_MAX + 64];
+    snprintf(errors_path, sizeof errors_path, "%s/errors-2026-11-22.log", p.logs);
+    pid_t child = fork();
+    if (child == 0) {
+        child_safety_net(60);
+        signal(SIGXFSZ, SIG_IGN);
+        fake_start_ns = (int64_t)1795354200 * 1000000000; /* 2026-11-22 13:30:00 UTC */
+        real_start_ns = real_now_ns();
+        xlog_file_config errors = xlog_file_defaults();
+        errors.prefix = "errors";
+        errors.sink.filter = "error";
+        errors.sink.pattern = "{message}";
+        const xlog_sink_config *sinks[] = {&errors.sink, NULL};
+        xlog_config cfg = place_config(&p);
+        cfg.wall_clock_ns = half_past_one;
+        cfg.file_level = XLOG_OFF; /* the main files stay small */
+        cfg.file_pattern = "{message}";
+        cfg.flush_interval_ms = 600000;
+        cfg.write_buffer = 4096;
+        cfg.max_message = 256;
+        cfg.sinks = sinks;
+        if (xlog_open(&cfg) != 0)
+            _exit(90);
+        xlog_error("first");
+        if (xlog_flush() != 0)
+            _exit(91);
+        struct stat st;
+        if (stat(errors_path, &st) != 0)
+            _exit(92);
+        /* Room for the first CUT bytes of the next line only. */
+        struct rlimit limit = {(rlim_t)st.st_size + CUT, RLIM_INFINITY};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+            _exit(93);
+        for (int i = 1; i <= LINES; i++) {
+            xlog_error("line %04d %s", i, "pppppppppppppppppppppppppppppppppppppppp");
+            if (i == 1)
+                xlog_flush(); /* cut after CUT bytes, then EFBIG */
+        }
+        xlog_flush(); /* fails: the loss notice stays in the buffer */
+        __atomic_store_n(&page->logging, 1, __ATOMIC_RELEASE);
+        for (;;)
+            pause();
+    }
+    wait_logging(page, child);
+    kill_and_reap(child);
+    long recovered = xlog_recover(p.logs, p.shm);
+    char *text = test_read_file(errors_path, NULL);
+    CHECK(text != NULL, "%s is missing", errors_path);
+    /* The loss notice says how many lines were given up: the cut one and
+     * those after it, up to the first that follows the notice. */
+    const char *lost_line = strchr(text, '\n');
+    CHECK(lost_line, "no line after the first");
+    lost_line = strchr(lost_line + 1, '\n');
+    CHECK(lost_line, "fewer than three lines");
+    lost_line = strchr(lost_line + 1, '\n');
+    CHECK(lost_line, "fewer than four lines");
+    unsigned long long lost = 0;
+    CHECK(sscanf(lost_line + 1, "%llu", &lost) == 1 && lost >= 2 && lost < LINES,
+          "no loss notice where expected:\n%s", text);
+    static char want[16384];
+    char notice[256];
+    int n = 0;
+    add_text(want, sizeof want, &n, "first\nline 0001 \n");
+    test_recovery_notice(notice, sizeof notice, (long)(LINES - lost + 1), (int)child,
+                         (int)getpid());
+    add_text(want, sizeof want, &n, "%s\n", notice);
+    test_lost_notice(notice, sizeof notice, lost, 51 - CUT + (lost - 1) * 51, strerror(EFBIG));
+    add_text(want, sizeof want, &n, "%s\n", notice);
+    for (int i = (int)lost + 1; i <= LINES; i++)
+        add_text(want, sizeof want, &n, "line %04d %s\n", i,
+                 "pppppppppppppppppppppppppppppppppppppppp");
+    CHECK(strcmp(text, want) == 0, "the error log holds\n%s\ninstead of\n%s", text, want);
+    CHECK(recovered == (long)(LINES - lost + 1), "%ld lines recovered", recovered);
     free(text);
     expect_nothing_left_then_remove(&p, page);
 }
@@ -3566,10 +3711,12 @@ int main(void)
         cmocka_unit_test(exec_while_the_old_image_is_being_recovered),
         cmocka_unit_test(recovery_trusts_only_a_private_directory),
         cmocka_unit_test(recovery_writes_only_what_the_file_would_have),
+        cmocka_unit_test(recovery_finds_a_directory_spelled_another_way),
         cmocka_unit_test(a_killed_process_is_recovered_into_its_prefixed_hourly_file),
         cmocka_unit_test(a_killed_process_is_recovered_into_its_listed_file_sinks),
         cmocka_unit_test(two_processes_share_a_listed_file_sink_and_one_is_killed),
         cmocka_unit_test(a_kill_between_two_sets_appends_gives_each_its_line_once),
+        cmocka_unit_test(recovery_ends_a_line_cut_by_a_full_disk_before_its_notice),
         cmocka_unit_test(processes_opening_one_directory_together_all_survive),
         cmocka_unit_test(a_format_longer_than_max_message_is_recovered),
         cmocka_unit_test(a_site_still_being_prepared_is_in_the_dictionary),

@@ -1149,17 +1149,41 @@ static void switch_to(const dead_process *dp, output *out, const target *t)
     output_switch(out, t->path);
 }
 
+/* Whether the text buffer h's bytes from `whole` start with the "\n" by
+ * which the live sink, after giving up the rest of a line a short write
+ * had cut, ends that line (file_sink.c, report_loss), and the file still
+ * ends inside a line: that byte must go before recovery's notice, which
+ * would otherwise be appended to the cut line, followed by an empty one. */
+static int ends_a_given_up_line(output *out, const xlog_survival_file *h, uint64_t whole)
+{
+    const char *bytes = (const char *)(h + 1);
+    if (whole != h->written || whole >= h->length || bytes[whole] != '\n')
+        return 0;
+    output_flush(out);
+    struct stat st;
+    return !out->error && out->fd >= 0 && fstat(out->fd, &st) == 0 && st.st_size > 0 &&
+           !file_ends_with(out->fd, (const uint8_t *)"\n", 1);
+}
+
 /* Appends what the buffer h never wrote to its file: the rest of a line
- * (or block) a short write cut, the notice, the whole lines (blocks). */
+ * (or block) a short write cut, the end of a line whose rest was given up,
+ * the notice, the whole lines (blocks). */
 static void write_buffer(dead_process *dp, xlog_survival_file *h, scratch *s, output *out)
 {
     target *t = &dp->targets[target_of(dp, h->path, h->sink)];
     switch_to(dp, out, t);
     uint64_t start, end;
-    if (!dp->sinks[h->sink].rules.binary)
-        output_buffer_bytes(out, h, first_whole_line(h));
-    else if (cut_block(h, &start, &end))
+    if (!dp->sinks[h->sink].rules.binary) {
+        uint64_t whole = first_whole_line(h);
+        output_buffer_bytes(out, h, whole);
+        if (ends_a_given_up_line(out, h, whole)) {
+            output_buffer_bytes(out, h, whole + 1);
+            t->lines--; /* counted as a line (find_targets), but it only ends one */
+            dp->lines--;
+        }
+    } else if (cut_block(h, &start, &end)) {
         finish_cut_block(out, h, start, end);
+    }
     /* The thread of the buffer's file (its pid outside per-thread mode),
      * at the time of its first record, or of the last calibration of the
      * process's clock (the lines here are older than its end). */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/atomics.h"
+#include "base/clock.h"
 #include "base/error.h"
 #include "event/message.h"
 #include "shm/shm.h"
@@ -64,13 +65,42 @@ static struct {
     xlog_rule list[ROUTING_RULES_MAX];
 } routing;
 static xlog_shared_rules program_rules = {.process = XLOG_INFO, .backtrace = XLOG_OFF};
+/* The program's rules of the last RULES_KEPT changes, each with the tick
+ * it was made at: a line is judged by the rules it was logged under (the
+ * callers let it through by those), not by a change made while it waited
+ * in its ring; without a filter the caller's check is final, and a line
+ * must not go or come because some sink has one.  A line older than all
+ * of them (more changes than that while it waited) takes the oldest. */
+#define RULES_KEPT 8
+static struct {
+    xlog_shared_rules rules;
+    uint64_t made_at; /* atomic */
+} rules_kept[RULES_KEPT] = {[0] = {.rules = {.process = XLOG_INFO, .backtrace = XLOG_OFF}}};
+static unsigned rules_newest; /* atomic: the index in rules_kept of program_rules' copy */
 /* The sequence of program_rules last stored in the survival directory
  * (odd: none yet), for recovery to follow as the back end did. */
 static uint64_t program_rules_saved = 1;
 
 void xlog_sinks_set_program_rules(int process, const xlog_rule *list, size_t count)
 {
+    /* The callers are serialised (filter.c's mutex). */
+    unsigned next = (rules_newest + 1) % RULES_KEPT;
+    xlog_shared_rules_store(&rules_kept[next].rules, process, XLOG_OFF, list, count);
+    __atomic_store_n(&rules_kept[next].made_at, xlog_ticks(), __ATOMIC_RELEASE);
+    __atomic_store_n(&rules_newest, next, __ATOMIC_RELEASE);
     xlog_shared_rules_store(&program_rules, process, XLOG_OFF, list, count);
+}
+
+/* The program's rules in force at tick (rules_kept). */
+static const xlog_shared_rules *program_rules_at(uint64_t tick)
+{
+    unsigned i = __atomic_load_n(&rules_newest, __ATOMIC_ACQUIRE);
+    for (unsigned k = 1; k < RULES_KEPT; k++) {
+        if (__atomic_load_n(&rules_kept[i].made_at, __ATOMIC_ACQUIRE) <= tick)
+            break;
+        i = (i + RULES_KEPT - 1) % RULES_KEPT;
+    }
+    return &rules_kept[i].rules;
 }
 
 int xlog_sinks_routing(int *process, const xlog_rule **list, size_t *count)
@@ -248,8 +278,8 @@ static __attribute__((noinline)) int wants_routed(const xlog_sink *s,
     if (!event->rec || (event->rec->flags & XLOG_REC_OWN))
         return 1;
     int backtrace;
-    return level >= xlog_shared_rules_level(&program_rules, module, event->module_length,
-                                            &backtrace);
+    return level >= xlog_shared_rules_level(program_rules_at(event->rec->tsc), module,
+                                            event->module_length, &backtrace);
 }
 
 void xlog_sinks_write(const xlog_line_event *event)
