@@ -344,16 +344,24 @@ static void check_json_requests(const lines *all, const int tids[2])
     }
 }
 
+/* Two threads serve their requests (serve_two_requests) into files of
+ * layout in a new place (tag), opened and closed around them. */
+static void two_requests_logged(test_place *place, const char *tag, xlog_layout_kind layout,
+                                int tids[2])
+{
+    test_place_make(place, tag);
+    xlog_config cfg = config_in(place, layout);
+    assert_int_equal(xlog_open(&cfg), 0);
+    serve_two_requests(tids);
+    assert_int_equal(xlog_close(), 0);
+}
+
 static void two_threads_serving_requests_each_carry_their_own_context_in_text(void **state)
 {
     (void)state;
     test_place place;
-    test_place_make(&place, "ctx-text");
-    xlog_config cfg = config_in(&place, XLOG_LAYOUT_TEXT);
-    assert_int_equal(xlog_open(&cfg), 0);
     int tids[2];
-    serve_two_requests(tids);
-    assert_int_equal(xlog_close(), 0);
+    two_requests_logged(&place, "ctx-text", XLOG_LAYOUT_TEXT, tids);
     lines all = text_lines(place.logs);
     check_text_requests(&all, tids);
     lines_free(&all);
@@ -364,12 +372,8 @@ static void two_threads_serving_requests_each_carry_their_own_context_in_json(vo
 {
     (void)state;
     test_place place;
-    test_place_make(&place, "ctx-json");
-    xlog_config cfg = config_in(&place, XLOG_LAYOUT_JSON);
-    assert_int_equal(xlog_open(&cfg), 0);
     int tids[2];
-    serve_two_requests(tids);
-    assert_int_equal(xlog_close(), 0);
+    two_requests_logged(&place, "ctx-json", XLOG_LAYOUT_JSON, tids);
     lines all = text_lines(place.logs);
     check_json_requests(&all, tids);
     lines_free(&all);
@@ -380,12 +384,8 @@ static void binary_files_carry_each_threads_context_for_both_layouts(void **stat
 {
     (void)state;
     test_place place;
-    test_place_make(&place, "ctx-binary");
-    xlog_config cfg = config_in(&place, XLOG_LAYOUT_BINARY);
-    assert_int_equal(xlog_open(&cfg), 0);
     int tids[2];
-    serve_two_requests(tids);
-    assert_int_equal(xlog_close(), 0);
+    two_requests_logged(&place, "ctx-binary", XLOG_LAYOUT_BINARY, tids);
     lines text = binary_lines(place.logs, XLOG_LAYOUT_TEXT, PATTERN);
     check_text_requests(&text, tids);
     lines_free(&text);
