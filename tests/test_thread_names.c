@@ -696,16 +696,21 @@ typedef struct unnamed_later {
     sem_t logged, go, done;
 } unnamed_later;
 
-/* Waits until the back end has read the name of thread tid (of this
- * process, logging into place) as empty: its ring's name, in the ring's
- * file in the persistent directory, has none (the back end reads every
- * living thread's name once a second; nothing else here ends the block). */
-static void wait_until_the_back_end_reads_no_name(const test_place *place, int tid)
+/* Waits until the back end has read a name of length bytes for thread tid
+ * (of this process, logging into place), numbered other than not_id: its
+ * ring's name, in the ring's file in the persistent directory (the back
+ * end reads every living thread's name once a second; nothing else here
+ * ends the block).  Returns the name's number.  (The back end stores a
+ * name's number before its length: a new number with the length wanted is
+ * the name wanted.) */
+static uint32_t wait_until_the_back_end_reads(const test_place *place, int tid, uint32_t length,
+                                              uint32_t not_id)
 {
     char dir[PATH_MAX + 128];
     test_process_dir(place, getpid(), dir, sizeof dir);
     assert_true(dir[0] != '\0');
-    for (int read_empty = 0; !read_empty;) {
+    for (;;) {
+        uint32_t found = 0;
         size_t n;
         char **names = test_list_files(dir, &n);
         for (size_t i = 0; i < n; i++) {
@@ -715,12 +720,15 @@ static void wait_until_the_back_end_reads_no_name(const test_place *place, int t
                                : NULL;
             if (!r)
                 continue;
-            if (__atomic_load_n(&r->tid, __ATOMIC_ACQUIRE) == tid &&
-                __atomic_load_n(&r->thread_name.length, __ATOMIC_ACQUIRE) == 0)
-                read_empty = 1;
+            uint32_t id = __atomic_load_n(&r->thread_name.id, __ATOMIC_ACQUIRE);
+            if (__atomic_load_n(&r->tid, __ATOMIC_ACQUIRE) == tid && id != 0 && id != not_id &&
+                __atomic_load_n(&r->thread_name.length, __ATOMIC_ACQUIRE) == length)
+                found = id;
             munmap(r, size);
         }
         test_free_list(names, n);
+        if (found)
+            return found;
         usleep(10000);
     }
 }
@@ -731,10 +739,11 @@ static void *named_then_unnamed(void *arg)
     u->tid = gettid_();
     name_self("before");
     log_message("named");
+    uint32_t before = wait_until_the_back_end_reads(u->place, u->tid, 6, 0);
     sem_post(&u->logged);
     wait_for(&u->go);
     name_self("");
-    wait_until_the_back_end_reads_no_name(u->place, u->tid);
+    wait_until_the_back_end_reads(u->place, u->tid, 0, before);
     log_message("unnamed");
     sem_post(&u->done);
     return NULL;
