@@ -1157,6 +1157,16 @@ static int reserved_key(const char *key)
     return 0;
 }
 
+/* The index of key's pair in c, or c->count when it has none. */
+static uint32_t pair_of(const xlog_context *c, const char *key, size_t key_length)
+{
+    uint32_t i = 0;
+    while (i < c->count && (c->pairs[i].key_length != key_length ||
+                            memcmp(c->pairs[i].key, key, key_length) != 0))
+        i++;
+    return i;
+}
+
 /* Makes c the thread's context and tells the ring, if the thread has one
  * of this xlog_open (else its next ring is told: context_to_new_ring). */
 static void context_commit(const xlog_context *c)
@@ -1197,10 +1207,7 @@ XLOG_API int xlog_context_vset(const char *key, const char *fmt, va_list args)
     xlog_enter();
     xlog_context c;
     context_now(&c);
-    uint32_t i = 0;
-    while (i < c.count && (c.pairs[i].key_length != key_length ||
-                           memcmp(c.pairs[i].key, key, key_length) != 0))
-        i++;
+    uint32_t i = pair_of(&c, key, key_length);
     int rc = 0;
     if (i == XLOG_CONTEXT_MAX_PAIRS) {
         rc = -ENOSPC;
@@ -1231,27 +1238,22 @@ XLOG_API int xlog_context_clear(const char *key)
     xlog_context c;
     context_now(&c);
     int rc = 0;
-    if (key) {
-        size_t key_length = strlen(key);
-        uint32_t i = 0;
-        while (i < c.count && (c.pairs[i].key_length != key_length ||
-                               memcmp(c.pairs[i].key, key, key_length) != 0))
-            i++;
+    uint32_t before = c.count;
+    if (!key) {
+        c.count = 0;
+    } else {
+        uint32_t i = pair_of(&c, key, strlen(key));
         if (i == c.count) {
             rc = -ENOENT;
         } else {
             memmove(&c.pairs[i], &c.pairs[i + 1], (c.count - i - 1) * sizeof c.pairs[0]);
             c.count--;
         }
-    } else if (c.count == 0) {
-        rc = 1; /* nothing to tell the ring */
-    } else {
-        c.count = 0;
     }
-    if (rc == 0)
+    if (c.count != before) /* else nothing to tell the ring */
         context_commit(&c);
     xlog_leave();
-    return rc < 0 ? rc : 0;
+    return rc;
 }
 
 XLOG_API void xlog_impl_log_dynamic(xlog_impl_site *site, int level, const char *fmt, ...)
