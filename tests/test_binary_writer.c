@@ -1419,7 +1419,7 @@ static void another_process_appends(const test_place *place)
 /* Reads path as xlog-cat does (the library's reader): marks seen[N] for
  * each line "seq N some text to fill the files", fails on one shown twice;
  * counts the reader's damage reports and the lines "another process"; any
- * other line must be recovery's notice. */
+ * other line must be recovery's notice, whole, made by this process. */
 static void read_as_xlog_cat(const char *path, unsigned char *seen, long count, size_t *damage,
                              size_t *others)
 {
@@ -1453,7 +1453,15 @@ static void read_as_xlog_cat(const char *path, unsigned char *seen, long count, 
             assert_int_equal(seen[seq], 0);
             seen[seq] = 1;
         } else {
-            assert_non_null(strstr(text, " follow, recovered by process "));
+            /* recovery's notice, whole, made by this process */
+            long lines = 0;
+            int of = 0, by = 0;
+            char want[256];
+            assert_int_equal(sscanf(text, "%ld %*s of process %d %*s recovered by process %d",
+                                    &lines, &of, &by), 3);
+            assert_int_equal(by, getpid());
+            test_recovery_notice(want, sizeof want, lines, of, by);
+            assert_string_equal(text, want);
         }
     }
     xlog_binary_reader_free(r);
