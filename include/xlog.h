@@ -2182,20 +2182,26 @@ extern uint32_t xlog_impl_pass[XLOG_FATAL + 1];
  * changes the version's MINOR while MAJOR is 0 (hence the shared library's
  * name). */
 typedef struct xlog_impl_ring {
-    uint64_t write_pos;  /* where the next record goes (even) */
+    uint64_t write_pos;  /* where the next record goes (even), plus 1 while a
+                            call of the thread writes: on this line, which
+                            the back end leaves alone while records come,
+                            so that the instruction setting it never waits
+                            for another core */
     uint64_t room_end;   /* a record may end at or below this position
                             without the library looking at the ring's lap and
                             tail; 0 makes every call take the library's way
                             (a retired ring, another xlog_open, the back end
                             asleep: lib/frontend/frontend.c, "Room") */
-    char *base;          /* the address of position 0 in this lap's terms:
-                            the record at pos is at base + pos, added as
-                            integers (base may lie below the buffer by any
-                            multiple of its size) */
+    char *base;          /* one byte below the address of position 0 in
+                            this lap's terms: a claimed call's record is at
+                            base + write_pos (pos + 1), added as integers
+                            (base may lie below the buffer by any multiple
+                            of its size) */
     uint64_t text_budget; /* bytes of strings a record carries uncut
                             (cfg.max_message, at most a quarter of the ring) */
     uint64_t library_only[4];
-    uint64_t head;       /* published end; bit 0 set while a call writes */
+    uint64_t head;       /* published end (even): what the back end polls,
+                            which a call only stores to */
 } xlog_impl_ring;
 
 /* The calling thread's ring; a ring with no room when it has none. */
@@ -2284,25 +2290,26 @@ static inline int xlog_impl_passes(xlog_impl_site *site, int level)
 
 /* Claims room for a call's record of size bytes in the thread's ring, and
  * its position, as the library's shortest path does
- * (lib/frontend/frontend.c, "Room"): sets bit 0 of head and learns whether
- * it was set already in one instruction, which a signal cannot cut in two:
- * set, a call of this thread (the one a signal handler's call interrupted)
- * is under way, and the library drops and counts this one; then checks
- * the room, which the back end makes 0 before it sleeps or retires the
- * ring, after which it looks at every head (membarrier): either it sees
- * this call under way or the call sees no room.  0, nothing written and
- * bit 0 as it was, when the call must take the library's way.  The record
- * goes to base + pos, added as integers (see xlog_impl_ring). */
+ * (lib/frontend/frontend.c, "Room"): sets bit 0 of write_pos and learns
+ * whether it was set already in one instruction, which a signal cannot
+ * cut in two: set, a call of this thread (the one a signal handler's call
+ * interrupted) is under way, and the library drops and counts this one;
+ * then checks the room, which the back end makes 0 before it sleeps or
+ * retires the ring, after which it looks at every write_pos (membarrier):
+ * either it sees this call under way or the call sees no room.  0, nothing
+ * written and bit 0 as it was, when the call must take the library's way.
+ * Else 1 with write_pos (the record's position plus 1) in *claimed: the
+ * record goes to base + *claimed, added as integers (see xlog_impl_ring). */
 static inline __attribute__((always_inline)) int xlog_impl_claim(xlog_impl_ring *r,
-                                                                 uint64_t size, uint64_t *pos)
+                                                                 uint64_t size, uint64_t *claimed)
 {
     unsigned char under_way;
-    __asm__ __volatile__("btsq $0, %0" : "+m"(r->head), "=@ccc"(under_way) : : "memory");
+    __asm__ __volatile__("btsq $0, %0" : "+m"(r->write_pos), "=@ccc"(under_way) : : "memory");
     if (XLOG_IMPL_UNLIKELY(under_way))
         return 0;
-    *pos = r->write_pos;
-    if (XLOG_IMPL_UNLIKELY(*pos + size > XLOG_IMPL_PEEK(r->room_end))) {
-        __atomic_store_n(&r->head, *pos, __ATOMIC_RELAXED);
+    *claimed = r->write_pos;
+    if (XLOG_IMPL_UNLIKELY(*claimed - 1 + size > XLOG_IMPL_PEEK(r->room_end))) {
+        __atomic_store_n(&r->write_pos, *claimed - 1, __ATOMIC_RELAXED);
         return 0;
     }
     return 1;
@@ -2322,12 +2329,14 @@ xlog_impl_header(xlog_impl_record *rec, uint64_t size, int level, unsigned n, co
     rec->site = copy;
 }
 
-/* Publishes the records up to end (bit 0 of head clear again). */
+/* Publishes the records up to end, then clears bit 0 of write_pos: in
+ * this order, so that the back end, which reads write_pos before head,
+ * never finds the call over and its record not yet published. */
 static inline __attribute__((always_inline)) void xlog_impl_publish(xlog_impl_ring *r,
                                                                     uint64_t end)
 {
-    r->write_pos = end;
     __atomic_store_n(&r->head, end, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->write_pos, end, __ATOMIC_RELEASE);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -2337,15 +2346,15 @@ static inline __attribute__((always_inline)) int
 xlog_impl_put(xlog_impl_site *site, int level, const uint64_t *slots, unsigned n)
 {
     xlog_impl_ring *r = xlog_impl_my_ring;
-    uint64_t pos, size = sizeof(xlog_impl_record) + 8 * (uint64_t)n;
-    if (!xlog_impl_claim(r, size, &pos))
+    uint64_t claimed, size = sizeof(xlog_impl_record) + 8 * (uint64_t)n;
+    if (!xlog_impl_claim(r, size, &claimed))
         return 0;
-    xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + pos);
+    xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + claimed);
     xlog_impl_header(rec, size, level, n, __atomic_load_n(&site->scalar_copy, __ATOMIC_RELAXED));
     uint64_t *args = (uint64_t *)(rec + 1);
     for (unsigned i = 0; i < n; i++)
         args[i] = slots[i];
-    xlog_impl_publish(r, pos + size);
+    xlog_impl_publish(r, claimed - 1 + size);
     return 1;
 }
 
@@ -2455,10 +2464,10 @@ xlog_impl_put_text(xlog_impl_site *site, int level, uint32_t shape, const xlog_i
     xlog_impl_ring *r = xlog_impl_my_ring;
     if (XLOG_IMPL_UNLIKELY(bytes > XLOG_IMPL_PEEK(r->text_budget)))
         return 0;
-    uint64_t pos, size = (sizeof(xlog_impl_record) + bytes + 7) & ~(uint64_t)7;
-    if (!xlog_impl_claim(r, size, &pos))
+    uint64_t claimed, size = (sizeof(xlog_impl_record) + bytes + 7) & ~(uint64_t)7;
+    if (!xlog_impl_claim(r, size, &claimed))
         return 0;
-    xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + pos);
+    xlog_impl_record *rec = (xlog_impl_record *)((uintptr_t)r->base + claimed);
     xlog_impl_header(rec, size, level, n, __atomic_load_n(&site->copy, __ATOMIC_RELAXED));
     char *out = (char *)(rec + 1);
     /* Unrolled, each argument's class and a literal's address and length
@@ -2482,7 +2491,7 @@ xlog_impl_put_text(xlog_impl_site *site, int level, uint32_t shape, const xlog_i
             out += 8;
         }
     }
-    xlog_impl_publish(r, pos + size);
+    xlog_impl_publish(r, claimed - 1 + size);
     return 1;
 }
 

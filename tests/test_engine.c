@@ -242,6 +242,31 @@ static void counters_match_the_files(void **state)
     test_drop_dir(dir);
 }
 
+/* The calling thread's ring, from the registry; NULL if it has none. */
+static xlog_ring *ring_of_this_thread(void)
+{
+    xlog_ring *mine = NULL;
+    pthread_mutex_lock(&xlog_rings.lock);
+    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
+        if (r->tid == gettid())
+            mine = r;
+    pthread_mutex_unlock(&xlog_rings.lock);
+    return mine;
+}
+
+static void *log_held_line(void *p)
+{
+    xlog_info("held %d", *(int *)p);
+    return NULL;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 static void stuck_call(xlog_ring *mine, const char *dir);
 
 /* A call that never finishes (a thread stopped inside it, or a signal
@@ -253,12 +278,7 @@ static void stuck_call_holds_nothing_up(void **state)
     char *dir = test_make_dir("stuck");
     open_in(dir, XLOG_FILE_SHARED);
     xlog_info("before");
-    xlog_ring *mine = NULL;
-    pthread_mutex_lock(&xlog_rings.lock);
-    for (xlog_ring *r = xlog_rings.rings; r; r = r->next)
-        if (r->tid == gettid())
-            mine = r;
-    pthread_mutex_unlock(&xlog_rings.lock);
+    xlog_ring *mine = ring_of_this_thread();
     if (!mine)
         fail_msg("no ring for this thread");
     else
@@ -269,11 +289,11 @@ static void stuck_call_holds_nothing_up(void **state)
 /* The part of the test above with this thread's ring found. */
 static void stuck_call(xlog_ring *mine, const char *dir)
 {
-    uint64_t head = xlog_load(&mine->head);
+    uint64_t pos = xlog_load(&mine->write_pos);
     /* As if interrupted inside a call (this thread's own view, and the back
      * end's). */
     xlog_enter();
-    xlog_store(&mine->head, head | 1);
+    xlog_store(&mine->write_pos, pos | 1);
     xlog_counters before, after;
     xlog_stats(&before);
     xlog_info("nested call: dropped");
@@ -283,7 +303,7 @@ static void stuck_call(xlog_ring *mine, const char *dir)
     run_workers(w, 2, 1000);
     assert_int_equal(xlog_flush(), 0);
     assert_int_equal(lines_now(dir), 1 + 2000 + 1); /* and the drop notice */
-    xlog_store(&mine->head, head); /* the call ends */
+    xlog_store(&mine->write_pos, pos); /* the call ends */
     xlog_leave();
     assert_int_equal(xlog_close(), 0);
     char *text = test_read_dir(dir, NULL);
@@ -292,6 +312,63 @@ static void stuck_call(xlog_ring *mine, const char *dir)
                                  "signal handler inside a log call\n"));
     assert_int_equal(test_count_lines(text), 1 + 2000 + 1);
     free(text);
+}
+
+/* While a call of one thread is under way (bit 0 of its write_pos), a
+ * later line of another thread waits for it, since the call's line may be
+ * the older (backend.c, "watermark"), although the thread under way has no
+ * record left to write: the back end must ask its write_pos then.  The
+ * window is well inside the time after which a stuck call stops holding
+ * others back (STUCK_CALL_NS, 100 ms); a round whose thread was kept off
+ * the processor longer proves nothing and is run again. */
+static void a_call_under_way_holds_back_another_threads_later_line(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("underway");
+    xlog_config cfg = test_config_in(dir);
+    cfg.file_pattern = "{message}";
+    cfg.flush_interval_ms = 1; /* what the back end writes is in the file at once */
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("first");
+    xlog_ring *mine = ring_of_this_thread();
+    assert_non_null(mine);
+    int rounds = 0, conclusive = 0;
+    size_t lines = 1;
+    while (conclusive < 3 && rounds < 20) {
+        assert_int_equal(xlog_flush(), 0);
+        assert_int_equal(lines_now(dir), lines);
+        uint64_t pos = xlog_load(&mine->write_pos);
+        xlog_enter(); /* as if interrupted inside a call, as above */
+        xlog_store(&mine->write_pos, pos | 1);
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        pthread_t other;
+        assert_int_equal(pthread_create(&other, NULL, log_held_line, &rounds), 0);
+        pthread_join(other, NULL);
+        size_t seen = lines;
+        while (ms_since(&t0) < 30 && seen == lines) {
+            usleep(1000);
+            seen = lines_now(dir);
+        }
+        int in_time = ms_since(&t0) < 80;
+        xlog_store(&mine->write_pos, pos); /* the call ends */
+        xlog_leave();
+        if (in_time) {
+            assert_int_equal(seen, lines); /* the other thread's line waited */
+            conclusive++;
+        }
+        rounds++;
+        lines++;
+    }
+    assert_int_equal(conclusive, 3);
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    char expected[4096] = "first\n";
+    for (int i = 0; i < rounds; i++)
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "held %d\n", i);
+    assert_string_equal(text, expected);
+    free(text);
+    test_drop_dir(dir);
 }
 
 /* ---- the idle back end ------------------------------------------------------ */
@@ -595,6 +672,7 @@ int main(void)
         cmocka_unit_test(ended_threads_lines_are_written_and_ring_freed),
         cmocka_unit_test(counters_match_the_files),
         cmocka_unit_test(stuck_call_holds_nothing_up),
+        cmocka_unit_test(a_call_under_way_holds_back_another_threads_later_line),
         cmocka_unit_test_teardown(an_idle_back_end_wakes_only_for_its_timers,
                                   close_after_failure),
         cmocka_unit_test_teardown(lines_logged_after_a_long_idle_are_written,

@@ -329,7 +329,7 @@ static void handler_interrupting_a_threads_first_call_neither_deadlocks_nor_lose
 /* ---- a handler inside the caller's code, one instruction at a time -------
  *
  * A call written in the program's code loads the thread's ring, then sets
- * bit 0 of its head (xlog_impl_claim).  A signal handler that runs between
+ * bit 0 of its write_pos (xlog_impl_claim).  A signal handler that runs between
  * the two and logs may give the thread another ring (its ring is from before
  * an xlog_close and xlog_open): the call it interrupted then goes on with
  * the ring it loaded.  The main code's call is single-stepped (the trap
@@ -339,11 +339,12 @@ enum { CHILD_NOT_THERE = 94 };
 
 static volatile sig_atomic_t stepping, stepped_to_bts;
 
-/* Whether code is `btsq $0, disp8(reg)`, the claim's instruction. */
+/* Whether code is `btsq $0, (reg)`, the claim's instruction (write_pos is
+ * the ring's first field). */
 static int is_claim(const unsigned char *code)
 {
     return (code[0] & 0xf8) == 0x48 && code[1] == 0x0f && code[2] == 0xba &&
-           (code[3] & 0xf8) == 0x68 && (code[3] & 7) != 4 && code[5] == 0;
+           (code[3] & 0xf8) == 0x28 && (code[3] & 7) != 4 && (code[3] & 7) != 5 && code[4] == 0;
 }
 
 static void step_handler(int sig, siginfo_t *info, void *context)

@@ -6,8 +6,12 @@
  * UTC, formatting, and writing large blocks.
  *
  * How it works, one pass of the loop:
- *   1. scan: read every ring's head; note how far each is published and which
- *      threads are inside a call (bit 0 of head).
+ *   1. scan: read every ring's head, how far each is published; then, only
+ *      when some other ring has records to write, which threads are inside
+ *      a call (bit 0 of write_pos).  A thread alone with records is never
+ *      asked: its call under way comes after them.  So the back end reads
+ *      no line a call loads while one thread logs, and the call's first
+ *      instruction never waits for this core to give a line back.
  *   2. watermark: the newest timestamp that is safe to write.  A record not
  *      yet visible can only have a timestamp older than "now" if its thread
  *      is inside a call; that call's timestamp is no older than the newest
@@ -509,6 +513,12 @@ static void refresh_rings(void)
             number_thread_name(be.rings[i]);
 }
 
+static void read_head(xlog_ring *r)
+{
+    r->visible_end = xlog_load_acquire(&r->head);
+    xlog_tsan_acquire(&r->head);
+}
+
 /* Reads every head; returns the watermark (see the top of this file).  A
  * call that has not finished for STUCK_CALL_NS (its thread is stopped in a
  * debugger, say) stops holding the others back, and at the last flush of
@@ -519,18 +529,26 @@ static uint64_t scan(int last_flush)
     uint64_t now = xlog_ticks();
     refresh_rings();
     uint64_t watermark = now - be.margin_ticks;
+    size_t with_records = 0;
+    for (size_t i = 0; i < be.ring_count; i++) {
+        read_head(be.rings[i]);
+        with_records += be.rings[i]->visible_end != be.rings[i]->read_pos;
+    }
     for (size_t i = 0; i < be.ring_count; i++) {
         xlog_ring *r = be.rings[i];
-        uint64_t head = xlog_load_acquire(&r->head);
-        xlog_tsan_acquire(&r->head);
-        r->visible_end = head & ~(uint64_t)1;
-        if (!(head & 1))
+        if (with_records - (r->visible_end != r->read_pos) == 0)
+            continue; /* no other ring's record to hold back */
+        /* A call that finds bit 0 clear has published before it (xlog.h,
+         * xlog_impl_publish): so head again, after it. */
+        uint64_t claimed = xlog_load_acquire(&r->write_pos);
+        read_head(r);
+        if (!(claimed & 1))
             continue;
-        if (head != r->odd_head) {
-            r->odd_head = head;
-            r->odd_since = now;
+        if (claimed != r->claimed_pos) {
+            r->claimed_pos = claimed;
+            r->claimed_since = now;
         }
-        if (!last_flush && now - r->odd_since < be.stuck_ticks && r->last_tsc < watermark)
+        if (!last_flush && now - r->claimed_since < be.stuck_ticks && r->last_tsc < watermark)
             watermark = r->last_tsc;
     }
     return watermark;
@@ -625,8 +643,7 @@ static void tend_rings(uint64_t now)
             xlog_ring_tend(r, now, be.clock.ns_per_tick);
             continue;
         }
-        r->visible_end = xlog_load_acquire(&r->head);
-        xlog_tsan_acquire(&r->head);
+        read_head(r);
         if (front(r))
             continue;
         report_drops(r, now, 1);
@@ -670,8 +687,8 @@ static int rings_have_work(void)
     if (xlog_load_acquire(&xlog_rings.generation) != be.rings_generation)
         return 1;
     for (size_t i = 0; i < be.ring_count; i++) {
-        uint64_t head = xlog_load_acquire(&be.rings[i]->head);
-        if ((head & 1) || head != be.rings[i]->read_pos)
+        uint64_t claimed = xlog_load_acquire(&be.rings[i]->write_pos);
+        if ((claimed & 1) || xlog_load_acquire(&be.rings[i]->head) != be.rings[i]->read_pos)
             return 1;
     }
     return 0;
@@ -728,7 +745,7 @@ static void crash_drain(int sig)
     }
     refresh_rings();
     for (size_t i = 0; i < be.ring_count; i++)
-        be.rings[i]->visible_end = xlog_load_acquire(&be.rings[i]->head) & ~(uint64_t)1;
+        read_head(be.rings[i]);
     merge(UINT64_MAX);
 
     /* The last line goes to the crashing thread's stream. */

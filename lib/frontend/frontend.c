@@ -23,7 +23,7 @@
  *      with the configuration in force.
  *   4. The call measures the record (string lengths need a first pass over the
  *      arguments), reserves room in the ring (ring_reserve, which also ends a
- *      lap: rings/ring.h), marks itself "in a call" (bit 0 of head), reads
+ *      lap: rings/ring.h), marks itself "in a call" (bit 0 of write_pos), reads
  *      the clock, copies the arguments and publishes.
  *   5. A full ring blocks (spinning, then yielding, then sleeping) or drops,
  *      as configured; both are counted.
@@ -90,8 +90,9 @@ uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
  *   - the back end retiring an idle ring (after its epoch is 0), and
  *     xlog_close (after the logger's epoch is 0);
  *   - the back end falling asleep (after it sets xlog_bell.asleep): a call
- *     sets bit 0 of head before it reads room_end, and the back end, after
- *     the 0s, runs membarrier and then looks at every head: either it sees
+ *     sets bit 0 of write_pos before it reads room_end, and the back end,
+ *     after the 0s, runs membarrier and then looks at every write_pos and
+ *     head: either it sees
  *     the call under way (and stays awake) or the call sees no room and
  *     takes the library's way, which rings the doorbell.
  * The library sets room_end again (open_room) with a full barrier, then
@@ -101,7 +102,7 @@ uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
  * allows for.  So a call written in the program's code needs no epoch
  * check and no doorbell check.
  *
- * The same bit 0 of head keeps a signal handler's call out of a call under
+ * The same bit 0 of write_pos keeps a signal handler's call out of a call under
  * way: the call in the program's code sets it and learns whether it was
  * set in one instruction; the library's paths set it before they read the
  * write position (claim), and their entries drop a call made while it is
@@ -198,7 +199,7 @@ static void context_to_new_ring(xlog_ring *r);
  * only at the thread's next change of ring, or when it ends: this call may
  * be a signal handler's that interrupted a call in the program's code
  * between its load of xlog_impl_my_ring and its claim (xlog_impl_claim),
- * which then sets bit 0 of the old ring's head, reads its write position
+ * which then sets bit 0 of the old ring's write_pos, reads its write position
  * and, finding no room (the old ring's room_end is 0, or it is "the one
  * call" of a retired ring), comes here.  Given back at once, the old ring
  * could be unmapped (a ring in a file of an earlier xlog_open), or in the
@@ -324,25 +325,26 @@ static int lengthen_lap(xlog_ring *r, uint64_t needed)
     return 1;
 }
 
-/* Sets bit 0 of head (a call of this thread is under way, ring.h) in one
- * instruction, so that a signal handler's call sees it either unset (and
- * completes before this one reads the write position) or set; then the
- * write position may be read. */
-static inline void claim(xlog_ring *r)
+/* Sets bit 0 of write_pos (a call of this thread is under way, ring.h) in
+ * one instruction, so that a signal handler's call sees it either unset
+ * (and completes before this one reads the write position) or set; returns
+ * the write position. */
+static inline uint64_t claim(xlog_ring *r)
 {
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-    __asm__ __volatile__("orq $1, %0" : "+m"(r->head) : : "memory");
+    __asm__ __volatile__("orq $1, %0" : "+m"(r->write_pos) : : "memory");
 #else
-    __atomic_fetch_or(&r->head, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_or(&r->write_pos, 1, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #endif
+    return xlog_load(&r->write_pos) - 1;
 }
 
 /* The call writes nothing after all. */
 static inline void unclaim(xlog_ring *r)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    xlog_store_release(&r->head, r->write_pos);
+    xlog_store_release(&r->write_pos, xlog_load(&r->write_pos) & ~(uint64_t)1);
 }
 
 /* A call made while another of its thread is under way (a signal handler
@@ -350,7 +352,7 @@ static inline void unclaim(xlog_ring *r)
 static inline int nested_call(void)
 {
     xlog_ring *r;
-    return xlog_inside() || ((r = my_ring()) != NULL && (xlog_load(&r->head) & 1));
+    return xlog_inside() || ((r = my_ring()) != NULL && (xlog_load(&r->write_pos) & 1));
 }
 
 /* Gives the calls in the program's code the ring's room, unless the
@@ -387,22 +389,22 @@ static size_t message_budget(const xlog_ring *r)
  * lap_start. */
 static void set_room(xlog_ring *r, uint64_t lap_start, uint64_t end)
 {
-    r->base = (char *)((uintptr_t)r->buffer - (uintptr_t)lap_start);
+    r->base = (char *)((uintptr_t)r->buffer - (uintptr_t)lap_start - 1);
     r->text_budget = message_budget(r);
     r->room = end;
     open_room(r);
 }
 
-/* Waits for room as wait_for_room, with bit 0 of head clear meanwhile (the
- * back end holds other threads' later records while it is set); 1 with
- * the ring claimed again, and the write position to be read again (a
- * signal handler's call may have written), or 0 unclaimed. */
-static int wait_unclaimed(xlog_ring *r, uint64_t need)
+/* Waits for room as wait_for_room, with bit 0 of write_pos clear meanwhile
+ * (the back end holds other threads' later records while it is set); 1
+ * with the ring claimed again and the write position in *pos (a signal
+ * handler's call may have written), or 0 unclaimed. */
+static int wait_unclaimed(xlog_ring *r, uint64_t need, uint64_t *pos)
 {
     unclaim(r);
     if (!wait_for_room(r, need))
         return 0;
-    claim(r);
+    *pos = claim(r);
     return 1;
 }
 
@@ -482,17 +484,15 @@ static __attribute__((noinline)) int renew_room(xlog_ring *r, uint64_t *pos, uin
  * record that follows it. */
 static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
 {
-    claim(r);
-    uint64_t pos = r->write_pos;
+    uint64_t pos = claim(r);
     for (;;) {
         uint64_t offset = pos & r->mask;
         if (offset + size <= r->lap_end) {
             if (UNLIKELY(pos + size - r->cached_tail > r->capacity)) {
                 r->cached_tail = xlog_load_acquire(&r->tail);
                 if (pos + size - r->cached_tail > r->capacity) {
-                    if (!wait_unclaimed(r, pos + size))
+                    if (!wait_unclaimed(r, pos + size, &pos))
                         return NULL;
-                    pos = r->write_pos;
                     continue;
                 }
             }
@@ -519,15 +519,13 @@ static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
             unclaim(r);
             count_drop(r, XLOG_DROP_FULL);
             return NULL;
-        } else if (!wait_unclaimed(r, next_lap + size)) {
+        } else if (!wait_unclaimed(r, next_lap + size, &pos)) {
             return NULL;
-        } else {
-            pos = r->write_pos;
         }
     }
 }
 
-/* The clock, for a record whose room is claimed: the mark (bit 0 of head)
+/* The clock, for a record whose room is claimed: the mark (bit 0 of write_pos)
  * is visible no later than the timestamp is taken (see ring.h). */
 static inline uint64_t begin_record(void)
 {
@@ -544,8 +542,7 @@ static inline xlog_ring *room_for(uint64_t size, uint64_t *pos)
     xlog_ring *r = my_ring();
     if (UNLIKELY(r == NULL) || UNLIKELY(xlog_load(&r->epoch) != xlog_load(&xlog_front.epoch)))
         return NULL;
-    claim(r);
-    *pos = r->write_pos;
+    *pos = claim(r);
     if (UNLIKELY(*pos + size > r->room) && !renew_room(r, pos, size)) {
         unclaim(r);
         return NULL;
@@ -555,10 +552,19 @@ static inline xlog_ring *room_for(uint64_t size, uint64_t *pos)
     return r;
 }
 
+/* Where the record at pos of the room's lap goes (base is one byte below
+ * position 0: xlog.h, xlog_impl_ring). */
+static inline xlog_record *record_at(const xlog_ring *r, uint64_t pos)
+{
+    return (xlog_record *)((uintptr_t)r->base + pos + 1);
+}
+
+/* Publishes, then clears bit 0 of write_pos (xlog.h, xlog_impl_publish,
+ * says why in this order). */
 static inline void publish_record(xlog_ring *r, uint64_t record_pos, uint64_t size)
 {
-    r->write_pos = record_pos + size;
-    xlog_store_release(&r->head, r->write_pos);
+    xlog_store_release(&r->head, record_pos + size);
+    xlog_store_release(&r->write_pos, record_pos + size);
     xlog_bell_published();
 }
 
@@ -897,7 +903,7 @@ XLOG_API void xlog_impl_log(xlog_impl_site *site, int level, const char *fmt, ..
         uint64_t size = site->fixed_size, pos;
         xlog_ring *r = room_for(size, &pos);
         if (LIKELY(r != NULL)) {
-            xlog_record *rec = (xlog_record *)((uintptr_t)r->base + pos);
+            xlog_record *rec = record_at(r, pos);
             rec->tsc = begin_record();
             rec->size = (uint32_t)size;
             rec->type = XLOG_REC_SITE;
@@ -972,7 +978,7 @@ static inline __attribute__((always_inline)) int log_slots_fast(xlog_impl_site *
     xlog_ring *r = room_for(size, &pos);
     if (UNLIKELY(r == NULL))
         return 0;
-    xlog_record *rec = (xlog_record *)((uintptr_t)r->base + pos);
+    xlog_record *rec = record_at(r, pos);
     rec->tsc = begin_record();
     rec->size = (uint32_t)size;
     rec->type = XLOG_REC_SITE;
@@ -1517,7 +1523,7 @@ XLOG_API void xlog_impl_log_captured(xlog_impl_site *site, int level, uint32_t s
         LIKELY(!(flags & XLOG_REC_RATED))) {
         uint64_t size = xlog_align8(sizeof(xlog_record) + bytes), pos;
         if (LIKELY((r = room_for(size, &pos)) != NULL)) {
-            xlog_record *rec = (xlog_record *)((uintptr_t)r->base + pos);
+            xlog_record *rec = record_at(r, pos);
             rec->tsc = begin_record();
             rec->size = (uint32_t)size;
             rec->type = XLOG_REC_SITE;

@@ -770,7 +770,7 @@ static pending_record *collect(dead_process *dp, size_t *count)
     *count = 0;
     for (size_t i = 0; all && i < dp->ring_count; i++) {
         xlog_ring *r = ring_at(dp, i);
-        uint64_t end = r->head & ~(uint64_t)1;
+        uint64_t end = r->head;
         if (end - r->buffered > r->capacity || r->buffered % XLOG_RECORD_ALIGN ||
             end % XLOG_RECORD_ALIGN) {
             /* Its positions say it holds more than it can: none of it can

@@ -9,9 +9,14 @@
  * Positions are free-running 64-bit byte counters; the buffer offset of a
  * position is pos & mask.  A record never wraps around the end of the buffer.
  *
- *   head  written by the producer.  Bits 63..1 hold the end of the published
- *         records; bit 0 is set while a call is between taking its timestamp
- *         and publishing its record (see "ordering" below).
+ *   head  written by the producer: the end of the published records, which
+ *         the back end polls.  The producer only stores to it.
+ *   write_pos  the producer's: where its next record goes, plus 1 while a
+ *         call is between taking its timestamp and publishing its record
+ *         (see "ordering" below).  A call sets that bit with one read-modify-
+ *         write, so it lives on the producer's own line: read by the back end
+ *         only when another thread's records must wait for this call, and
+ *         before it sleeps.
  *   tail  written by the consumer: everything before it may be overwritten.
  * The producer may write [pos, pos + size) when pos + size - tail <= capacity.
  *
@@ -32,7 +37,7 @@
  *
  * Ordering across threads: a shared file must be in time order, but a thread
  * can be preempted after reading the clock and before publishing.  Bit 0 of
- * head tells the back end that a record with a timestamp no older than the
+ * write_pos tells the back end that a record with a timestamp no older than the
  * thread's previous one may still appear, so the back end holds back later
  * records until that call has finished (see backend.c, "watermark").
  *
@@ -71,13 +76,15 @@ typedef struct xlog_thread_name {
 } xlog_thread_name;
 
 typedef struct xlog_ring {
-    /* Read and written by the producer only: a line the back end never
-     * touches, so the call's loads never miss. */
-    _Alignas(XLOG_CACHE_LINE) uint64_t write_pos; /* producer's copy of head, bit 0 clear */
+    /* Read and written by the producer: a line the back end reads only
+     * when another ring's records wait for a call of this one, or before
+     * it sleeps, so the call's loads do not miss. */
+    _Alignas(XLOG_CACHE_LINE) uint64_t write_pos; /* atomic: see above */
     uint64_t room_end;                       /* atomic: see xlog_impl_ring (xlog.h) and
                                                 frontend.c, "Room"; the back end and
                                                 xlog_close may make it 0 */
-    char *base;                              /* buffer minus the lap's first position */
+    char *base;                              /* buffer minus the lap's first position,
+                                                minus 1 (xlog.h, xlog_impl_ring) */
     uint64_t text_budget;                    /* bytes of strings a record may carry
                                                 uncut (frontend.c, message_budget) */
     uint64_t room;                           /* the shortest paths write below it
@@ -87,8 +94,9 @@ typedef struct xlog_ring {
     uint64_t epoch;                          /* atomic: the xlog_open this ring belongs
                                                 to; 0 once the back end retired it */
 
-    /* Written by the producer at every call, polled by the back end: alone
-     * on its line (the producer only stores to it). */
+    /* Stored to by the producer at every call, polled by the back end:
+     * alone on its line.  The producer never loads it, so the back end's
+     * reads never make a call wait (a store waits in the store buffer). */
     _Alignas(XLOG_CACHE_LINE) uint64_t head; /* atomic; see above */
 
     /* Written by the producer rarely (read by the back end per pass, so
@@ -112,8 +120,8 @@ typedef struct xlog_ring {
                                                 (lib/shm/shm.h) */
     uint64_t visible_end;                    /* published end seen by the last scan */
     uint64_t last_tsc;                       /* timestamp of the newest record seen */
-    uint64_t odd_head;                       /* a head seen with bit 0 set ... */
-    uint64_t odd_since;                      /* ... since these ticks (see backend.c) */
+    uint64_t claimed_pos;                    /* a write_pos seen with bit 0 set ... */
+    uint64_t claimed_since;                  /* ... since these ticks (see backend.c) */
     uint64_t refused;                        /* records with a level outside TRACE..FATAL */
     uint64_t dropped_reported[XLOG_DROP_REASONS]; /* drops already announced ... */
     uint64_t refused_reported;               /* ... and refusals */

@@ -285,7 +285,7 @@ static void ring_unmap(xlog_ring *r)
  * pos & mask at 0, as for a new ring. */
 static uint64_t next_thread_start(const xlog_ring *r)
 {
-    uint64_t end = xlog_load(&r->head) & ~(uint64_t)1;
+    uint64_t end = xlog_load(&r->head);
     return (end + r->mask) & ~r->mask;
 }
 
@@ -342,7 +342,7 @@ static void take_counts_locked(xlog_ring *r)
  * closed (the back end's last pass was already over). */
 static uint64_t count_unread(const xlog_ring *r)
 {
-    uint64_t unread = 0, end = xlog_load_acquire(&r->head) & ~(uint64_t)1;
+    uint64_t unread = 0, end = xlog_load_acquire(&r->head);
     for (uint64_t pos = xlog_load(&r->tail); pos < end;) {
         const xlog_record *rec = (const xlog_record *)(r->buffer + (pos & r->mask));
         if (rec->size == 0)
