@@ -117,17 +117,14 @@ static inline size_t xlog_binary_record_max(const xlog_record *rec, int nargs)
 }
 uint8_t *xlog_binary_record_any(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
                                 const xlog_record *rec, const unsigned char *kinds);
-/* Inline (always: the file sink's shortest way needs it inlined to make no
- * call), for the usual record (no flag, scalar arguments), which the back
- * end writes at every line. */
+/* The usual record's Record entry (no flag, its Site entry's level,
+ * scalar arguments: the caller checked), which the back end writes at
+ * every line.  Inline (always: the file sink's shortest way needs it
+ * inlined to make no call). */
 static inline __attribute__((always_inline)) uint8_t *
-xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
-                   const xlog_record *rec, const unsigned char *kinds,
-                   const xlog_binary_shape *shape)
+xlog_binary_record_usual(uint8_t *out, uint32_t number, uint64_t delta_ns,
+                         const xlog_record *rec, const xlog_binary_shape *shape)
 {
-    if (!shape->scalars || rec->level != site_level ||
-        (rec->flags & (XLOG_REC_TRUNCATED | XLOG_REC_RATED)))
-        return xlog_binary_record_any(out, number, site_level, delta_ns, rec, kinds);
     *out++ = XLOG_BINARY_RECORD;
     out = xlog_binary_varint(out, number);
     out = xlog_binary_varint(out, delta_ns);
@@ -144,6 +141,18 @@ xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint64_t delta
         }
     }
     return out;
+}
+
+/* Any record: the usual one inline, the others by xlog_binary_record_any. */
+static inline __attribute__((always_inline)) uint8_t *
+xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
+                   const xlog_record *rec, const unsigned char *kinds,
+                   const xlog_binary_shape *shape)
+{
+    if (!shape->scalars || rec->level != site_level ||
+        (rec->flags & (XLOG_REC_TRUNCATED | XLOG_REC_RATED)))
+        return xlog_binary_record_any(out, number, site_level, delta_ns, rec, kinds);
+    return xlog_binary_record_usual(out, number, delta_ns, rec, shape);
 }
 
 /* A Message entry: a line already made. */
