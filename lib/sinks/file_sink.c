@@ -355,7 +355,42 @@ typedef struct xlog_file_site {
     uint32_t entry_size;     /* 0 until measured */
     int level;
     xlog_binary_shape shape;
+    /* The first 8 bytes of the site's usual record in this block (its
+     * size, type, level, no flag but XLOG_REC_OWN, its arguments' count:
+     * usual_header) and the room that record takes in the buffer, for
+     * usual_records' one compare; 0 when the site has no usual record. */
+    uint64_t usual_header;
+    size_t usual_room;
 } xlog_file_site;
+
+/* The first 8 bytes of rec (size, type, level, flags, nargs), without the
+ * flag XLOG_REC_OWN, which changes nothing in a binary file. */
+static inline uint64_t header_bytes(const xlog_record *rec)
+{
+    static const xlog_record own = {.flags = XLOG_REC_OWN};
+    uint64_t bytes, mask;
+    memcpy(&bytes, rec, 8);
+    memcpy(&mask, &own, 8);
+    return bytes & ~mask;
+}
+
+/* Sets known's usual record: of the level its Site entry gives in the
+ * block, nargs scalar arguments of 8 bytes each, as the front end writes
+ * them, no flag; none when its arguments are not all scalars or its
+ * entries would be longer than a block takes. */
+static void set_usual(const file_sink *fs, xlog_file_site *known, int nargs)
+{
+    xlog_record usual = {.size = (uint32_t)(sizeof usual + 8 * (size_t)nargs),
+                         .type = XLOG_REC_SITE,
+                         .level = (uint8_t)known->level,
+                         .nargs = (uint8_t)nargs};
+    size_t need = known->entry_size + xlog_binary_record_max(&usual, nargs);
+    known->usual_header = 0;
+    if (known->shape.scalars && need <= fs->entry_max) {
+        known->usual_header = header_bytes(&usual);
+        known->usual_room = need + XLOG_BINARY_THREAD_MAX;
+    }
+}
 
 /* f's entry for the site numbered number, measured now; NULL without
  * memory for f's table. */
@@ -462,6 +497,7 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
         end = xlog_binary_site(end, number, rec->level, item->site, item->site->kinds, nargs);
         known->block_serial = f->block_serial;
         known->level = rec->level;
+        set_usual(fs, known, nargs);
     }
     if (item->tid != f->block_tid) {
         end = xlog_binary_thread(end, item->tid);
@@ -561,26 +597,28 @@ usual_records(file_sink *fs, const xlog_binary_run *run, size_t i)
         if (left < bound)
             bound = left;
     }
+    /* (Times never go back in a run: those of the file's day come first.) */
+    while (last > it && last[-1].time_ns >= f->day_end)
+        last--;
     uint8_t *buffer = (uint8_t *)f->buffer;
     uint8_t *start = buffer + f->length, *out = start;
-    int64_t day_end = f->day_end, previous = f->block_time;
+    int64_t previous = f->block_time;
     uint32_t serial = f->block_serial;
-    size_t site_count = f->site_count, entry_max = fs->entry_max;
+    size_t site_count = f->site_count;
     for (; it < last; it++) {
         const xlog_record *rec = it->rec;
-        int64_t time_ns = it->time_ns;
         uint32_t number = ((const xlog_site_copy *)rec->site)->backend_number;
-        if (time_ns >= day_end || number >= site_count)
+        if (number >= site_count)
             break;
         const xlog_file_site *known = &f->sites[number];
-        size_t need = known->entry_size + xlog_binary_record_max(rec, rec->nargs);
-        if (known->block_serial != serial || !known->shape.scalars ||
-            rec->level != known->level || (rec->flags & (XLOG_REC_TRUNCATED | XLOG_REC_RATED)) ||
-            need > entry_max || (size_t)(out - buffer) + need + XLOG_BINARY_THREAD_MAX > bound)
+        /* Its site defined in the block, its usual record (no flag, the
+         * Site entry's level, scalar arguments), and room. */
+        if (known->block_serial != serial || header_bytes(rec) != known->usual_header ||
+            (size_t)(out - buffer) + known->usual_room > bound)
             break;
-        out = xlog_binary_record_usual(out, number, (uint64_t)(time_ns - previous), rec,
+        out = xlog_binary_record_usual(out, number, (uint64_t)(it->time_ns - previous), rec,
                                        &known->shape);
-        previous = time_ns;
+        previous = it->time_ns;
     }
     size_t taken = (size_t)(it - &run->items[i]);
     if (taken) {
