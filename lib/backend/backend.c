@@ -429,11 +429,12 @@ static usual_levels usual_levels_of(const xlog_ring *r)
 /* Whether write_record would take rec, with nothing to do after it (no
  * truncation to count, no flush): a usual record, which hand_run hands
  * to the sink with others. */
-static inline __attribute__((always_inline)) int usual(const xlog_record *rec, usual_levels levels)
+static inline __attribute__((always_inline)) int usual(const xlog_record *rec, usual_levels levels,
+                                                        uint32_t backend_run)
 {
     return rec->type == XLOG_REC_SITE && (unsigned)rec->level - levels.low < levels.span &&
            !(rec->flags & (XLOG_REC_KEEP | XLOG_REC_TRUNCATED)) &&
-           ((const xlog_site_copy *)rec->site)->backend_run == be.run;
+           ((const xlog_site_copy *)rec->site)->backend_run == backend_run;
 }
 
 /* Hands be.record_sink the usual records of r from its read position on,
@@ -447,26 +448,45 @@ static inline __attribute__((always_inline)) int usual(const xlog_record *rec, u
  * instructions a line for the whole program; a call per run, with the
  * sink's checks, its block size and journal once per run, 211
  * (callgrind, the 3-argument statement, docs/BENCHMARKS.md). */
-static size_t hand_run(xlog_ring *r, uint64_t limit, usual_levels levels)
+static __attribute__((noinline)) size_t hand_run(xlog_ring *r, uint64_t limit,
+                                                 usual_levels levels)
 {
-    xlog_sink *sink = be.record_sink;
     xlog_binary_run *run = run_of(r);
     uint64_t pos = r->read_pos, end = r->visible_end, last_tsc = r->last_tsc;
     int64_t utc_before = be.last_utc;
-    size_t n = 0;
+    /* In locals what the loop reads (its stores to be.handed would make
+     * the compiler read be's fields again at every record): line_time's
+     * clock and last time, and usual's run number.  (Few: those that do
+     * not fit in registers are read from the stack at every record.) */
+    uint64_t base_ticks = be.clock.base_ticks;
+    int64_t base_utc_ns = be.clock.base_utc_ns;
+    double ns_per_tick = be.clock.ns_per_tick;
+    int64_t last_utc = utc_before;
+    uint32_t backend_run = be.run;
+    const char *buffer = r->buffer;
+    uint64_t mask = r->mask;
+    struct xlog_binary_run_item *item = run->items, *full = run->items + XLOG_BINARY_RUN_MAX;
     do {
-        const xlog_record *rec = (const xlog_record *)(r->buffer + (pos & r->mask));
-        if (!usual(rec, levels) || rec->tsc > limit)
+        const xlog_record *rec = (const xlog_record *)(buffer + (pos & mask));
+        if (!usual(rec, levels, backend_run) || rec->tsc > limit)
             break;
         if (rec->tsc > last_tsc)
             last_tsc = rec->tsc;
+        /* line_time, as xlog_clock_utc */
+        int64_t utc =
+            base_utc_ns + (int64_t)((double)(int64_t)(rec->tsc - base_ticks) * ns_per_tick);
+        if (utc > last_utc)
+            last_utc = utc;
         pos += rec->size;
-        run->items[n].rec = rec;
-        run->items[n].time_ns = line_time(rec->tsc);
-        run->items[n].record_end = pos;
-    } while (++n < XLOG_BINARY_RUN_MAX && pos < end);
+        item->rec = rec;
+        item->time_ns = last_utc;
+        item->record_end = pos;
+    } while (++item < full && pos < end);
+    be.last_utc = last_utc;
     r->last_tsc = last_tsc;
+    size_t n = (size_t)(item - run->items);
     run->count = n;
+    xlog_sink *sink = be.record_sink;
     size_t done = 0;
     while (done < n) {
         run->first = done;
@@ -701,7 +721,7 @@ static size_t merge(uint64_t watermark)
         if (record_sink)
             levels = usual_levels_of(best);
         while ((rec = front(best)) && rec->tsc <= limit) {
-            if (record_sink && usual(rec, levels)) {
+            if (record_sink && usual(rec, levels, be.run)) {
                 written += hand_run(best, limit, levels);
             } else {
                 be.consuming = best;
