@@ -580,7 +580,7 @@ usual_records(file_sink *fs, const xlog_binary_run *run, size_t i)
 {
     xlog_file *f = &fs->shared;
     const struct xlog_binary_run_item *it = &run->items[i], *last = &run->items[run->count];
-    if (fs->rules.mode == XLOG_FILE_PER_THREAD || f->fd < 0 || f->length == 0 ||
+    if (it == last || fs->rules.mode == XLOG_FILE_PER_THREAD || f->fd < 0 || f->length == 0 ||
         run->tid != f->block_tid || it->time_ns < f->block_time ||
         it->time_ns < f->day_start || !name_given_last(f, run->thread_name) ||
         xlog_binary_context_id(run->context) != f->block_context)
