@@ -659,6 +659,77 @@ static void lines_without_a_site_go_as_messages(void **state)
     test_place_remove(&place);
 }
 
+/* ---- a record no block can take, among records in runs ------------------- */
+
+#define X10 "xxxxxxxxxx"
+#define X100 X10 X10 X10 X10 X10 X10 X10 X10 X10 X10
+#define X1000 X100 X100 X100 X100 X100 X100 X100 X100 X100 X100
+/* A format longer than the longest entry a block takes with max_message
+ * 256 (about 6 KB): its site's records can only go as Message entries. */
+#define FORMAT_NO_BLOCK_TAKES "%d " X1000 X1000 X1000 X1000 X1000 X1000 X1000 X1000
+
+/* The back end hands the file the records of a ring in runs; a record of
+ * a site whose Site entry no block can take is refused there and goes as
+ * an event (a Message entry), in its place, with the time it had: every
+ * record once, in the order logged, and times never going back. */
+static void a_record_no_block_takes_goes_as_a_message_in_its_place(void **state)
+{
+    (void)state;
+    test_place place;
+    test_place_make(&place, "bin-refused");
+    xlog_config cfg = binary_config(&place);
+    cfg.max_message = 256;
+    assert_int_equal(xlog_open(&cfg), 0);
+    enum { rounds = 200 };
+    for (int i = 0; i < rounds; i++) {
+        xlog_info("before %d", i);
+        xlog_info(FORMAT_NO_BLOCK_TAKES, i);
+        xlog_info("after %d", i);
+    }
+    assert_int_equal(xlog_close(), 0);
+
+    char *path = only_file(place.logs, ".xlog");
+    bfile f = parse_path(path);
+    assert_int_equal(f.entries_count, 3 * rounds);
+    static char full[sizeof FORMAT_NO_BLOCK_TAKES + 16];
+    char want[256 + sizeof XLOG_TRUNCATED_MARK];
+    for (int i = 0; i < rounds; i++) {
+        const bentry *e = &f.entries[3 * i];
+        assert_false(e->message);
+        assert_string_equal(e->site.format, "before %d");
+        assert_int_equal(e->nargs, 1);
+        assert_int_equal(e->args[0].i, i);
+        e++;
+        assert_true(e->message);
+        assert_int_equal(e->level, XLOG_INFO);
+        snprintf(full, sizeof full, FORMAT_NO_BLOCK_TAKES, i);
+        /* cut to max_message bytes, the mark included */
+        snprintf(want, sizeof want, "%.*s%s", (int)(256 - (sizeof XLOG_TRUNCATED_MARK - 1)), full,
+                 XLOG_TRUNCATED_MARK);
+        assert_string_equal(e->text, want);
+        e++;
+        assert_false(e->message);
+        assert_string_equal(e->site.format, "after %d");
+        assert_int_equal(e->nargs, 1);
+        assert_int_equal(e->args[0].i, i);
+    }
+    for (size_t i = 1; i < f.entries_count; i++)
+        assert_true(f.entries[i].time_ns >= f.entries[i - 1].time_ns);
+    /* Each with its own call's time: two calls lie between a message and
+     * the next round's first record, which is later then, but for a
+     * clock resynchronisation, which may hold a few times back to the
+     * last one written (at most a few rounds of these).  A refused record
+     * given the time of the last record of its run would hold the rest of
+     * the run back to that time too: almost no round would be later. */
+    int later = 0;
+    for (int i = 0; i + 1 < rounds; i++)
+        later += f.entries[3 * i + 3].time_ns > f.entries[3 * i + 1].time_ns;
+    assert_true(later >= rounds / 2);
+    bfile_free(&f);
+    free(path);
+    test_place_remove(&place);
+}
+
 /* ---- no message rendered --------------------------------------------------- */
 
 /* A message longer than max_message by its format's widths alone (no
@@ -1644,6 +1715,7 @@ int main(void)
         cmocka_unit_test(every_argument_is_written_exactly),
         cmocka_unit_test(flags_say_level_truncation_and_suppressed_calls),
         cmocka_unit_test(lines_without_a_site_go_as_messages),
+        cmocka_unit_test(a_record_no_block_takes_goes_as_a_message_in_its_place),
         cmocka_unit_test(only_binary_files_render_no_message),
         cmocka_unit_test(a_binary_file_beside_a_text_sink_gets_the_same_records),
         cmocka_unit_test(binary_is_for_the_files_only),

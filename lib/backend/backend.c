@@ -144,10 +144,15 @@ static struct backend {
     int tid;                 /* the back end's kernel thread id */
     uint32_t run;            /* this run's number (xlog_site_copy.backend_run) */
     xlog_sink *record_sink;  /* the only sink, a binary file (sinks.c), or NULL */
+    xlog_binary_run handed;  /* the records handed to it in one call */
     /* The ring whose front record the back end is writing, NULL between
-     * records: a fault on the back end's thread (a custom sink's, say)
-     * skips that record rather than fault again in the crash handler. */
+     * records, or whose records from its read position to handed_end it
+     * has handed to record_sink in one call: a fault on the back end's
+     * thread (a custom sink's, say) skips them rather than fault again in
+     * the crash handler. */
     xlog_ring *consuming;
+    xlog_ring *handing;
+    uint64_t handed_end;
     int crash_signal;        /* atomic: a crash handler asks for a last flush */
     int crash_tid;           /* atomic: the thread that crashed */
     int crash_done;          /* atomic: that flush is done */
@@ -361,14 +366,26 @@ static void count_truncated(const xlog_line_event *ev)
         xlog_add(&xlog_counts.truncated, 1);
 }
 
+static void consume(xlog_ring *r, const xlog_record *rec);
+
+/* A run of r's records for be.record_sink, without its records yet. */
+static xlog_binary_run *run_of(xlog_ring *r)
+{
+    xlog_binary_run *run = &be.handed;
+    run->tid = r->tid;
+    run->ring_slot = r->slot;
+    run->thread_name = &r->thread_name;
+    run->context = &r->context;
+    return run;
+}
+
 /* The shortest way, when the only sink is a binary file (be.record_sink):
  * a record of a site this run has numbered goes to it as it is, without
  * an event (no names, no message, no view beyond its arguments) and
  * without consume's checks of what it is not; 0 if it must go through
- * consume after all.  Inlined into merge: consume's prologue and its
- * checks cost 30 instructions a line. */
-static inline __attribute__((always_inline)) int write_record(xlog_ring *r,
-                                                              const xlog_record *rec)
+ * consume after all.  The usual records go in runs (hand_run); this is
+ * the way of the others that can, one at a time. */
+static int write_record(xlog_ring *r, const xlog_record *rec)
 {
     xlog_sink *sink = be.record_sink;
     const xlog_site_copy *site = rec->site;
@@ -380,11 +397,13 @@ static inline __attribute__((always_inline)) int write_record(xlog_ring *r,
         (rec->level >= XLOG_ERROR && r->backtrace))
         return 0;
     if (rec->level >= sink->level) {
-        xlog_binary_item item = {r->tid,  line_time(rec->tsc),         rec,
-                                 site,    site->backend_number,
-                                 r->slot, r->read_pos + rec->size, &r->thread_name,
-                                 &r->context};
-        if (!sink->ops->write_record(sink, &item))
+        xlog_binary_run *run = run_of(r);
+        run->items[0].rec = rec;
+        run->items[0].time_ns = line_time(rec->tsc);
+        run->items[0].record_end = r->read_pos + rec->size;
+        run->first = 0;
+        run->count = 1;
+        if (!sink->ops->write_run(sink, run))
             return 0;
     }
     if (rec->flags & XLOG_REC_TRUNCATED)
@@ -392,6 +411,112 @@ static inline __attribute__((always_inline)) int write_record(xlog_ring *r,
     if (rec->level >= be.cfg.flush_level)
         xlog_sinks_flush(rec->level >= be.cfg.sync_level);
     return 1;
+}
+
+/* The levels of r's usual records (hand_run): from the sink's level up to
+ * the first that flushes, that is not a line's, or (while r keeps records
+ * for a backtrace) that replays one, excluded. */
+typedef struct usual_levels {
+    unsigned low, span; /* level - low < span */
+} usual_levels;
+
+static usual_levels usual_levels_of(const xlog_ring *r)
+{
+    unsigned low = (unsigned)be.record_sink->level, high = XLOG_FATAL + 1;
+    if ((unsigned)be.cfg.flush_level < high)
+        high = (unsigned)be.cfg.flush_level;
+    if (r->backtrace && XLOG_ERROR < high)
+        high = XLOG_ERROR;
+    return (usual_levels){low, high > low ? high - low : 0};
+}
+
+/* Whether write_record would take rec, with nothing to do after it (no
+ * truncation to count, no flush): a usual record, which hand_run hands
+ * to the sink with others. */
+static inline __attribute__((always_inline)) int usual(const xlog_record *rec, usual_levels levels,
+                                                        uint32_t backend_run)
+{
+    return rec->type == XLOG_REC_SITE && (unsigned)rec->level - levels.low < levels.span &&
+           !(rec->flags & (XLOG_REC_KEEP | XLOG_REC_TRUNCATED)) &&
+           ((const xlog_site_copy *)rec->site)->backend_run == backend_run;
+}
+
+/* Hands be.record_sink the usual records of r from its read position on,
+ * up to limit and XLOG_BINARY_RUN_MAX of them, the first being usual;
+ * returns how many records were consumed.  The sink takes them in as few
+ * calls as it can (one, usually), and after each the ring's buffered
+ * position moves past what it took (the sink's journal names the last of
+ * them: survival.h, "Exactly once").  A record it refuses goes through
+ * consume, at the time it had, and the rest is left to the caller, who
+ * finds them again with the same times.  One call per record cost 335
+ * instructions a line for the whole program; a call per run, with the
+ * sink's checks, its block size and journal once per run, 211
+ * (callgrind, the 3-argument statement, docs/BENCHMARKS.md). */
+static __attribute__((noinline)) size_t hand_run(xlog_ring *r, uint64_t limit,
+                                                 usual_levels levels)
+{
+    xlog_binary_run *run = run_of(r);
+    uint64_t pos = r->read_pos, end = r->visible_end, last_tsc = r->last_tsc;
+    int64_t utc_before = be.last_utc;
+    /* In locals what the loop reads (its stores to be.handed would make
+     * the compiler read be's fields again at every record): line_time's
+     * clock and last time, and usual's run number.  (Few: those that do
+     * not fit in registers are read from the stack at every record.) */
+    uint64_t base_ticks = be.clock.base_ticks;
+    int64_t base_utc_ns = be.clock.base_utc_ns;
+    double ns_per_tick = be.clock.ns_per_tick;
+    int64_t last_utc = utc_before;
+    uint32_t backend_run = be.run;
+    const char *buffer = r->buffer;
+    uint64_t mask = r->mask;
+    struct xlog_binary_run_item *item = run->items, *full = run->items + XLOG_BINARY_RUN_MAX;
+    do {
+        const xlog_record *rec = (const xlog_record *)(buffer + (pos & mask));
+        if (!usual(rec, levels, backend_run) || rec->tsc > limit)
+            break;
+        if (rec->tsc > last_tsc)
+            last_tsc = rec->tsc;
+        /* line_time, as xlog_clock_utc */
+        int64_t utc =
+            base_utc_ns + (int64_t)((double)(int64_t)(rec->tsc - base_ticks) * ns_per_tick);
+        if (utc > last_utc)
+            last_utc = utc;
+        pos += rec->size;
+        item->rec = rec;
+        item->time_ns = last_utc;
+        item->record_end = pos;
+    } while (++item < full && pos < end);
+    be.last_utc = last_utc;
+    r->last_tsc = last_tsc;
+    size_t n = (size_t)(item - run->items);
+    run->count = n;
+    xlog_sink *sink = be.record_sink;
+    size_t done = 0;
+    while (done < n) {
+        run->first = done;
+        be.handing = r;
+        be.handed_end = pos;
+        size_t taken = sink->ops->write_run(sink, run);
+        be.handing = NULL;
+        if (!taken)
+            break;
+        done += taken;
+        r->read_pos = run->items[done - 1].record_end;
+        /* In a file buffer now (survival.h). */
+        xlog_store_release(&r->buffered, r->read_pos);
+    }
+    if (done == n)
+        return n;
+    /* Refused: as an event, at the time line_time gave it, which it gives
+     * again from the last time of those taken. */
+    be.last_utc = done ? run->items[done - 1].time_ns : utc_before;
+    const xlog_record *rec = run->items[done].rec;
+    be.consuming = r;
+    consume(r, rec);
+    be.consuming = NULL;
+    r->read_pos += rec->size;
+    xlog_store_release(&r->buffered, r->read_pos);
+    return done + 1;
 }
 
 /* ---- Context ----------------------------------------------------------------
@@ -441,7 +566,7 @@ static __attribute__((noinline)) void consume(xlog_ring *r, const xlog_record *r
      * record may name a site another thread is still preparing. */
     int prepared = rec->type == XLOG_REC_SITE;
     /* The site's first record in this run: numbered just now. */
-    if (prepared && entry && write_record(r, rec))
+    if (prepared && entry && be.record_sink && write_record(r, rec))
         return;
     if (prepared) {
         if (entry && entry->format_len == FORMAT_LEN_UNKNOWN)
@@ -609,15 +734,26 @@ static size_t merge(uint64_t watermark)
         report_drops(best, best_tsc, 0);
         const xlog_record *rec;
         uint64_t release_at = xlog_load(&best->tail) + RELEASE_EVERY;
+        xlog_sink *record_sink = be.record_sink;
+        usual_levels levels = {0, 0};
+        if (record_sink)
+            levels = usual_levels_of(best);
         while ((rec = front(best)) && rec->tsc <= limit) {
-            be.consuming = best;
-            if (!write_record(best, rec))
-                consume(best, rec);
-            be.consuming = NULL;
-            best->read_pos += rec->size;
-            /* In a file buffer now, or making no line (survival.h). */
-            xlog_store_release(&best->buffered, best->read_pos);
-            written++;
+            if (record_sink && usual(rec, levels, be.run)) {
+                written += hand_run(best, limit, levels);
+            } else {
+                be.consuming = best;
+                if (!record_sink || !write_record(best, rec))
+                    consume(best, rec);
+                be.consuming = NULL;
+                best->read_pos += rec->size;
+                /* In a file buffer now, or making no line (survival.h). */
+                xlog_store_release(&best->buffered, best->read_pos);
+                written++;
+                /* (A kept record starts a backtrace: errors then replay it.) */
+                if (record_sink)
+                    levels = usual_levels_of(best);
+            }
             if (best->read_pos >= release_at) {
                 release_space(best);
                 release_at = best->read_pos + RELEASE_EVERY;
@@ -734,14 +870,19 @@ static void crash_drain(int sig)
     /* The back end faulted writing a record (crash_flush runs this on its
      * own thread then): writing it again would fault again, inside the
      * handler, where the fault ends the process before any line is out. */
-    xlog_ring *faulted = be.consuming;
-    if (faulted && xlog_load(&be.crash_tid) == be.tid) {
-        const xlog_record *rec = front(faulted);
-        if (rec) {
+    if (xlog_load(&be.crash_tid) == be.tid) {
+        xlog_ring *faulted = be.consuming;
+        const xlog_record *rec = faulted ? front(faulted) : NULL;
+        if (rec)
             faulted->read_pos += rec->size;
-            xlog_store_release(&faulted->buffered, faulted->read_pos);
+        if (be.handing) {
+            faulted = be.handing;
+            faulted->read_pos = be.handed_end;
         }
+        if (faulted)
+            xlog_store_release(&faulted->buffered, faulted->read_pos);
         be.consuming = NULL;
+        be.handing = NULL;
     }
     refresh_rings();
     for (size_t i = 0; i < be.ring_count; i++)

@@ -192,6 +192,7 @@ static uint8_t *put_args(uint8_t *out, const char *in, const unsigned char *kind
 void xlog_binary_shape_of(xlog_binary_shape *shape, const unsigned char *kinds, int nargs)
 {
     shape->scalars = 1;
+    shape->unrolled = -1;
     shape->doubles = 0;
     for (int i = 0; i < nargs; i++) {
         unsigned kind = kinds[i] & XLOG_KIND_MASK;
@@ -206,6 +207,8 @@ void xlog_binary_shape_of(xlog_binary_shape *shape, const unsigned char *kinds, 
             return;
         }
     }
+    if (nargs <= 3)
+        shape->unrolled = nargs << 3 | (int)shape->doubles;
 }
 
 uint8_t *xlog_binary_record_any(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,

@@ -93,6 +93,16 @@ static inline uint8_t *xlog_binary_varint(uint8_t *out, uint64_t v)
     return xlog_varint_put(out, v);
 }
 
+/* An integer argument at in (8 bytes, as the ring holds it) as its
+ * zigzag varint. */
+static inline __attribute__((always_inline)) uint8_t *xlog_binary_integer_argument(uint8_t *out,
+                                                                                   const char *in)
+{
+    int64_t v;
+    memcpy(&v, in, 8);
+    return xlog_binary_varint(out, xlog_zigzag(v));
+}
+
 /* What a site's kinds make of its records' arguments, found once per site
  * (xlog_binary_shape_of): scalars when every argument is an integer of any
  * width, %m or a double, 8 bytes each in the ring, with bit i of doubles
@@ -101,6 +111,12 @@ static inline uint8_t *xlog_binary_varint(uint8_t *out, uint64_t v)
  * spent on a line of the 3-argument statement. */
 typedef struct xlog_binary_shape {
     int scalars;
+    /* With at most 3 arguments, all scalar: their count times 8 plus
+     * doubles, which picks the encoder's unrolled sequence for them; -1
+     * for a loop over the arguments.  The loop and a test per argument
+     * were 23 of the 211 instructions a line of the 3-argument statement
+     * (callgrind of the whole program, docs/BENCHMARKS.md). */
+    int unrolled;
     uint64_t doubles;
 } xlog_binary_shape;
 void xlog_binary_shape_of(xlog_binary_shape *shape, const unsigned char *kinds, int nargs);
@@ -117,21 +133,43 @@ static inline size_t xlog_binary_record_max(const xlog_record *rec, int nargs)
 }
 uint8_t *xlog_binary_record_any(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
                                 const xlog_record *rec, const unsigned char *kinds);
-/* Inline (always: the file sink's shortest way needs it inlined to make no
- * call), for the usual record (no flag, scalar arguments), which the back
- * end writes at every line. */
+/* The usual record's Record entry (no flag, its Site entry's level,
+ * scalar arguments: the caller checked), which the back end writes at
+ * every line.  Inline (always: the file sink's shortest way needs it
+ * inlined to make no call). */
 static inline __attribute__((always_inline)) uint8_t *
-xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
-                   const xlog_record *rec, const unsigned char *kinds,
-                   const xlog_binary_shape *shape)
+xlog_binary_record_usual(uint8_t *out, uint32_t number, uint64_t delta_ns,
+                         const xlog_record *rec, const xlog_binary_shape *shape)
 {
-    if (!shape->scalars || rec->level != site_level ||
-        (rec->flags & (XLOG_REC_TRUNCATED | XLOG_REC_RATED)))
-        return xlog_binary_record_any(out, number, site_level, delta_ns, rec, kinds);
     *out++ = XLOG_BINARY_RECORD;
     out = xlog_binary_varint(out, number);
     out = xlog_binary_varint(out, delta_ns);
     const char *in = (const char *)(rec + 1);
+/* Argument k, an integer (I) or a double (D): as the loop below writes. */
+#define I(k) out = xlog_binary_integer_argument(out, in + 8 * (k))
+#define D(k) (memcpy(out, in + 8 * (k), 8), out += 8)
+    switch (shape->unrolled) {
+    case 0 << 3:
+        return out;
+    case 1 << 3 | 0: I(0); return out;
+    case 1 << 3 | 1: D(0); return out;
+    case 2 << 3 | 0: I(0); I(1); return out;
+    case 2 << 3 | 1: D(0); I(1); return out;
+    case 2 << 3 | 2: I(0); D(1); return out;
+    case 2 << 3 | 3: D(0); D(1); return out;
+    case 3 << 3 | 0: I(0); I(1); I(2); return out;
+    case 3 << 3 | 1: D(0); I(1); I(2); return out;
+    case 3 << 3 | 2: I(0); D(1); I(2); return out;
+    case 3 << 3 | 3: D(0); D(1); I(2); return out;
+    case 3 << 3 | 4: I(0); I(1); D(2); return out;
+    case 3 << 3 | 5: D(0); I(1); D(2); return out;
+    case 3 << 3 | 6: I(0); D(1); D(2); return out;
+    case 3 << 3 | 7: D(0); D(1); D(2); return out;
+    default:
+        break;
+    }
+#undef I
+#undef D
     uint64_t doubles = shape->doubles;
     for (int i = 0, nargs = rec->nargs; i < nargs; i++, in += 8, doubles >>= 1) {
         uint64_t v;
@@ -144,6 +182,18 @@ xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint64_t delta
         }
     }
     return out;
+}
+
+/* Any record: the usual one inline, the others by xlog_binary_record_any. */
+static inline __attribute__((always_inline)) uint8_t *
+xlog_binary_record(uint8_t *out, uint32_t number, int site_level, uint64_t delta_ns,
+                   const xlog_record *rec, const unsigned char *kinds,
+                   const xlog_binary_shape *shape)
+{
+    if (!shape->scalars || rec->level != site_level ||
+        (rec->flags & (XLOG_REC_TRUNCATED | XLOG_REC_RATED)))
+        return xlog_binary_record_any(out, number, site_level, delta_ns, rec, kinds);
+    return xlog_binary_record_usual(out, number, delta_ns, rec, shape);
 }
 
 /* A Message entry: a line already made. */

@@ -332,6 +332,20 @@ static void binary_loss_notice(xlog_file *f, const xlog_line_event *next, const 
     message_entry(f, &notice, 0, 0);
 }
 
+/* One record of a numbered call site for record_entry: an event's, or
+ * one of a run the back end hands over (sink.h, write_run). */
+typedef struct xlog_binary_item {
+    int tid;
+    int64_t time_ns;
+    const xlog_record *rec;       /* a site's (XLOG_REC_SITE) */
+    const xlog_site_copy *site;
+    uint32_t site_number;
+    uint32_t ring_slot;
+    uint64_t record_end;
+    const xlog_thread_name *thread_name;
+    const xlog_context *context;
+} xlog_binary_item;
+
 /* What a binary file knows of a call site, by the site's number: the block
  * that last defined it, the level of its records there, its Site entry's
  * size and its arguments' shape (both measured once per file and site:
@@ -341,7 +355,42 @@ typedef struct xlog_file_site {
     uint32_t entry_size;     /* 0 until measured */
     int level;
     xlog_binary_shape shape;
+    /* The first 8 bytes of the site's usual record in this block (its
+     * size, type, level, no flag but XLOG_REC_OWN, its arguments' count:
+     * usual_header) and the room that record takes in the buffer, for
+     * usual_records' one compare; 0 when the site has no usual record. */
+    uint64_t usual_header;
+    size_t usual_room;
 } xlog_file_site;
+
+/* The first 8 bytes of rec (size, type, level, flags, nargs), without the
+ * flag XLOG_REC_OWN, which changes nothing in a binary file. */
+static inline uint64_t header_bytes(const xlog_record *rec)
+{
+    static const xlog_record own = {.flags = XLOG_REC_OWN};
+    uint64_t bytes, mask;
+    memcpy(&bytes, rec, 8);
+    memcpy(&mask, &own, 8);
+    return bytes & ~mask;
+}
+
+/* Sets known's usual record: of the level its Site entry gives in the
+ * block, nargs scalar arguments of 8 bytes each, as the front end writes
+ * them, no flag; none when its arguments are not all scalars or its
+ * entries would be longer than a block takes. */
+static void set_usual(const file_sink *fs, xlog_file_site *known, int nargs)
+{
+    xlog_record usual = {.size = (uint32_t)(sizeof usual + 8 * (size_t)nargs),
+                         .type = XLOG_REC_SITE,
+                         .level = (uint8_t)known->level,
+                         .nargs = (uint8_t)nargs};
+    size_t need = known->entry_size + xlog_binary_record_max(&usual, nargs);
+    known->usual_header = 0;
+    if (known->shape.scalars && need <= fs->entry_max) {
+        known->usual_header = header_bytes(&usual);
+        known->usual_room = need + XLOG_BINARY_THREAD_MAX;
+    }
+}
 
 /* f's entry for the site numbered number, measured now; NULL without
  * memory for f's table. */
@@ -448,6 +497,7 @@ record_entry(xlog_sink *s, xlog_file *f, const xlog_binary_item *item)
         end = xlog_binary_site(end, number, rec->level, item->site, item->site->kinds, nargs);
         known->block_serial = f->block_serial;
         known->level = rec->level;
+        set_usual(fs, known, nargs);
     }
     if (item->tid != f->block_tid) {
         end = xlog_binary_thread(end, item->tid);
@@ -485,66 +535,114 @@ static void binary_write(xlog_sink *s, xlog_file *f, const xlog_line_event *even
     xlog_add(&xlog_counts.messages, 1);
 }
 
-/* A record the back end hands a binary file (sink.h, write_record) that is
- * not the usual one of file_write_record below: every case. */
-static __attribute__((noinline)) int write_record_any(xlog_sink *s, const xlog_binary_item *item)
+/* Item i of run that is not one of the usual records of usual_records
+ * below: every case.  0 if it must come as an event. */
+static __attribute__((noinline)) int write_record_any(xlog_sink *s, const xlog_binary_run *run,
+                                                      size_t i)
 {
     file_sink *fs = s->state;
-    xlog_file *f = fs->rules.mode == XLOG_FILE_PER_THREAD ? thread_file(fs, item->tid)
+    const struct xlog_binary_run_item *it = &run->items[i];
+    const xlog_site_copy *site = it->rec->site;
+    xlog_binary_item item = {run->tid,       it->time_ns,    it->rec,
+                             site,           site->backend_number,
+                             run->ring_slot, it->record_end, run->thread_name,
+                             run->context};
+    xlog_file *f = fs->rules.mode == XLOG_FILE_PER_THREAD ? thread_file(fs, item.tid)
                                                           : &fs->shared;
     if (!f)
         return 0;
-    int rc = xlog_file_use_time(f, item->time_ns);
+    int rc = xlog_file_use_time(f, item.time_ns);
     if (rc != 0) {
         xlog_file_lose_line(f, -rc);
         return 1;
     }
-    return record_entry(s, f, item);
+    return record_entry(s, f, &item);
 }
 
-/* The back end's direct way to a binary file (sink.h, write_record): the
- * usual record (the shared or per-process file of its day, its site
- * already defined in the block, the block's thread, room in the buffer
- * and under rotate_size; no flag, its site's level, scalar arguments, so
- * that the encoder's general case is not even called) is written here,
- * where record_entry would write only its Record entry; anything else
- * goes to write_record_any.  Apart because, with no call before its end,
- * it saves few registers and runs none of the checks it has already
- * made: 333 to 304-311 instructions a line for the whole program (the
- * 3-argument statement, docs/BENCHMARKS.md).  An entry that record_entry
- * may add before a Record (a new kind of entry) must send its case to
- * write_record_any here. */
-static int file_write_record(xlog_sink *s, const xlog_binary_item *item)
+/* Writes the usual records of run from item i on, as many as come one
+ * after the other, and returns the index of the first it left (i if
+ * none).  Usual: the shared or per-process file, open, of the record's
+ * day, with a block begun whose last entry is the run's thread, with its
+ * name and context; the record's site already defined in the block, no
+ * flag, its site's level, scalar arguments, room in the buffer and under
+ * rotate_size (what record_entry would write is then its Record entry
+ * alone).  The file's checks are made once for the run; the rest of the
+ * room, in the buffer and under rotate_size, is one bound, and the
+ * block's size, the counts and the survival journal (the last record's
+ * end: recovery skips every record of the ring up to it, shm.h "Exactly
+ * once") are written once at the end: with a call, these checks and
+ * writes per record, the whole program cost 335 instructions a line, 211
+ * with them per run (callgrind, docs/BENCHMARKS.md).  An entry that
+ * record_entry may add before a Record (a new kind of entry) must end the
+ * usual records here. */
+static inline __attribute__((always_inline)) size_t
+usual_records(file_sink *fs, const xlog_binary_run *run, size_t i)
+{
+    xlog_file *f = &fs->shared;
+    const struct xlog_binary_run_item *it = &run->items[i], *last = &run->items[run->count];
+    if (it == last || fs->rules.mode == XLOG_FILE_PER_THREAD || f->fd < 0 || f->length == 0 ||
+        run->tid != f->block_tid || it->time_ns < f->block_time ||
+        it->time_ns < f->day_start || !name_given_last(f, run->thread_name) ||
+        xlog_binary_context_id(run->context) != f->block_context)
+        return i;
+    /* Room for a record while length + room stays under bound: the buffer's
+     * (a block's start kept free) and, once the buffer holds bytes not yet
+     * written, rotate_size's (as record_entry's block_room). */
+    size_t bound = f->capacity - BLOCK_START_MAX;
+    size_t rotate_size = f->rules->rotate_size;
+    if (rotate_size) {
+        if (f->length <= f->written)
+            return i;
+        size_t left = f->file_size < rotate_size ? rotate_size - f->file_size : 0;
+        if (left < bound)
+            bound = left;
+    }
+    /* (Times never go back in a run: those of the file's day come first.) */
+    while (last > it && last[-1].time_ns >= f->day_end)
+        last--;
+    uint8_t *buffer = (uint8_t *)f->buffer;
+    uint8_t *start = buffer + f->length, *out = start;
+    int64_t previous = f->block_time;
+    uint32_t serial = f->block_serial;
+    size_t site_count = f->site_count;
+    for (; it < last; it++) {
+        const xlog_record *rec = it->rec;
+        uint32_t number = ((const xlog_site_copy *)rec->site)->backend_number;
+        if (number >= site_count)
+            break;
+        const xlog_file_site *known = &f->sites[number];
+        /* Its site defined in the block, its usual record (no flag, the
+         * Site entry's level, scalar arguments), and room. */
+        if (known->block_serial != serial || header_bytes(rec) != known->usual_header ||
+            (size_t)(out - buffer) + known->usual_room > bound)
+            break;
+        out = xlog_binary_record_usual(out, number, (uint64_t)(it->time_ns - previous), rec,
+                                       &known->shape);
+        previous = it->time_ns;
+    }
+    size_t taken = (size_t)(it - &run->items[i]);
+    if (taken) {
+        f->block_time = previous;
+        f->block_messages += taken;
+        xlog_add(&xlog_counts.messages, taken);
+        add_entry(f, (size_t)(out - start), run->ring_slot, it[-1].record_end);
+    }
+    return i + taken;
+}
+
+/* The back end's direct way to a binary file (sink.h, write_run): the
+ * usual records by usual_records, after the first by write_record_any if
+ * it is not one (before any of the run is in the buffer: that one may
+ * write the buffer out, begin a block, switch the day). */
+static size_t file_write_run(xlog_sink *s, const xlog_binary_run *run)
 {
     file_sink *fs = s->state;
-    xlog_file *f = &fs->shared;
-    const xlog_record *rec = item->rec;
-    uint32_t number = item->site_number;
-    int64_t time_ns = item->time_ns;
-    if (fs->rules.mode == XLOG_FILE_PER_THREAD || f->fd < 0 || time_ns < f->day_start ||
-        time_ns >= f->day_end || number >= f->site_count || f->length == 0 ||
-        item->tid != f->block_tid || time_ns < f->block_time ||
-        !name_given_last(f, item->thread_name) ||
-        xlog_binary_context_id(item->context) != f->block_context)
-        return write_record_any(s, item);
-    xlog_file_site *known = &f->sites[number];
-    size_t need = known->entry_size + xlog_binary_record_max(rec, rec->nargs);
-    size_t room = need + XLOG_BINARY_THREAD_MAX;
-    if (known->block_serial != f->block_serial || !known->shape.scalars ||
-        rec->level != known->level || (rec->flags & (XLOG_REC_TRUNCATED | XLOG_REC_RATED)) ||
-        need > fs->entry_max || f->capacity - f->length < room + BLOCK_START_MAX ||
-        (f->rules->rotate_size && f->length > f->written &&
-         f->file_size + f->length + room > f->rules->rotate_size))
-        return write_record_any(s, item);
-    uint8_t *start = (uint8_t *)f->buffer + f->length;
-    uint8_t *end = xlog_binary_record(start, number, known->level,
-                                      (uint64_t)(time_ns - f->block_time), rec,
-                                      item->site->kinds, &known->shape);
-    f->block_time = time_ns;
-    f->block_messages++;
-    xlog_add(&xlog_counts.messages, 1);
-    add_entry(f, (size_t)(end - start), item->ring_slot, item->record_end);
-    return 1;
+    size_t first = run->first, end = usual_records(fs, run, first);
+    if (end > first)
+        return end - first;
+    if (!write_record_any(s, run, first))
+        return 0;
+    return usual_records(fs, run, first + 1) - first;
 }
 
 static void file_write(xlog_sink *s, const xlog_line_event *event)
@@ -891,7 +989,7 @@ const xlog_sink_ops xlog_file_sink_ops = {
     .name = "file",
     .start = file_start,
     .write = file_write,
-    .write_record = file_write_record,
+    .write_run = file_write_run,
     .flush = file_flush,
     .tick = file_tick,
     .thread_ended = file_thread_ended,

@@ -29,20 +29,25 @@
 
 typedef struct xlog_sink xlog_sink;
 
-/* A record of a numbered call site, as a binary file takes it without an
- * event (write_record): the back end's shortest way when a binary file is
- * its only sink. */
-typedef struct xlog_binary_item {
+/* Records of numbered call sites, all of one ring, as a binary file takes
+ * them without events (write_run): the back end's shortest way when a
+ * binary file is its only sink.  One call for a run of records, so that
+ * the call, the sink's checks of the file, the block's size and the
+ * survival journal are paid once per run instead of once per line. */
+#define XLOG_BINARY_RUN_MAX 64
+typedef struct xlog_binary_run {
     int tid;
-    int64_t time_ns;
-    const xlog_record *rec;       /* a site's (XLOG_REC_SITE) */
-    const xlog_site_copy *site;
-    uint32_t site_number;
     uint32_t ring_slot;           /* as xlog_line_event's */
-    uint64_t record_end;
     const xlog_thread_name *thread_name; /* as xlog_line_event's */
     const xlog_context *context;  /* its thread's (xlog_line_event's) */
-} xlog_binary_item;
+    size_t first;                 /* items[first, count) are handed */
+    size_t count;
+    struct xlog_binary_run_item {
+        const xlog_record *rec;   /* a site's (XLOG_REC_SITE) */
+        int64_t time_ns;          /* never older than the item's before */
+        uint64_t record_end;      /* as xlog_line_event's */
+    } items[XLOG_BINARY_RUN_MAX];
+} xlog_binary_run;
 
 typedef struct xlog_sink_ops {
     const char *name; /* for error messages: "syslog" */
@@ -52,10 +57,16 @@ typedef struct xlog_sink_ops {
     int (*start)(xlog_sink *s, const xlog_config *cfg, const xlog_sink_config *own);
     /* One event at or above the sink's level.  Must not block. */
     void (*write)(xlog_sink *s, const xlog_line_event *event);
-    /* A binary file's: one record at or above its level, without an event;
-     * 0 if it must come as an event after all (nothing done then).
-     * Optional. */
-    int (*write_record)(xlog_sink *s, const xlog_binary_item *item);
+    /* A binary file's: a run of records at or above its level, without
+     * events; returns how many of them, from the first, it took (at least
+     * one, or 0: the first must then come as an event, nothing of it
+     * done).  The back end hands the rest again once the ring's buffered
+     * position is past those taken: so that recovery finds every record
+     * once (lib/shm/shm.h, "Exactly once"), a call never writes out the
+     * buffer after putting a record of the run in it.  The sites' copies
+     * carry their numbers for this run of the back end
+     * (xlog_site_copy.backend_number).  Optional. */
+    size_t (*write_run)(xlog_sink *s, const xlog_binary_run *run);
     /* Everything written so far goes on its way now (xlog_flush, close, a
      * message at cfg.flush_level); durable: and is made to survive a power
      * loss if the sink can (fdatasync; cfg.sync_level).  Optional. */
@@ -105,7 +116,7 @@ int xlog_sinks_start(const xlog_config *cfg);
  * calling thread's own threshold let through. */
 void xlog_sinks_write(const xlog_line_event *event);
 /* The only sink when it takes records without events (a binary file), or
- * NULL: the back end may then hand it records itself (ops->write_record),
+ * NULL: the back end may then hand it records itself (ops->write_run),
  * those at or above its level, with no call in between. */
 xlog_sink *xlog_sinks_record_taker(void);
 void xlog_sinks_flush(int durable);

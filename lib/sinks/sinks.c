@@ -300,7 +300,7 @@ void xlog_sinks_write(const xlog_line_event *event)
 
 xlog_sink *xlog_sinks_record_taker(void)
 {
-    if (sinks.count == 1 && sinks.list[0].binary && sinks.list[0].ops->write_record)
+    if (sinks.count == 1 && sinks.list[0].binary && sinks.list[0].ops->write_run)
         return &sinks.list[0];
     return NULL;
 }
