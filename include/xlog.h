@@ -143,7 +143,10 @@ typedef enum xlog_file_mode {
  * behind, or the disk is slow). */
 typedef enum xlog_full_policy {
     /* Wait until the back end has made room.  Nothing is ever lost; the wait
-     * is counted in xlog_counters.blocked. */
+     * is counted in xlog_counters.blocked.  Unless room comes within a
+     * microsecond or so, the thread sleeps (taking no CPU from the back
+     * end) until the back end has read half its ring, so that it then logs
+     * half a ring's worth without waiting again. */
     XLOG_FULL_BLOCK = 0,
     /* Drop the message and count it (xlog_counters.dropped).  The log later
      * gets a line saying how many messages the thread dropped. */

@@ -962,10 +962,17 @@ static void *flush_in_background(void *unused)
 }
 
 typedef struct burst {
-    int blocked;   /* release when blocked > 0, else when dropped > 0 */
-    long messages;
-    int finished;  /* atomic: the producer is done (then release anyway) */
+    uint64_t blocked; /* release when xlog_counters.blocked reaches it, or (0) when
+                         dropped > 0 */
+    long messages;    /* from each producer */
+    int producers;
+    int finished;     /* atomic: producers done (all of them: release anyway) */
 } burst;
+
+typedef struct producer {
+    burst *burst;
+    int index;
+} producer;
 
 static void *release_back_end(void *p)
 {
@@ -973,8 +980,8 @@ static void *release_back_end(void *p)
     for (;;) {
         xlog_counters c;
         xlog_stats(&c);
-        if ((b->blocked ? c.blocked > 0 : c.dropped > 0) ||
-            __atomic_load_n(&b->finished, __ATOMIC_ACQUIRE))
+        if ((b->blocked ? c.blocked >= b->blocked : c.dropped > 0) ||
+            __atomic_load_n(&b->finished, __ATOMIC_ACQUIRE) == b->producers)
             break;
         struct timespec pause = {0, 1000000};
         nanosleep(&pause, NULL);
@@ -985,14 +992,19 @@ static void *release_back_end(void *p)
 
 static void *log_burst(void *p)
 {
-    burst *b = p;
-    for (long i = 0; i < b->messages; i++)
-        xlog_info("burst %ld of %ld", i, b->messages);
-    __atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
+    producer *me = p;
+    burst *b = me->burst;
+    for (long i = 0; i < b->messages; i++) {
+        if (b->producers == 1)
+            xlog_info("burst %ld of %ld", i, b->messages);
+        else
+            xlog_info("producer %d burst %ld of %ld", me->index, i, b->messages);
+    }
+    __atomic_add_fetch(&b->finished, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
-static void fill_ring_with_back_end_held(xlog_full_policy policy, long messages)
+static void fill_rings_with_back_end_held(burst *b)
 {
     sem_init(&clock_release, 0, 0);
     /* A flush makes the back end read the clock, and it stays there. */
@@ -1003,14 +1015,27 @@ static void fill_ring_with_back_end_held(xlog_full_policy policy, long messages)
         struct timespec pause = {0, 100000};
         nanosleep(&pause, NULL);
     }
-    burst b = {policy == XLOG_FULL_BLOCK, messages, 0};
-    pthread_create(&releaser, NULL, release_back_end, &b);
-    /* A new thread, so that its ring has this configuration's size. */
-    pthread_t producer;
-    pthread_create(&producer, NULL, log_burst, &b);
-    pthread_join(producer, NULL);
+    pthread_create(&releaser, NULL, release_back_end, b);
+    /* New threads, so that their rings have this configuration's size. */
+    pthread_t threads[16];
+    producer producers[16];
+    assert_true(b->producers <= 16);
+    for (int i = 0; i < b->producers; i++) {
+        producers[i] = (producer){b, i};
+        pthread_create(&threads[i], NULL, log_burst, &producers[i]);
+    }
+    for (int i = 0; i < b->producers; i++)
+        pthread_join(threads[i], NULL);
     pthread_join(releaser, NULL);
     pthread_join(flusher, NULL);
+}
+
+static void fill_ring_with_back_end_held(xlog_full_policy policy, long messages)
+{
+    xlog_counters now;
+    xlog_stats(&now);
+    burst b = {policy == XLOG_FULL_BLOCK ? now.blocked + 1 : 0, messages, 1, 0};
+    fill_rings_with_back_end_held(&b);
 }
 
 static void full_ring_blocks_and_loses_nothing(void **state)
@@ -1031,6 +1056,61 @@ static void full_ring_blocks_and_loses_nothing(void **state)
     char *text = test_read_dir(dir, NULL);
     assert_int_equal(test_count_lines(text), (size_t)messages);
     assert_int_equal(test_numbered_in_order(text, " burst "), messages);
+    free(text);
+    test_drop_dir(dir);
+}
+
+/* Sixteen threads (eight per core here) fill their rings while the back
+ * end is held, and wait (asleep: rings.c, "Waiting for room") until every
+ * one of them has, so that the back end, released, must wake them all;
+ * every line is then written once, each thread's in order. */
+static void threads_asleep_on_full_rings_are_all_woken_and_lose_nothing(void **state)
+{
+    (void)state;
+    xlog_counters before, after;
+    xlog_stats(&before);
+    xlog_config cfg = xlog_defaults();
+    cfg.ring_size = 65536;
+    cfg.wall_clock_ns = holding_clock;
+    char *dir = open_fresh("sleepers", cfg);
+    /* At least two rings' worth each (about 56 bytes a record), at any scale:
+     * every producer must wait while the back end is held. */
+    enum { producers = 16 };
+    const long messages = 3000 + test_scaled(17000);
+    burst b = {before.blocked + producers, messages, producers, 0};
+    fill_rings_with_back_end_held(&b);
+    assert_int_equal(xlog_close(), 0);
+    xlog_stats(&after);
+    assert_true(after.blocked - before.blocked >= producers);
+    assert_int_equal(after.dropped, before.dropped);
+    char *text = test_read_dir(dir, NULL);
+    long next[producers] = {0};
+    size_t lines = 0;
+    for (const char *p = text; *p; lines++) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        if (!test_parse_line(p, (size_t)(nl - p), &l))
+            fail_msg("bad line %zu: %.*s", lines + 1, (int)(nl - p), p);
+        /* sscanf on a copy: on the text it would measure the rest of the file
+         * at every line. */
+        char message[64];
+        assert_true(l.message_len < sizeof message);
+        memcpy(message, l.message, l.message_len);
+        message[l.message_len] = '\0';
+        int index = -1;
+        assert_int_equal(sscanf(message, "producer %d ", &index), 1);
+        assert_true(index >= 0 && index < producers);
+        char expected[64];
+        snprintf(expected, sizeof expected, "producer %d burst %ld of %ld", index, next[index],
+                 messages);
+        assert_message_is(&l, expected);
+        next[index]++;
+        p = nl + 1;
+    }
+    assert_int_equal(lines, (size_t)producers * (size_t)messages);
+    for (int i = 0; i < producers; i++)
+        assert_int_equal(next[i], messages);
     free(text);
     test_drop_dir(dir);
 }
@@ -1226,6 +1306,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(logging_while_another_thread_reopens_gives_the_true_reason),
         cmocka_unit_test(threads_starting_while_xlog_reopens_lose_nothing_and_leave_nothing),
         cmocka_unit_test(full_ring_blocks_and_loses_nothing),
+        cmocka_unit_test(threads_asleep_on_full_rings_are_all_woken_and_lose_nothing),
         cmocka_unit_test(full_ring_drops_counts_and_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -699,11 +699,12 @@ static inline __attribute__((always_inline)) const xlog_record *front(xlog_ring 
     return NULL;
 }
 
-/* Gives the producer back the space of the records read. */
+/* Gives the producer back the space of the records read, and wakes it if
+ * it sleeps for that room. */
 static void release_space(xlog_ring *r)
 {
     xlog_tsan_release(&r->tail);
-    xlog_store_release(&r->tail, r->read_pos);
+    xlog_ring_set_tail(r, r->read_pos);
 }
 
 /* Writes every visible record no newer than the watermark, oldest first. */

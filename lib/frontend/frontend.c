@@ -25,8 +25,9 @@
  *      arguments), reserves room in the ring (ring_reserve, which also ends a
  *      lap: rings/ring.h), marks itself "in a call" (bit 0 of write_pos), reads
  *      the clock, copies the arguments and publishes.
- *   5. A full ring blocks (spinning, then yielding, then sleeping) or drops,
- *      as configured; both are counted.
+ *   5. A full ring blocks (spinning, then sleeping until the back end has
+ *      made room: rings.c, "Waiting for room") or drops, as configured;
+ *      both are counted.
  *
  * Formats that are not string literals, sites whose format has more than
  * XLOG_MAX_ARGS arguments or a fixed string precision ("%.10s"), and
@@ -40,7 +41,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -276,6 +276,22 @@ static xlog_ring *ring_for_call(void)
  * whatever full_policy says ("context" below). */
 static XLOG_IMPL_TLS int writing_context;
 
+/* A full ring's thread first spins this many times (room given back within
+ * a microsecond or so: no system call on either side), then sleeps until
+ * the back end has read half its ring (rings.c, "Waiting for room"), at
+ * most this long at a time, to look at the epoch again when no wake can
+ * come (a logger closed meanwhile). */
+#define ROOM_SPINS 100
+#define ROOM_SLEEP_MAX_NS 10000000L
+
+/* The tail a full ring's thread sleeps until: half the ring read, or what
+ * need takes if more (need - capacity, which is past the tail). */
+static uint64_t tail_to_sleep_for(const xlog_ring *r, uint64_t need)
+{
+    uint64_t half_read = r->write_pos - r->capacity / 2, needed = need - r->capacity;
+    return (int64_t)(needed - half_read) > 0 ? needed : half_read;
+}
+
 /* Waits until the ring has room up to position need; 0 if the message must be
  * dropped instead. */
 static int wait_for_room(xlog_ring *r, uint64_t need)
@@ -285,24 +301,24 @@ static int wait_for_room(xlog_ring *r, uint64_t need)
         return 0;
     }
     xlog_add(&r->blocked, 1);
+    uint64_t wanted = need - r->capacity; /* the tail waited for */
     for (unsigned tries = 0;; tries++) {
         if (xlog_load(&xlog_front.epoch) != xlog_load(&r->epoch)) {
             count_drop(r, XLOG_DROP_CLOSING);
             return 0;
         }
         r->cached_tail = xlog_load_acquire(&r->tail);
-        if (need - r->cached_tail <= r->capacity)
+        if ((int64_t)(r->cached_tail - wanted) >= 0)
             return 1;
-        if (tries < 100) {
+        if (tries < ROOM_SPINS) {
 #if defined(__x86_64__)
             __builtin_ia32_pause();
 #endif
-        } else if (tries < 200) {
-            sched_yield();
-        } else {
-            struct timespec pause = {0, 50000};
-            nanosleep(&pause, NULL);
+            continue;
         }
+        if (tries == ROOM_SPINS)
+            wanted = tail_to_sleep_for(r, need);
+        xlog_ring_await_tail(r, wanted, ROOM_SLEEP_MAX_NS);
     }
 }
 

@@ -112,6 +112,13 @@ typedef struct xlog_ring {
                                                 (and in its file): the producer writes
                                                 none beyond; raised by either end
                                                 (rings.c, "Room") */
+    uint64_t room_awaited;                   /* atomic: 0, or the tail the producer
+                                                sleeps until (rings.c, "Waiting for
+                                                room"); the back end takes it back to 0
+                                                when it wakes it */
+    uint32_t room_given;                     /* atomic: the futex word it sleeps on,
+                                                which the back end counts up when it
+                                                wakes it */
 
     /* Written by the consumer only. */
     _Alignas(XLOG_CACHE_LINE) uint64_t tail; /* atomic */

@@ -84,6 +84,22 @@
  * name is in the ring's header page, which is in its file: recovery shows
  * the last name the back end knew.
  *
+ * Waiting for room: a thread whose ring is full (XLOG_FULL_BLOCK) sleeps on
+ * a futex of its ring until the back end has given back room, rather than
+ * polling for it: with more threads than cores, polling threads (yielding,
+ * or waking from short sleeps to look) take the cores, and the timer
+ * interrupts, from the one thread that can make room.  The thread says
+ * which tail it waits for (room_awaited), then reads the tail once more
+ * and sleeps only if it is still short; the back end, after each store to
+ * the tail, reads room_awaited and wakes the thread once the tail has
+ * reached it (xlog_ring_set_tail: each side's store is ordered before its
+ * load, so no wake is lost).  The thread asks for half its ring or
+ * what its record needs, whichever is more: a woken thread then logs a
+ * half ring in one go, and the back end makes a system call per half ring
+ * of a full thread, not at each of its releases of room.  The sleep is
+ * bounded (frontend.c, wait_for_room), so that a wake that cannot come (a
+ * closed logger whose last flush is over) costs a short wait, not a hang.
+ *
  * Life of a ring:
  *   made by the back end as a spare, or by a thread's first message that
  *     finds the pool empty;
@@ -100,12 +116,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/atomics.h"
@@ -703,4 +721,27 @@ int xlog_ring_read_name(xlog_ring *r)
         return 0;
     memcpy(r->thread_name.text, name, sizeof name);
     return 1;
+}
+
+void xlog_ring_await_tail(xlog_ring *r, uint64_t wanted, long timeout_ns)
+{
+    uint32_t given = __atomic_load_n(&r->room_given, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&r->room_awaited, wanted, __ATOMIC_SEQ_CST);
+    if ((int64_t)(__atomic_load_n(&r->tail, __ATOMIC_SEQ_CST) - wanted) < 0) {
+        struct timespec timeout = {timeout_ns / 1000000000, timeout_ns % 1000000000};
+        int saved = errno; /* a call from a signal handler too */
+        syscall(SYS_futex, &r->room_given, FUTEX_WAIT_PRIVATE, given, &timeout, NULL, 0);
+        errno = saved;
+    }
+    __atomic_store_n(&r->room_awaited, 0, __ATOMIC_RELAXED);
+}
+
+void xlog_ring_wake_producer(xlog_ring *r)
+{
+    if (!__atomic_exchange_n(&r->room_awaited, 0, __ATOMIC_SEQ_CST))
+        return; /* woken already, or it found the room itself */
+    __atomic_add_fetch(&r->room_given, 1, __ATOMIC_SEQ_CST);
+    int saved = errno; /* the back end's crash drain runs in a signal handler */
+    syscall(SYS_futex, &r->room_given, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    errno = saved;
 }

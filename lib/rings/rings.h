@@ -65,6 +65,28 @@ extern uint64_t xlog_laps_not_grown;
  * and trim an idle ring (rings.c, "Idle rings"). */
 void xlog_ring_tend(xlog_ring *r, uint64_t now, double ns_per_tick);
 
+/* The producer, its ring full: sleeps until the back end has given back
+ * room up to position wanted (r's tail), for at most timeout_ns (rings.c,
+ * "Waiting for room").  The caller looks at the tail again. */
+void xlog_ring_await_tail(xlog_ring *r, uint64_t wanted, long timeout_ns);
+/* Wakes r's producer, which sleeps until a tail no further than r's. */
+void xlog_ring_wake_producer(xlog_ring *r);
+
+/* The back end gives the producer back the room before position tail, and
+ * wakes it if it sleeps for room that is there now: a store and one load
+ * of a line the producer seldom writes, both sequentially consistent (on
+ * x86 the store is an xchg, a full barrier), as are the producer's store
+ * of room_awaited and its load of the tail (xlog_ring_await_tail): so
+ * either the back end sees the producer waiting or the producer sees the
+ * new tail.  A system call only when the producer sleeps. */
+static inline void xlog_ring_set_tail(xlog_ring *r, uint64_t tail)
+{
+    __atomic_store_n(&r->tail, tail, __ATOMIC_SEQ_CST);
+    uint64_t awaited = __atomic_load_n(&r->room_awaited, __ATOMIC_SEQ_CST);
+    if (__builtin_expect(awaited != 0, 0) && (int64_t)(tail - awaited) >= 0)
+        xlog_ring_wake_producer(r);
+}
+
 /* The back end: reads the name of r's thread again (rings.c, "Names");
  * 1 if it changed.  A thread that has ended keeps its last name. */
 int xlog_ring_read_name(xlog_ring *r);
