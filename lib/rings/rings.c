@@ -273,9 +273,14 @@ static xlog_ring *ring_map(size_t capacity, int spare)
     r->slot = slot;
     r->generation = generation;
     r->buffer = (char *)p + header;
-    r->capacity = capacity;
     r->mask = capacity - 1;
     r->map_size = header + capacity;
+    /* Last: a file whose capacity is 0 is a ring never used (recovery's
+     * never_used), and one with a capacity must have its mask, or an exec
+     * or a kill of the process between the two stores leaves recovery a
+     * ring it reports as damaged (test_survival, exec at a random moment). */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&r->capacity, capacity, __ATOMIC_RELAXED);
     /* An anonymous ring has nothing populated here, on the caller's first
      * message: the back end does it ahead of the producer at its next pass
      * (xlog_ring_tend), and until then a page fault now and then costs
