@@ -371,6 +371,65 @@ static void a_call_under_way_holds_back_another_threads_later_line(void **state)
     test_drop_dir(dir);
 }
 
+/* A call under way at the position of an earlier call the back end saw
+ * under way (that one wrote nothing: a full ring it dropped on, say) is a
+ * new call, which holds other threads' later lines back as any: not one
+ * already under way for longer than STUCK_CALL_NS (100 ms), which no
+ * longer would.  Here this thread's calls, as above, each at the same
+ * position, 150 ms apart. */
+static void a_new_call_at_an_earlier_calls_position_holds_back_later_lines(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("samepos");
+    xlog_config cfg = test_config_in(dir);
+    cfg.file_pattern = "{message}";
+    cfg.flush_interval_ms = 1;
+    cfg.persistent = 0; /* nothing in /dev/shm */
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("first");
+    xlog_ring *mine = ring_of_this_thread();
+    assert_non_null(mine);
+    uint64_t pos = xlog_load(&mine->write_pos);
+    int rounds = 0, conclusive = 0;
+    size_t lines = 1;
+    while (conclusive < 3 && rounds < 10) {
+        assert_int_equal(xlog_flush(), 0);
+        assert_int_equal(lines_now(dir), lines);
+        usleep(150 * 1000); /* longer than STUCK_CALL_NS since the last round's call */
+        assert_int_equal(xlog_load(&mine->write_pos), pos);
+        xlog_enter();
+        xlog_store(&mine->write_pos, pos | 1);
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        pthread_t other;
+        assert_int_equal(pthread_create(&other, NULL, log_held_line, &rounds), 0);
+        pthread_join(other, NULL);
+        size_t seen = lines;
+        while (ms_since(&t0) < 30 && seen == lines) {
+            usleep(1000);
+            seen = lines_now(dir);
+        }
+        int in_time = ms_since(&t0) < 80;
+        xlog_store(&mine->write_pos, pos); /* the call ends, having written nothing */
+        xlog_leave();
+        if (in_time) {
+            assert_int_equal(seen, lines); /* the other thread's line waited */
+            conclusive++;
+        }
+        rounds++;
+        lines++;
+    }
+    assert_int_equal(conclusive, 3);
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    char expected[4096] = "first\n";
+    for (int i = 0; i < rounds; i++)
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "held %d\n", i);
+    assert_string_equal(text, expected);
+    free(text);
+    test_drop_dir(dir);
+}
+
 /* A line published while the back end reads the rings, by a call that took
  * its time long before (it copied a long string), must still wait for
  * another thread's call under way when that thread has records of its own
@@ -801,6 +860,7 @@ int main(void)
         cmocka_unit_test(stuck_call_holds_nothing_up),
         cmocka_unit_test(a_call_under_way_holds_back_another_threads_later_line),
         cmocka_unit_test(a_line_published_during_a_scan_waits_for_another_threads_call),
+        cmocka_unit_test(a_new_call_at_an_earlier_calls_position_holds_back_later_lines),
         cmocka_unit_test_teardown(an_idle_back_end_wakes_only_for_its_timers,
                                   close_after_failure),
         cmocka_unit_test_teardown(lines_logged_after_a_long_idle_are_written,

@@ -648,13 +648,19 @@ static void read_head(xlog_ring *r)
 /* Asks r whether a call of its thread is under way (bit 0 of write_pos),
  * then reads its head again; returns the watermark lowered for that call.
  * A call that finds bit 0 clear has published before it (xlog.h,
- * xlog_impl_publish): so head again, after it. */
+ * xlog_impl_publish): so head again, after it.  A call is timed from the
+ * first pass that finds it under way after one that did not (or did not
+ * ask): a call that wrote nothing (dropped on a full ring, say) leaves
+ * write_pos as it was, and the next call, at the same position, is not
+ * the one seen long ago, to be taken for stuck at once. */
 static uint64_t ask_call(xlog_ring *r, uint64_t now, uint64_t watermark, int last_flush)
 {
     uint64_t claimed = xlog_load_acquire(&r->write_pos);
     read_head(r);
-    if (!(claimed & 1))
+    if (!(claimed & 1)) {
+        r->claimed_pos = 0;
         return watermark;
+    }
     if (claimed != r->claimed_pos) {
         r->claimed_pos = claimed;
         r->claimed_since = now;
@@ -695,6 +701,7 @@ static uint64_t scan(int last_flush)
         if (with_records - has_records == 0) {
             if (has_records)
                 alone = r; /* no other ring's record to hold back, yet */
+            r->claimed_pos = 0; /* not asked: a call seen next is timed anew */
             continue;
         }
         watermark = ask_call(r, now, watermark, last_flush);
