@@ -371,6 +371,192 @@ static void a_call_under_way_holds_back_another_threads_later_line(void **state)
     test_drop_dir(dir);
 }
 
+/* A call under way at the position of an earlier call the back end saw
+ * under way (that one wrote nothing: a full ring it dropped on, say) is a
+ * new call, which holds other threads' later lines back as any: not one
+ * already under way for longer than STUCK_CALL_NS (100 ms), which no
+ * longer would.  Here this thread's calls, as above, each at the same
+ * position, 150 ms apart. */
+static void a_new_call_at_an_earlier_calls_position_holds_back_later_lines(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("samepos");
+    xlog_config cfg = test_config_in(dir);
+    cfg.file_pattern = "{message}";
+    cfg.flush_interval_ms = 1;
+    cfg.persistent = 0; /* nothing in /dev/shm */
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("first");
+    xlog_ring *mine = ring_of_this_thread();
+    assert_non_null(mine);
+    uint64_t pos = xlog_load(&mine->write_pos);
+    int rounds = 0, conclusive = 0;
+    size_t lines = 1;
+    while (conclusive < 3 && rounds < 10) {
+        assert_int_equal(xlog_flush(), 0);
+        assert_int_equal(lines_now(dir), lines);
+        usleep(150 * 1000); /* longer than STUCK_CALL_NS since the last round's call */
+        assert_int_equal(xlog_load(&mine->write_pos), pos);
+        xlog_enter();
+        xlog_store(&mine->write_pos, pos | 1);
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        pthread_t other;
+        assert_int_equal(pthread_create(&other, NULL, log_held_line, &rounds), 0);
+        pthread_join(other, NULL);
+        size_t seen = lines;
+        while (ms_since(&t0) < 30 && seen == lines) {
+            usleep(1000);
+            seen = lines_now(dir);
+        }
+        int in_time = ms_since(&t0) < 80;
+        xlog_store(&mine->write_pos, pos); /* the call ends, having written nothing */
+        xlog_leave();
+        if (in_time) {
+            assert_int_equal(seen, lines); /* the other thread's line waited */
+            conclusive++;
+        }
+        rounds++;
+        lines++;
+    }
+    assert_int_equal(conclusive, 3);
+    assert_int_equal(xlog_close(), 0);
+    char *text = test_read_dir(dir, NULL);
+    char expected[4096] = "first\n";
+    for (int i = 0; i < rounds; i++)
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "held %d\n", i);
+    assert_string_equal(text, expected);
+    free(text);
+    test_drop_dir(dir);
+}
+
+/* A line published while the back end reads the rings, by a call that took
+ * its time long before (it copied a long string), must still wait for
+ * another thread's call under way when that thread has records of its own
+ * to write: the back end asks no ring while only one has records, then
+ * asks the others and reads their heads again; once it finds the long
+ * line there, it must ask the one it left out too (backend.c, scan).
+ * The other thread's call under way is this thread's, as above; its line
+ * "before" waits while the long call is under way (its time is later than
+ * the long call's thread's last line), so that it is in the ring when the
+ * long line comes.  The window is the back end's time between its two
+ * reads of the long call's ring: a round fails only when the long line is
+ * published inside it (the back end taken off the processor there, say),
+ * so many rounds are run, with the back end passing without a pause and
+ * a hundred rings to read. */
+static int threads_started;
+
+typedef struct long_caller {
+    const char *text;
+    int round; /* the round to log, -2 before the first, -1 to end */
+    int done;  /* the last round logged */
+} long_caller;
+
+static void *log_long_lines(void *p)
+{
+    long_caller *c = p;
+    xlog_info("long caller");
+    xlog_add(&threads_started, 1);
+    for (int logged = -2;;) {
+        int round = xlog_load_acquire(&c->round);
+        if (round == -1)
+            return NULL;
+        if (round == logged) {
+            usleep(50);
+            continue;
+        }
+        xlog_info("long %d %s", round, c->text);
+        logged = round;
+        xlog_store_release(&c->done, round);
+    }
+}
+
+static int waiters_end;
+
+static void *wait_with_a_line(void *p)
+{
+    (void)p;
+    xlog_info("waiting");
+    xlog_add(&threads_started, 1);
+    while (!xlog_load_acquire(&waiters_end))
+        usleep(1000);
+    return NULL;
+}
+
+static void a_line_published_during_a_scan_waits_for_another_threads_call(void **state)
+{
+    (void)state;
+    enum { WAITERS = 100, LONG_TEXT = 1 << 20 };
+    char *dir = test_make_dir("duringscan");
+    xlog_config cfg = test_config_in(dir);
+    cfg.file_pattern = "{message}";
+    cfg.flush_interval_ms = 1;
+    cfg.persistent = 0; /* nothing in /dev/shm */
+    cfg.idle_sleep_us = 1; /* passes one after another */
+    cfg.ring_size = 16 << 20;
+    cfg.max_message = 2 << 20;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_counters start;
+    xlog_stats(&start);
+    xlog_info("first");
+    xlog_ring *mine = ring_of_this_thread();
+    assert_non_null(mine);
+    xlog_store(&waiters_end, 0);
+    xlog_store(&threads_started, 0);
+    pthread_t waiters[WAITERS], caller;
+    for (int i = 0; i < WAITERS; i++)
+        assert_int_equal(pthread_create(&waiters[i], NULL, wait_with_a_line, NULL), 0);
+    char *text = malloc(LONG_TEXT + 1);
+    assert_non_null(text);
+    memset(text, 'x', LONG_TEXT);
+    text[LONG_TEXT] = '\0';
+    long_caller c = {text, -2, -2};
+    assert_int_equal(pthread_create(&caller, NULL, log_long_lines, &c), 0);
+    while (xlog_load_acquire(&threads_started) < WAITERS + 1)
+        usleep(1000);
+    const int rounds = (int)test_scaled(300);
+    int conclusive = 0, early = 0;
+    for (int round = 0; round < rounds; round++) {
+        assert_int_equal(xlog_flush(), 0);
+        xlog_counters before, after;
+        xlog_stats(&before);
+        xlog_info("before %d", round);
+        uint64_t pos = xlog_load(&mine->write_pos);
+        xlog_enter(); /* as if interrupted inside a call, as above */
+        xlog_store(&mine->write_pos, pos | 1);
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        xlog_store_release(&c.round, round);
+        while (xlog_load_acquire(&c.done) != round)
+            usleep(100);
+        usleep(3000); /* passes of the back end after the long line */
+        xlog_stats(&after);
+        int in_time = ms_since(&t0) < 50;
+        xlog_store(&mine->write_pos, pos); /* the call ends */
+        xlog_leave();
+        if (in_time) {
+            conclusive++;
+            /* "before" may be written, the long line must wait */
+            early += after.messages - before.messages > 1;
+        }
+    }
+    xlog_store_release(&c.round, -1);
+    pthread_join(caller, NULL);
+    xlog_store_release(&waiters_end, 1);
+    for (int i = 0; i < WAITERS; i++)
+        pthread_join(waiters[i], NULL);
+    xlog_counters end;
+    assert_int_equal(xlog_flush(), 0);
+    xlog_stats(&end);
+    assert_int_equal(xlog_close(), 0);
+    assert_int_equal(early, 0);
+    assert_true(conclusive > 0);
+    /* first, the threads' lines, and each round's two */
+    assert_int_equal(end.messages - start.messages, 1 + WAITERS + 1 + 2 * (uint64_t)rounds);
+    free(text);
+    test_drop_dir(dir);
+}
+
 /* ---- the idle back end ------------------------------------------------------ */
 
 /* A failed test leaves xlog open: the next one must still start. */
@@ -673,6 +859,8 @@ int main(void)
         cmocka_unit_test(counters_match_the_files),
         cmocka_unit_test(stuck_call_holds_nothing_up),
         cmocka_unit_test(a_call_under_way_holds_back_another_threads_later_line),
+        cmocka_unit_test(a_line_published_during_a_scan_waits_for_another_threads_call),
+        cmocka_unit_test(a_new_call_at_an_earlier_calls_position_holds_back_later_lines),
         cmocka_unit_test_teardown(an_idle_back_end_wakes_only_for_its_timers,
                                   close_after_failure),
         cmocka_unit_test_teardown(lines_logged_after_a_long_idle_are_written,

@@ -9,7 +9,8 @@
  *   1. scan: read every ring's head, how far each is published; then, only
  *      when some other ring has records to write, which threads are inside
  *      a call (bit 0 of write_pos).  A thread alone with records is never
- *      asked: its call under way comes after them.  So the back end reads
+ *      asked: its call under way comes after them (unless a ring asked
+ *      shows records at its second reading: scan).  So the back end reads
  *      no line a call loads while one thread logs, and the call's first
  *      instruction never waits for this core to give a line back.
  *   2. watermark: the newest timestamp that is safe to write.  A record not
@@ -644,11 +645,44 @@ static void read_head(xlog_ring *r)
     xlog_tsan_acquire(&r->head);
 }
 
+/* Asks r whether a call of its thread is under way (bit 0 of write_pos),
+ * then reads its head again; returns the watermark lowered for that call.
+ * A call that finds bit 0 clear has published before it (xlog.h,
+ * xlog_impl_publish): so head again, after it.  A call is timed from the
+ * first pass that finds it under way after one that did not (or did not
+ * ask): a call that wrote nothing (dropped on a full ring, say) leaves
+ * write_pos as it was, and the next call, at the same position, is not
+ * the one seen long ago, to be taken for stuck at once. */
+static uint64_t ask_call(xlog_ring *r, uint64_t now, uint64_t watermark, int last_flush)
+{
+    uint64_t claimed = xlog_load_acquire(&r->write_pos);
+    read_head(r);
+    if (!(claimed & 1)) {
+        r->claimed_pos = 0;
+        return watermark;
+    }
+    if (claimed != r->claimed_pos) {
+        r->claimed_pos = claimed;
+        r->claimed_since = now;
+    }
+    if (!last_flush && now - r->claimed_since < be.stuck_ticks && r->last_tsc < watermark)
+        return r->last_tsc;
+    return watermark;
+}
+
 /* Reads every head; returns the watermark (see the top of this file).  A
  * call that has not finished for STUCK_CALL_NS (its thread is stopped in a
  * debugger, say) stops holding the others back, and at the last flush of
  * xlog_close none does: its line, if it ever comes, is written late (with a
- * time no earlier than the lines before it) rather than everything waiting. */
+ * time no earlier than the lines before it) rather than everything waiting.
+ *
+ * The ring alone with records at the first reading is not asked: no other
+ * ring's record is to wait for its call.  But a ring asked reads its head
+ * again, and may then show records its call published meanwhile, with a
+ * time older than the watermark (the call copied a long message, or its
+ * thread was off the processor): those would be written before the lone
+ * ring's call under way, older still, comes in.  So the lone ring is asked
+ * too once another ring shows records. */
 static uint64_t scan(int last_flush)
 {
     uint64_t now = xlog_ticks();
@@ -659,23 +693,22 @@ static uint64_t scan(int last_flush)
         read_head(be.rings[i]);
         with_records += be.rings[i]->visible_end != be.rings[i]->read_pos;
     }
+    xlog_ring *alone = NULL;
+    int others_have_records = 0;
     for (size_t i = 0; i < be.ring_count; i++) {
         xlog_ring *r = be.rings[i];
-        if (with_records - (r->visible_end != r->read_pos) == 0)
-            continue; /* no other ring's record to hold back */
-        /* A call that finds bit 0 clear has published before it (xlog.h,
-         * xlog_impl_publish): so head again, after it. */
-        uint64_t claimed = xlog_load_acquire(&r->write_pos);
-        read_head(r);
-        if (!(claimed & 1))
+        int has_records = r->visible_end != r->read_pos;
+        if (with_records - has_records == 0) {
+            if (has_records)
+                alone = r; /* no other ring's record to hold back, yet */
+            r->claimed_pos = 0; /* not asked: a call seen next is timed anew */
             continue;
-        if (claimed != r->claimed_pos) {
-            r->claimed_pos = claimed;
-            r->claimed_since = now;
         }
-        if (!last_flush && now - r->claimed_since < be.stuck_ticks && r->last_tsc < watermark)
-            watermark = r->last_tsc;
+        watermark = ask_call(r, now, watermark, last_flush);
+        others_have_records |= r->visible_end != r->read_pos;
     }
+    if (alone && others_have_records)
+        watermark = ask_call(alone, now, watermark, last_flush);
     return watermark;
 }
 
