@@ -314,6 +314,48 @@ static void stuck_call(xlog_ring *mine, const char *dir)
     free(text);
 }
 
+/* A round of the tests below: this thread's call marked under way at pos
+ * (as if interrupted inside it, as above), and meanwhile another thread's
+ * line "held <round>", which must not reach the file (lines lines in it
+ * so far) while the call is under way; the call then ends, having written
+ * nothing.  1 when the round proved it: its checks came within 80 ms, well
+ * inside STUCK_CALL_NS (100 ms), after which a call stops holding others
+ * back; 0 when this thread was kept off the processor longer. */
+static int held_while_under_way(xlog_ring *mine, uint64_t pos, const char *dir, int round,
+                                size_t lines)
+{
+    xlog_enter();
+    xlog_store(&mine->write_pos, pos | 1);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pthread_t other;
+    assert_int_equal(pthread_create(&other, NULL, log_held_line, &round), 0);
+    pthread_join(other, NULL);
+    size_t seen = lines;
+    while (ms_since(&t0) < 30 && seen == lines) {
+        usleep(1000);
+        seen = lines_now(dir);
+    }
+    int in_time = ms_since(&t0) < 80;
+    xlog_store(&mine->write_pos, pos); /* the call ends */
+    xlog_leave();
+    if (in_time)
+        assert_int_equal(seen, lines); /* the other thread's line waited */
+    return in_time;
+}
+
+/* The file after the tests below: "first", then each round's held line,
+ * in order. */
+static void assert_first_then_held(const char *dir, int rounds)
+{
+    char *text = test_read_dir(dir, NULL);
+    char expected[4096] = "first\n";
+    for (int i = 0; i < rounds; i++)
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "held %d\n", i);
+    assert_string_equal(text, expected);
+    free(text);
+}
+
 /* While a call of one thread is under way (bit 0 of its write_pos), a
  * later line of another thread waits for it, since the call's line may be
  * the older (backend.c, "watermark"), although the thread under way has no
@@ -337,37 +379,13 @@ static void a_call_under_way_holds_back_another_threads_later_line(void **state)
     while (conclusive < 3 && rounds < 20) {
         assert_int_equal(xlog_flush(), 0);
         assert_int_equal(lines_now(dir), lines);
-        uint64_t pos = xlog_load(&mine->write_pos);
-        xlog_enter(); /* as if interrupted inside a call, as above */
-        xlog_store(&mine->write_pos, pos | 1);
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        pthread_t other;
-        assert_int_equal(pthread_create(&other, NULL, log_held_line, &rounds), 0);
-        pthread_join(other, NULL);
-        size_t seen = lines;
-        while (ms_since(&t0) < 30 && seen == lines) {
-            usleep(1000);
-            seen = lines_now(dir);
-        }
-        int in_time = ms_since(&t0) < 80;
-        xlog_store(&mine->write_pos, pos); /* the call ends */
-        xlog_leave();
-        if (in_time) {
-            assert_int_equal(seen, lines); /* the other thread's line waited */
-            conclusive++;
-        }
+        conclusive += held_while_under_way(mine, xlog_load(&mine->write_pos), dir, rounds, lines);
         rounds++;
         lines++;
     }
     assert_int_equal(conclusive, 3);
     assert_int_equal(xlog_close(), 0);
-    char *text = test_read_dir(dir, NULL);
-    char expected[4096] = "first\n";
-    for (int i = 0; i < rounds; i++)
-        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "held %d\n", i);
-    assert_string_equal(text, expected);
-    free(text);
+    assert_first_then_held(dir, rounds);
     test_drop_dir(dir);
 }
 
@@ -397,36 +415,13 @@ static void a_new_call_at_an_earlier_calls_position_holds_back_later_lines(void 
         assert_int_equal(lines_now(dir), lines);
         usleep(150 * 1000); /* longer than STUCK_CALL_NS since the last round's call */
         assert_int_equal(xlog_load(&mine->write_pos), pos);
-        xlog_enter();
-        xlog_store(&mine->write_pos, pos | 1);
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        pthread_t other;
-        assert_int_equal(pthread_create(&other, NULL, log_held_line, &rounds), 0);
-        pthread_join(other, NULL);
-        size_t seen = lines;
-        while (ms_since(&t0) < 30 && seen == lines) {
-            usleep(1000);
-            seen = lines_now(dir);
-        }
-        int in_time = ms_since(&t0) < 80;
-        xlog_store(&mine->write_pos, pos); /* the call ends, having written nothing */
-        xlog_leave();
-        if (in_time) {
-            assert_int_equal(seen, lines); /* the other thread's line waited */
-            conclusive++;
-        }
+        conclusive += held_while_under_way(mine, pos, dir, rounds, lines);
         rounds++;
         lines++;
     }
     assert_int_equal(conclusive, 3);
     assert_int_equal(xlog_close(), 0);
-    char *text = test_read_dir(dir, NULL);
-    char expected[4096] = "first\n";
-    for (int i = 0; i < rounds; i++)
-        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "held %d\n", i);
-    assert_string_equal(text, expected);
-    free(text);
+    assert_first_then_held(dir, rounds);
     test_drop_dir(dir);
 }
 
