@@ -463,9 +463,7 @@ static __attribute__((noinline)) size_t hand_run(xlog_ring *r, uint64_t limit,
      * the compiler read be's fields again at every record): line_time's
      * clock and last time, and usual's run number.  (Few: those that do
      * not fit in registers are read from the stack at every record.) */
-    uint64_t base_ticks = be.clock.base_ticks;
-    int64_t base_utc_ns = be.clock.base_utc_ns;
-    double ns_per_tick = be.clock.ns_per_tick;
+    const xlog_clock clock = be.clock;
     int64_t last_utc = utc_before;
     uint32_t backend_run = be.run;
     const char *buffer = r->buffer;
@@ -477,9 +475,7 @@ static __attribute__((noinline)) size_t hand_run(xlog_ring *r, uint64_t limit,
             break;
         if (rec->tsc > last_tsc)
             last_tsc = rec->tsc;
-        /* line_time, as xlog_clock_utc */
-        int64_t utc =
-            base_utc_ns + (int64_t)((double)(int64_t)(rec->tsc - base_ticks) * ns_per_tick);
+        int64_t utc = xlog_clock_utc(&clock, rec->tsc); /* as line_time */
         if (utc > last_utc)
             last_utc = utc;
         pos += rec->size;
