@@ -344,6 +344,22 @@ static int held_while_under_way(xlog_ring *mine, uint64_t pos, const char *dir, 
     return in_time;
 }
 
+/* Opens xlog for the tests below, writing each line as its message alone
+ * and into the file at once (persistent rings or not), and logs "first";
+ * returns this thread's ring. */
+static xlog_ring *open_with_first_line(const char *dir, int persistent)
+{
+    xlog_config cfg = test_config_in(dir);
+    cfg.file_pattern = "{message}";
+    cfg.flush_interval_ms = 1; /* what the back end writes is in the file at once */
+    cfg.persistent = persistent;
+    assert_int_equal(xlog_open(&cfg), 0);
+    xlog_info("first");
+    xlog_ring *mine = ring_of_this_thread();
+    assert_non_null(mine);
+    return mine;
+}
+
 /* The file after the tests below: "first", then each round's held line,
  * in order. */
 static void assert_first_then_held(const char *dir, int rounds)
@@ -367,13 +383,7 @@ static void a_call_under_way_holds_back_another_threads_later_line(void **state)
 {
     (void)state;
     char *dir = test_make_dir("underway");
-    xlog_config cfg = test_config_in(dir);
-    cfg.file_pattern = "{message}";
-    cfg.flush_interval_ms = 1; /* what the back end writes is in the file at once */
-    assert_int_equal(xlog_open(&cfg), 0);
-    xlog_info("first");
-    xlog_ring *mine = ring_of_this_thread();
-    assert_non_null(mine);
+    xlog_ring *mine = open_with_first_line(dir, 1);
     int rounds = 0, conclusive = 0;
     size_t lines = 1;
     while (conclusive < 3 && rounds < 20) {
@@ -399,14 +409,7 @@ static void a_new_call_at_an_earlier_calls_position_holds_back_later_lines(void 
 {
     (void)state;
     char *dir = test_make_dir("samepos");
-    xlog_config cfg = test_config_in(dir);
-    cfg.file_pattern = "{message}";
-    cfg.flush_interval_ms = 1;
-    cfg.persistent = 0; /* nothing in /dev/shm */
-    assert_int_equal(xlog_open(&cfg), 0);
-    xlog_info("first");
-    xlog_ring *mine = ring_of_this_thread();
-    assert_non_null(mine);
+    xlog_ring *mine = open_with_first_line(dir, 0);
     uint64_t pos = xlog_load(&mine->write_pos);
     int rounds = 0, conclusive = 0;
     size_t lines = 1;
