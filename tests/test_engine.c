@@ -372,6 +372,29 @@ static void assert_first_then_held(const char *dir, int rounds)
     free(text);
 }
 
+/* Rounds of held_while_under_way, pause_us apart, at this thread's write
+ * position, which no round moves (the lines are the other threads'),
+ * until three are conclusive (at most max_rounds); then closes xlog and
+ * checks the file. */
+static void held_rounds(const char *dir, xlog_ring *mine, int max_rounds, useconds_t pause_us)
+{
+    uint64_t pos = xlog_load(&mine->write_pos);
+    int rounds = 0, conclusive = 0;
+    size_t lines = 1;
+    while (conclusive < 3 && rounds < max_rounds) {
+        assert_int_equal(xlog_flush(), 0);
+        assert_int_equal(lines_now(dir), lines);
+        usleep(pause_us);
+        assert_int_equal(xlog_load(&mine->write_pos), pos);
+        conclusive += held_while_under_way(mine, pos, dir, rounds, lines);
+        rounds++;
+        lines++;
+    }
+    assert_int_equal(conclusive, 3);
+    assert_int_equal(xlog_close(), 0);
+    assert_first_then_held(dir, rounds);
+}
+
 /* While a call of one thread is under way (bit 0 of its write_pos), a
  * later line of another thread waits for it, since the call's line may be
  * the older (backend.c, "watermark"), although the thread under way has no
@@ -383,19 +406,7 @@ static void a_call_under_way_holds_back_another_threads_later_line(void **state)
 {
     (void)state;
     char *dir = test_make_dir("underway");
-    xlog_ring *mine = open_with_first_line(dir, 1);
-    int rounds = 0, conclusive = 0;
-    size_t lines = 1;
-    while (conclusive < 3 && rounds < 20) {
-        assert_int_equal(xlog_flush(), 0);
-        assert_int_equal(lines_now(dir), lines);
-        conclusive += held_while_under_way(mine, xlog_load(&mine->write_pos), dir, rounds, lines);
-        rounds++;
-        lines++;
-    }
-    assert_int_equal(conclusive, 3);
-    assert_int_equal(xlog_close(), 0);
-    assert_first_then_held(dir, rounds);
+    held_rounds(dir, open_with_first_line(dir, 1), 20, 0);
     test_drop_dir(dir);
 }
 
@@ -409,22 +420,8 @@ static void a_new_call_at_an_earlier_calls_position_holds_back_later_lines(void 
 {
     (void)state;
     char *dir = test_make_dir("samepos");
-    xlog_ring *mine = open_with_first_line(dir, 0);
-    uint64_t pos = xlog_load(&mine->write_pos);
-    int rounds = 0, conclusive = 0;
-    size_t lines = 1;
-    while (conclusive < 3 && rounds < 10) {
-        assert_int_equal(xlog_flush(), 0);
-        assert_int_equal(lines_now(dir), lines);
-        usleep(150 * 1000); /* longer than STUCK_CALL_NS since the last round's call */
-        assert_int_equal(xlog_load(&mine->write_pos), pos);
-        conclusive += held_while_under_way(mine, pos, dir, rounds, lines);
-        rounds++;
-        lines++;
-    }
-    assert_int_equal(conclusive, 3);
-    assert_int_equal(xlog_close(), 0);
-    assert_first_then_held(dir, rounds);
+    /* Longer than STUCK_CALL_NS since the last round's call. */
+    held_rounds(dir, open_with_first_line(dir, 0), 10, 150 * 1000);
     test_drop_dir(dir);
 }
 
