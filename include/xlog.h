@@ -571,13 +571,21 @@ typedef struct xlog_config {
     unsigned flush_interval_ms;
 
     /* How long the back end sleeps, in microseconds, when it finds every ring
-     * empty.  This is the latency of a message under light load; the caller
-     * never waits for it.  Default 500.  After flush_interval_ms (at most
-     * 250) and 30 ms more with nothing to do, the back end sleeps until its
-     * next timer instead (250 ms, or check_interval_ms if shorter; the flush
-     * interval too where the kernel lacks membarrier(2)), so an idle program
-     * wakes a few times a second; the first message logged then wakes it at
-     * once (one futex call, made only by that first call). */
+     * empty after it has found work.  The caller never waits for it.
+     * Default 500.  Under light traffic (each pass finds every ring less than
+     * a sixteenth full) each such sleep doubles the next, up to 8 ms or half
+     * flush_interval_ms, whichever is shorter (never below idle_sleep_us):
+     * the back end dozes, reading the rings, and so the lines the callers
+     * write, less often.  A line then waits that long at most in its ring
+     * before it is formatted, and flush_interval_ms at most after that.  A
+     * pass that finds a ring a sixteenth full, xlog_flush(), xlog_reopen(),
+     * or a thread whose ring gets half full ends the doze at once.  After
+     * flush_interval_ms (at most 250) and 30 ms more with nothing to do,
+     * the back end sleeps until its next timer instead (250 ms, or
+     * check_interval_ms if shorter; the flush interval too where the kernel
+     * lacks membarrier(2)), so an idle program wakes a few times a second;
+     * the first message logged then wakes it at once (one futex call, made
+     * only by that first call). */
     unsigned idle_sleep_us;
 
     /* Non-zero: XLOG_LEVEL (a filter string: "Levels, modules and

@@ -16,6 +16,7 @@
 #include <xlog.h>
 
 #include "base/atomics.h"
+#include "base/doorbell.h"
 #include "base/guard.h"
 #include "rings/rings.h"
 
@@ -555,9 +556,12 @@ static void a_line_published_during_a_scan_waits_for_another_threads_call(void *
 /* ---- the idle back end ------------------------------------------------------ */
 
 /* A failed test leaves xlog open: the next one must still start. */
+static void release_hold(void);
+
 static int close_after_failure(void **state)
 {
     (void)state;
+    release_hold(); /* a test that held the back end in its sink */
     xlog_close();
     return 0;
 }
@@ -689,57 +693,57 @@ static void lines_logged_after_a_long_idle_are_written(void **state)
 typedef struct burster {
     int index;
     int bursts;
+    int lines;     /* in each burst */
+    int pause_ms;  /* between bursts: pause_ms to 2 * pause_ms */
+    int flushes;   /* xlog_flush after every eighth burst */
     long tid;
 } burster;
 
-#define BURST_LINES 50
-
-/* Bursts separated by pauses around the time the back end takes to fall
- * asleep, so that many land just as it does. */
 static void *log_bursts(void *p)
 {
     burster *b = p;
     b->tid = (long)gettid();
     unsigned seed = (unsigned)b->index * 7919u + 1;
     for (int burst = 0; burst < b->bursts; burst++) {
-        for (int i = 0; i < BURST_LINES; i++)
+        for (int i = 0; i < b->lines; i++)
             xlog_info("burster %d burst %d line %d", b->index, burst, i);
-        if (burst % 8 == 7)
+        if (b->flushes && burst % 8 == 7)
             assert_int_equal(xlog_flush(), 0);
-        pause_ms(40 + (long)(rand_r(&seed) % 30));
+        pause_ms(b->pause_ms + (long)(rand_r(&seed) % (unsigned)b->pause_ms));
     }
     return NULL;
 }
 
-/* Many short bursts from several threads, each after a pause long enough for
- * the back end to go to sleep: every line is written once, and every flush
- * answers. */
-static void bursts_after_pauses_from_several_threads_are_all_written(void **state)
+/* THREADS threads log their bursts into a fresh xlog (ring_size 0: the
+ * default); then every line must be in the file once, each thread's in
+ * order. */
+enum { THREADS = 4 };
+static void bursts_are_all_written(const char *tag, size_t ring_size, int bursts, int lines,
+                                   int pause, int flushes)
 {
-    (void)state;
-    enum { THREADS = 4 };
-    char *dir = test_make_dir("bursts");
-    open_quiet(dir);
+    char *dir = test_make_dir(tag);
+    xlog_config cfg = test_config_in(dir);
+    cfg.persistent = 0; /* nothing in /dev/shm */
+    if (ring_size)
+        cfg.ring_size = ring_size;
+    assert_int_equal(xlog_open(&cfg), 0);
     burster b[THREADS];
     pthread_t t[THREADS];
-    int bursts = (int)test_scaled(24);
-    if (bursts < 8)
-        bursts = 8;
     for (int i = 0; i < THREADS; i++) {
-        b[i].index = i;
-        b[i].bursts = bursts;
+        b[i] = (burster){.index = i, .bursts = bursts, .lines = lines, .pause_ms = pause,
+                         .flushes = flushes};
         assert_int_equal(pthread_create(&t[i], NULL, log_bursts, &b[i]), 0);
     }
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
     assert_int_equal(xlog_flush(), 0);
-    size_t total = (size_t)THREADS * (size_t)bursts * BURST_LINES;
+    size_t total = (size_t)THREADS * (size_t)bursts * (size_t)lines;
     assert_int_equal(lines_now(dir), total);
     assert_int_equal(xlog_close(), 0);
     char *text = test_read_dir(dir, NULL);
-    char *seen = calloc(total, 1);
-    size_t lines = 0;
-    for (const char *p = text; *p; lines++) {
+    int next[THREADS] = {0}; /* burst * lines + line, expected next of each thread */
+    size_t count = 0;
+    for (const char *p = text; *p; count++) {
         const char *nl = strchr(p, '\n');
         assert_non_null(nl);
         test_line l;
@@ -748,20 +752,193 @@ static void bursts_after_pauses_from_several_threads_are_all_written(void **stat
         int who, burst, i;
         assert_int_equal(sscanf(test_message(&l, msg, sizeof msg), "burster %d burst %d line %d",
                                 &who, &burst, &i), 3);
-        assert_true(who >= 0 && who < THREADS && burst >= 0 && burst < bursts && i >= 0 &&
-                    i < BURST_LINES);
+        assert_true(who >= 0 && who < THREADS);
         char expected[96];
-        snprintf(expected, sizeof expected, "burster %d burst %d line %d", who, burst, i);
-        assert_string_equal(msg, expected);
+        snprintf(expected, sizeof expected, "burster %d burst %d line %d", who,
+                 next[who] / lines, next[who] % lines);
+        assert_string_equal(msg, expected); /* once, and in order */
         assert_int_equal(l.tid, b[who].tid);
-        size_t at = ((size_t)who * (size_t)bursts + (size_t)burst) * BURST_LINES + (size_t)i;
-        assert_int_equal(seen[at], 0); /* once */
-        seen[at] = 1;
+        next[who]++;
         p = nl + 1;
     }
-    assert_int_equal(lines, total);
-    free(seen);
+    assert_int_equal(count, total);
     free(text);
+    test_drop_dir(dir);
+}
+
+/* Many short bursts from several threads, each after a pause long enough for
+ * the back end to go to sleep (40 to 80 ms), so that many land just as it
+ * does: every line is written once, and every flush answers. */
+static void bursts_after_pauses_from_several_threads_are_all_written(void **state)
+{
+    (void)state;
+    int bursts = (int)test_scaled(24);
+    bursts_are_all_written("bursts", 0, bursts < 8 ? 8 : bursts, 50, 40, 1);
+}
+
+/* Bursts of most of a 64 KiB ring after pauses of 4 to 8 ms, while the
+ * back end dozes (backend.c, "Sleeping"): every line is written once, and
+ * the calls that find their ring full wait for room, never for a doze. */
+static void bursts_of_most_of_a_ring_into_a_dozing_back_end_are_all_written(void **state)
+{
+    (void)state;
+    int bursts = (int)test_scaled(40);
+    bursts_are_all_written("doze-bursts", 64 * 1024, bursts < 10 ? 10 : bursts, 1000, 4, 0);
+}
+
+/* ---- a dozing back end ------------------------------------------------------
+ * Under light traffic the back end polls less and less often (backend.c,
+ * "Sleeping"); a thread whose ring gets half full, or full, wakes it.  The
+ * tests hold the back end inside a sink at the line "hold", so that nothing
+ * but the thread under test touches the doze: they raise xlog_bell.dozing
+ * themselves, as the back end does when it dozes, and count the rings on
+ * the doorbell's futex word. */
+static int hold_reached, hold_released;
+
+static void hold_at_gate(void *context, const xlog_event *event, const char *bytes, size_t length)
+{
+    (void)context;
+    (void)bytes;
+    (void)length;
+    if (strcmp(event->message, "hold") != 0)
+        return;
+    __atomic_store_n(&hold_reached, 1, __ATOMIC_SEQ_CST);
+    while (!__atomic_load_n(&hold_released, __ATOMIC_SEQ_CST))
+        pause_ms(1);
+}
+
+/* The one call site of the bursts: the back end has seen it before it is
+ * held (burst_line(-1)), so that the calls take the shortest path, written
+ * in this code, which renews its room only at its end. */
+static __attribute__((noinline)) void burst_line(long i)
+{
+    xlog_info("line %ld of a burst into a dozing back end", i);
+}
+
+/* Opens xlog in dir with a 64 KiB ring, full_policy as given, and the sink
+ * above; logs line -1, flushes (the thread has its ring, the site is
+ * known), then "hold", and returns once the back end is held. */
+static void open_and_hold(const char *dir, xlog_full_policy full_policy)
+{
+    static xlog_custom_sink gate;
+    gate = xlog_custom_sink_defaults();
+    gate.write = hold_at_gate;
+    static const xlog_sink_config *sinks[2];
+    sinks[0] = &gate.sink;
+    xlog_config cfg = test_config_in(dir);
+    cfg.persistent = 0;
+    cfg.ring_size = 64 * 1024;
+    cfg.full_policy = full_policy;
+    cfg.sinks = sinks;
+    __atomic_store_n(&hold_reached, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&hold_released, 0, __ATOMIC_SEQ_CST);
+    assert_int_equal(xlog_open(&cfg), 0);
+    burst_line(-1);
+    assert_int_equal(xlog_flush(), 0);
+    xlog_info("hold");
+    while (!__atomic_load_n(&hold_reached, __ATOMIC_SEQ_CST))
+        pause_ms(1);
+}
+
+static uint64_t bytes_logged_since(uint64_t start)
+{
+    return (xlog_load(&xlog_impl_my_ring->write_pos) & ~(uint64_t)1) - start;
+}
+
+static uint32_t rings_so_far(void)
+{
+    return __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
+}
+
+/* The file holds line -1, "hold", then line 0 .. line count-1; and,
+ * if notice is not NULL, that line once, anywhere after "hold" (the back
+ * end announces drops before the batch it finds them at). */
+static void expect_lines(const char *dir, long count, const char *notice)
+{
+    char *text = test_read_dir(dir, NULL);
+    const char *p = text;
+    int notices = 0;
+    for (long i = -2; i < count || (notice && !notices && *p);) { /* -2: line -1 */
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        p = nl + 1;
+        char message[160], expected[160];
+        test_message(&l, message, sizeof message);
+        if (notice && i >= 0 && strcmp(message, notice) == 0) {
+            notices++;
+            continue;
+        }
+        if (i == -1)
+            snprintf(expected, sizeof expected, "hold");
+        else
+            snprintf(expected, sizeof expected, "line %ld of a burst into a dozing back end",
+                     i == -2 ? -1 : i);
+        assert_string_equal(message, expected);
+        i++;
+    }
+    assert_int_equal(notices, notice != NULL);
+    assert_int_equal(*p, '\0');
+    free(text);
+}
+
+static void release_hold(void)
+{
+    __atomic_store_n(&hold_released, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A thread that gets past half its ring while the back end dozes rings the
+ * doorbell, once however many calls follow, and not before half. */
+static void a_ring_half_full_wakes_a_dozing_back_end_once(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("doze-half");
+    open_and_hold(dir, XLOG_FULL_BLOCK);
+    __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
+    uint32_t before = rings_so_far();
+    uint64_t start = xlog_load(&xlog_impl_my_ring->write_pos);
+    long count = 0;
+    while (bytes_logged_since(start) < 30 * 1024) { /* short of half */
+        burst_line(count++);
+        assert_int_equal(rings_so_far(), before);
+        assert_int_equal(xlog_load(&xlog_bell.dozing), 1);
+    }
+    while (bytes_logged_since(start) < 48 * 1024) /* past half, short of full */
+        burst_line(count++);
+    assert_int_equal(rings_so_far(), before + 1);
+    assert_int_equal(xlog_load(&xlog_bell.dozing), 0);
+    release_hold();
+    assert_int_equal(xlog_close(), 0);
+    expect_lines(dir, count, NULL);
+    test_drop_dir(dir);
+}
+
+/* A room given before the doze began may run to the full ring: the call
+ * that finds it full rings (and drops, with XLOG_FULL_DROP), once. */
+static void a_full_ring_wakes_a_dozing_back_end_once(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("doze-full");
+    open_and_hold(dir, XLOG_FULL_DROP);
+    xlog_ring *r = (xlog_ring *)(void *)xlog_impl_my_ring;
+    uint32_t before = rings_so_far();
+    long count = 0;
+    while (xlog_load(&r->dropped[XLOG_DROP_FULL]) == 0)
+        burst_line(count++);
+    assert_int_equal(rings_so_far(), before); /* the back end was not dozing */
+    __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < 5; i++) {
+        xlog_info("dropped too");
+        assert_int_equal(rings_so_far(), before + 1);
+        assert_int_equal(xlog_load(&xlog_bell.dozing), 0);
+    }
+    assert_int_equal(xlog_load(&r->dropped[XLOG_DROP_FULL]), 6);
+    release_hold();
+    assert_int_equal(xlog_close(), 0);
+    expect_lines(dir, count - 1,
+                 "6 messages of this thread were not written: 6 its ring was full "
+                 "(XLOG_FULL_DROP)");
     test_drop_dir(dir);
 }
 
@@ -862,6 +1039,12 @@ int main(void)
                                   close_after_failure),
         cmocka_unit_test_teardown(bursts_after_pauses_from_several_threads_are_all_written,
                                   close_after_failure),
+        cmocka_unit_test_teardown(
+            bursts_of_most_of_a_ring_into_a_dozing_back_end_are_all_written,
+            close_after_failure),
+        cmocka_unit_test_teardown(a_ring_half_full_wakes_a_dozing_back_end_once,
+                                  close_after_failure),
+        cmocka_unit_test_teardown(a_full_ring_wakes_a_dozing_back_end_once, close_after_failure),
         cmocka_unit_test_teardown(the_threads_xlog_starts_are_named, close_after_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

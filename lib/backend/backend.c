@@ -88,6 +88,11 @@
  * (the sinks measure it with a coarse clock, which may lag by a tick): only
  * then does the back end sleep long. */
 #define SETTLE_MS 30u
+/* The longest doze (see "Sleeping"), unless half the flush interval is
+ * shorter: what a line may wait in its ring under light traffic. */
+#define DOZE_MAX_MS 8u
+/* A pass that finds a ring this full (a sixteenth of it) ends the doze. */
+#define DOZE_ENDS_AT_PARTS 16u
 
 /* What the back end remembers of a call site, keyed by its copy
  * (xlog_site_copy: never freed, so an address never names two sites): its
@@ -140,6 +145,9 @@ static struct backend {
     uint64_t last_work;      /* ticks when a pass last wrote or flushed */
     uint64_t settle_ticks;   /* idle this long, the back end sleeps long */
     long deep_sleep_ns;      /* how long */
+    long doze_ns;            /* the next short sleep ("Sleeping") */
+    long doze_max_ns;
+    int ring_filling;        /* the last scan found a ring a sixteenth full */
     int membarrier;          /* MEMBARRIER_CMD_PRIVATE_EXPEDITED is ours */
 
     int tid;                 /* the back end's kernel thread id */
@@ -685,9 +693,12 @@ static uint64_t scan(int last_flush)
     refresh_rings();
     uint64_t watermark = now - be.margin_ticks;
     size_t with_records = 0;
+    be.ring_filling = 0;
     for (size_t i = 0; i < be.ring_count; i++) {
-        read_head(be.rings[i]);
-        with_records += be.rings[i]->visible_end != be.rings[i]->read_pos;
+        xlog_ring *r = be.rings[i];
+        read_head(r);
+        with_records += r->visible_end != r->read_pos;
+        be.ring_filling |= (r->visible_end - r->read_pos) * DOZE_ENDS_AT_PARTS >= r->capacity;
     }
     xlog_ring *alone = NULL;
     int others_have_records = 0;
@@ -845,7 +856,31 @@ static void resync_clock(uint64_t now)
  *
  * The futex word counts rings: the back end reads it before its last check,
  * and sleeps only if nobody has rung since, so a ring is never lost
- * (base/doorbell.h). */
+ * (base/doorbell.h).
+ *
+ * Dozing: under light traffic (bursts of a few lines) each pass finds a
+ * little and the next finds nothing, so the back end would wake every
+ * idle_sleep_us for a few lines.  Each pass reads the heads and records the
+ * callers write, and the next call after it waits for those lines to come
+ * back to its core: the back end's polling is most of what a burst's
+ * first call costs (docs/BENCHMARKS.md).  So each short sleep doubles the
+ * next, up to DOZE_MAX_MS (or half the flush interval), until a pass finds
+ * a ring a sixteenth full, a flush is asked for, or a thread rings.  Lines
+ * then wait a few milliseconds in their ring rather than in the write
+ * buffer, where they would wait for the flush interval anyway.  While the
+ * sleep is longer than idle_sleep_us, xlog_bell.dozing asks a thread whose
+ * ring gets half full to ring (frontend.c, "Room"), so a burst does not
+ * fill its ring while the back end dozes; one that does rings too.  The
+ * flag is set after the futex word is read, so a ring that clears it
+ * always wakes the sleep it was meant for. */
+
+/* A pass found work that must not wait for a doze. */
+static void stop_dozing(void)
+{
+    be.doze_ns = (long)be.cfg.idle_sleep_us * 1000;
+    if (xlog_load(&xlog_bell.dozing))
+        __atomic_store_n(&xlog_bell.dozing, 0, __ATOMIC_SEQ_CST);
+}
 
 /* A record published but not written yet, or a call under way. */
 static int rings_have_work(void)
@@ -870,7 +905,10 @@ static void idle_wait(uint64_t now)
 {
     uint32_t wakes = __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
     int deep = now - be.last_work >= be.settle_ticks;
-    long ns = (long)be.cfg.idle_sleep_us * 1000;
+    long ns = be.doze_ns;
+    if (ns > (long)be.cfg.idle_sleep_us * 1000 && !xlog_load(&xlog_bell.dozing))
+        __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
+    be.doze_ns = 2 * ns < be.doze_max_ns ? 2 * ns : be.doze_max_ns;
     if (deep) {
         /* An exchange: a full barrier on this side (x86's xchg, arm's
          * dmb); membarrier puts one on the callers' side. */
@@ -1004,6 +1042,8 @@ static void *backend_main(void *unused)
         uint64_t now = xlog_ticks();
         if (written || flushing)
             be.last_work = now;
+        if (be.ring_filling || flushing)
+            stop_dozing();
         tend_rings(now);
         if (!stopping) /* spares made at the last pass would be unmapped at once */
             xlog_rings_keep_spares(first_pass, now, (uint64_t)(100e6 / be.clock.ns_per_tick));
@@ -1073,6 +1113,13 @@ static void plan_sleep(const xlog_config *cfg)
         be.deep_sleep_ns = (long)cfg->idle_sleep_us * 1000;
     be.settle_ticks = (uint64_t)((flush_ms + SETTLE_MS) * 1e6 / be.clock.ns_per_tick);
     be.last_work = xlog_ticks();
+    unsigned doze_max_ms = cfg->flush_interval_ms / 2 < DOZE_MAX_MS ? cfg->flush_interval_ms / 2
+                                                                    : DOZE_MAX_MS;
+    be.doze_max_ns = (long)doze_max_ms * 1000000;
+    if (be.doze_max_ns < (long)cfg->idle_sleep_us * 1000)
+        be.doze_max_ns = (long)cfg->idle_sleep_us * 1000;
+    be.doze_ns = (long)cfg->idle_sleep_us * 1000;
+    xlog_store(&xlog_bell.dozing, 0);
 }
 
 int xlog_backend_start(const xlog_config *cfg)
@@ -1227,6 +1274,7 @@ void xlog_backend_after_fork(void)
     be.tid = 0;
     be.crash_signal = be.crash_done = 0;
     xlog_store(&xlog_bell.asleep, 0); /* the parent's back end may have slept */
+    xlog_store(&xlog_bell.dozing, 0);
 }
 
 void xlog_backend_stop(void)

@@ -26,6 +26,12 @@ void xlog_bell_ring_if_asleep(void)
         xlog_bell_ring();
 }
 
+void xlog_bell_ring_if_dozing(void)
+{
+    if (xlog_bell_dozing() && __atomic_exchange_n(&xlog_bell.dozing, 0, __ATOMIC_SEQ_CST))
+        xlog_bell_ring();
+}
+
 void xlog_bell_wait(uint32_t seen, long ns)
 {
     struct timespec timeout = {ns / 1000000000, ns % 1000000000};

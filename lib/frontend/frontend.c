@@ -102,6 +102,12 @@ uint64_t xlog_unringed_dropped[XLOG_DROP_REASONS];
  * allows for.  So a call written in the program's code needs no epoch
  * check and no doorbell check.
  *
+ * While the back end dozes (it polls a few milliseconds apart under light
+ * traffic: backend.c, "Sleeping"), a room given ends at half the ring from
+ * the tail, and the call that gets past half rings the doorbell, once per
+ * doze whoever rings; so does a call that finds its ring full.  A room
+ * given before the doze began may reach the full ring: that call rings.
+ *
  * The same bit 0 of write_pos keeps a signal handler's call out of a call under
  * way: the call in the program's code sets it and learns whether it was
  * set in one instruction; the library's paths set it before they read the
@@ -296,6 +302,7 @@ static uint64_t tail_to_sleep_for(const xlog_ring *r, uint64_t need)
  * dropped instead. */
 static int wait_for_room(xlog_ring *r, uint64_t need)
 {
+    xlog_bell_ring_if_dozing(); /* else the room might come a doze later */
     if (xlog_load(&xlog_front.full_policy) == XLOG_FULL_DROP && !writing_context) {
         count_drop(r, XLOG_DROP_FULL);
         return 0;
@@ -427,10 +434,19 @@ static int wait_unclaimed(xlog_ring *r, uint64_t need, uint64_t *pos)
 /* The shortest paths may now write below the lap's end or the tail's
  * last known room, whichever comes first, for a record at pos that fits
  * in both. */
-static void set_room_from(xlog_ring *r, uint64_t pos)
+static void set_room_from(xlog_ring *r, uint64_t pos, uint64_t size)
 {
     uint64_t lap_start = pos - (pos & r->mask);
     uint64_t lap_room = lap_start + r->lap_end, tail_room = r->cached_tail + r->capacity;
+    if (UNLIKELY(xlog_bell_dozing())) {
+        /* The back end dozes (backend.c, "Sleeping"): past half the ring,
+         * wake it; short of it, come back here at half. */
+        uint64_t half = r->cached_tail + r->capacity / 2;
+        if (pos + size > half)
+            xlog_bell_ring_if_dozing();
+        else
+            tail_room = half;
+    }
     set_room(r, lap_start, lap_room < tail_room ? lap_room : tail_room);
 }
 
@@ -489,7 +505,7 @@ static __attribute__((noinline)) int renew_room(xlog_ring *r, uint64_t *pos, uin
         if (at + size - r->cached_tail > r->capacity)
             return 0;
     }
-    set_room_from(r, at);
+    set_room_from(r, at, size);
     *pos = at;
     return 1;
 }
@@ -512,7 +528,7 @@ static char *ring_reserve(xlog_ring *r, uint64_t size, uint64_t *record_pos)
                     continue;
                 }
             }
-            set_room_from(r, pos);
+            set_room_from(r, pos, size);
             *record_pos = pos;
             return r->buffer + offset;
         }

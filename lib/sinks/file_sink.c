@@ -88,7 +88,8 @@ static unsigned reopen_requests;
 XLOG_API void xlog_reopen(void)
 {
     __atomic_fetch_add(&reopen_requests, 1, __ATOMIC_RELEASE);
-    xlog_bell_ring_if_asleep(); /* signal-safe */
+    xlog_bell_ring_if_asleep(); /* signal-safe, both */
+    xlog_bell_ring_if_dozing();
 }
 
 static int64_t coarse_ms(void)
