@@ -440,7 +440,14 @@ static void set_room_from(xlog_ring *r, uint64_t pos, uint64_t size)
     uint64_t lap_room = lap_start + r->lap_end, tail_room = r->cached_tail + r->capacity;
     if (UNLIKELY(xlog_bell_dozing())) {
         /* The back end dozes (backend.c, "Sleeping"): past half the ring,
-         * wake it; short of it, come back here at half. */
+         * wake it; short of it, come back here at half.  Half of the tail
+         * as it is: ring_reserve reads the tail only when the ring looks
+         * full, so the one known may be most of a ring old, and the back
+         * end may have read everything since. */
+        if (pos + size > r->cached_tail + r->capacity / 2) {
+            r->cached_tail = xlog_load_acquire(&r->tail);
+            tail_room = r->cached_tail + r->capacity;
+        }
         uint64_t half = r->cached_tail + r->capacity / 2;
         if (pos + size > half)
             xlog_bell_ring_if_dozing();
