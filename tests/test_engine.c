@@ -815,7 +815,10 @@ static __attribute__((noinline)) void burst_line(long i)
     xlog_info("line %ld of a burst into a dozing back end", i);
 }
 
-/* Logs "hold" and returns once the back end is held at it. */
+/* Logs "hold" and returns once the back end is held at it, not dozing:
+ * it may have begun to doze before it got to the line (the calling thread
+ * off the processor a few milliseconds), and, held, it touches the flag no
+ * more. */
 static void hold(void)
 {
     __atomic_store_n(&hold_reached, 0, __ATOMIC_SEQ_CST);
@@ -823,6 +826,7 @@ static void hold(void)
     xlog_info("hold");
     while (!__atomic_load_n(&hold_reached, __ATOMIC_SEQ_CST))
         pause_ms(1);
+    __atomic_store_n(&xlog_bell.dozing, 0, __ATOMIC_SEQ_CST);
 }
 
 /* The same line through the library's general path: an argument that
