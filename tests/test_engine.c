@@ -557,11 +557,13 @@ static void a_line_published_during_a_scan_waits_for_another_threads_call(void *
 
 /* A failed test leaves xlog open: the next one must still start. */
 static void release_hold(void);
+static void release_clock(void);
 
 static int close_after_failure(void **state)
 {
     (void)state;
     release_hold(); /* a test that held the back end in its sink */
+    release_clock(); /* or in its wall clock */
     xlog_close();
     return 0;
 }
@@ -908,6 +910,25 @@ static void expect_lines(const char *dir, long count, long held_again, const cha
     free(text);
 }
 
+/* The file holds line -1 .. line count-1 of the bursts, nothing else. */
+static void expect_burst_lines(const char *dir, long count)
+{
+    char *text = test_read_dir(dir, NULL);
+    const char *p = text;
+    for (long i = -1; i < count; i++) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        p = nl + 1;
+        char message[160], expected[160];
+        snprintf(expected, sizeof expected, "line %ld of a burst into a dozing back end", i);
+        assert_string_equal(test_message(&l, message, sizeof message), expected);
+    }
+    assert_int_equal(*p, '\0');
+    free(text);
+}
+
 static void release_hold(void)
 {
     __atomic_store_n(&hold_released, 1, __ATOMIC_SEQ_CST);
@@ -974,6 +995,93 @@ static void a_general_call_into_a_ring_read_to_its_end_does_not_wake_a_dozing_ba
     release_hold();
     assert_int_equal(xlog_close(), 0);
     expect_lines(dir, count, held_again, NULL);
+    test_drop_dir(dir);
+}
+
+/* A thread may ring after the back end has read its ring in a pass and
+ * before that pass ends in a sleep: the sleep must not be a doze, or half a
+ * ring waits for it.  The test holds the back end there, in the wall clock
+ * it reads at its resynchronisation (a second after the last, after it has
+ * read and written the rings), fills half its ring meanwhile, then notes
+ * in a sink whether the back end had gone back to dozing when it wrote the
+ * first of those lines.  A line logged 150 ms before that keeps the back
+ * end from its long sleep (it sleeps long after flush_interval_ms, here
+ * 250, and 30 ms more without work), so the sleep in question is a doze;
+ * should the test thread be late, it is the long sleep's last check, and
+ * the flag must be down at that line all the same. */
+static int clock_armed, clock_reached, clock_released;
+
+static int64_t clock_held_when_armed(void)
+{
+    if (__atomic_load_n(&clock_armed, __ATOMIC_SEQ_CST) &&
+        __atomic_exchange_n(&clock_armed, 0, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&clock_reached, 1, __ATOMIC_SEQ_CST);
+        while (!__atomic_load_n(&clock_released, __ATOMIC_SEQ_CST))
+            pause_ms(1);
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static void release_clock(void)
+{
+    __atomic_store_n(&clock_released, 1, __ATOMIC_SEQ_CST);
+}
+
+static int dozing_at_line_1 = -1;
+
+static void note_dozing_at_line_1(void *context, const xlog_event *event, const char *bytes,
+                                  size_t length)
+{
+    (void)context;
+    (void)bytes;
+    (void)length;
+    if (strcmp(event->message, "line 1 of a burst into a dozing back end") == 0)
+        __atomic_store_n(&dozing_at_line_1, xlog_load(&xlog_bell.dozing), __ATOMIC_SEQ_CST);
+}
+
+static void a_ring_between_a_pass_and_its_sleep_is_answered_before_any_doze(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("doze-late-ring");
+    static xlog_custom_sink noting;
+    noting = xlog_custom_sink_defaults();
+    noting.write = note_dozing_at_line_1;
+    static const xlog_sink_config *sinks[2];
+    sinks[0] = &noting.sink;
+    xlog_config cfg = test_config_in(dir);
+    cfg.persistent = 0;
+    cfg.ring_size = 64 * 1024;
+    cfg.sinks = sinks;
+    cfg.wall_clock_ns = clock_held_when_armed;
+    cfg.flush_interval_ms = 250;
+    __atomic_store_n(&clock_reached, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&clock_released, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&dozing_at_line_1, -1, __ATOMIC_SEQ_CST);
+    assert_int_equal(xlog_open(&cfg), 0);
+    burst_line(-1);
+    assert_int_equal(xlog_flush(), 0); /* resynchronises: the next one is a second later */
+    __atomic_store_n(&clock_armed, 1, __ATOMIC_SEQ_CST);
+    pause_ms(850);
+    general_burst_line(0);
+    while (!__atomic_load_n(&clock_reached, __ATOMIC_SEQ_CST))
+        pause_ms(1);
+    /* Idle since line 0: the back end has raised the flag. */
+    assert_int_equal(xlog_load(&xlog_bell.dozing), 1);
+    uint32_t before = rings_so_far();
+    uint64_t start = xlog_load(&xlog_impl_my_ring->write_pos);
+    long count = 1;
+    while (bytes_logged_since(start) < 48 * 1024) /* past half, short of full */
+        general_burst_line(count++);
+    assert_int_equal(rings_so_far(), before + 1);
+    assert_int_equal(xlog_load(&xlog_bell.dozing), 0);
+    release_clock();
+    while (__atomic_load_n(&dozing_at_line_1, __ATOMIC_SEQ_CST) < 0)
+        pause_ms(1);
+    assert_int_equal(__atomic_load_n(&dozing_at_line_1, __ATOMIC_SEQ_CST), 0);
+    assert_int_equal(xlog_close(), 0);
+    expect_burst_lines(dir, count);
     test_drop_dir(dir);
 }
 
@@ -1111,6 +1219,8 @@ int main(void)
             a_general_call_into_a_ring_read_to_its_end_does_not_wake_a_dozing_back_end,
             close_after_failure),
         cmocka_unit_test_teardown(a_full_ring_wakes_a_dozing_back_end_once, close_after_failure),
+        cmocka_unit_test_teardown(a_ring_between_a_pass_and_its_sleep_is_answered_before_any_doze,
+                                  close_after_failure),
         cmocka_unit_test_teardown(the_threads_xlog_starts_are_named, close_after_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,6 +147,7 @@ static struct backend {
     long deep_sleep_ns;      /* how long */
     long doze_ns;            /* the next short sleep ("Sleeping") */
     long doze_max_ns;
+    int doze_flag_raised;    /* xlog_bell.dozing was set by the last sleep */
     int ring_filling;        /* the last scan found a ring a sixteenth full */
     int membarrier;          /* MEMBARRIER_CMD_PRIVATE_EXPEDITED is ours */
 
@@ -872,12 +873,16 @@ static void resync_clock(uint64_t now)
  * ring gets half full to ring (frontend.c, "Room"), so a burst does not
  * fill its ring while the back end dozes; one that does rings too.  The
  * flag is set after the futex word is read, so a ring that clears it
- * always wakes the sleep it was meant for. */
+ * always wakes the sleep it was meant for.  A ring may also come after a
+ * pass has read the rings and before it sleeps (the wake then finds no
+ * sleeper): so a sleep that finds the flag it raised taken back to 0 is
+ * not slept, and the next pass reads the ring that rang. */
 
 /* A pass found work that must not wait for a doze. */
 static void stop_dozing(void)
 {
     be.doze_ns = (long)be.cfg.idle_sleep_us * 1000;
+    be.doze_flag_raised = 0;
     if (xlog_load(&xlog_bell.dozing))
         __atomic_store_n(&xlog_bell.dozing, 0, __ATOMIC_SEQ_CST);
 }
@@ -906,8 +911,18 @@ static void idle_wait(uint64_t now)
     uint32_t wakes = __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
     int deep = now - be.last_work >= be.settle_ticks;
     long ns = be.doze_ns;
-    if (ns > (long)be.cfg.idle_sleep_us * 1000 && !xlog_load(&xlog_bell.dozing))
-        __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
+    if (ns > (long)be.cfg.idle_sleep_us * 1000) {
+        /* Read after the futex word: a ring whose 0 this misses comes
+         * after that read, and ends the sleep. */
+        int flag = __atomic_load_n(&xlog_bell.dozing, __ATOMIC_SEQ_CST);
+        if (be.doze_flag_raised && !flag) {
+            be.doze_flag_raised = 0; /* rung, maybe since the pass read the rings */
+            return;
+        }
+        if (!flag)
+            __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
+        be.doze_flag_raised = 1;
+    }
     be.doze_ns = 2 * ns < be.doze_max_ns ? 2 * ns : be.doze_max_ns;
     if (deep) {
         /* An exchange: a full barrier on this side (x86's xchg, arm's
@@ -1119,6 +1134,7 @@ static void plan_sleep(const xlog_config *cfg)
     if (be.doze_max_ns < (long)cfg->idle_sleep_us * 1000)
         be.doze_max_ns = (long)cfg->idle_sleep_us * 1000;
     be.doze_ns = (long)cfg->idle_sleep_us * 1000;
+    be.doze_flag_raised = 0;
     xlog_store(&xlog_bell.dozing, 0);
 }
 
@@ -1275,6 +1291,7 @@ void xlog_backend_after_fork(void)
     be.crash_signal = be.crash_done = 0;
     xlog_store(&xlog_bell.asleep, 0); /* the parent's back end may have slept */
     xlog_store(&xlog_bell.dozing, 0);
+    be.doze_flag_raised = 0;
 }
 
 void xlog_backend_stop(void)
