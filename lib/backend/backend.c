@@ -868,7 +868,9 @@ static void resync_clock(uint64_t now)
  * next, up to DOZE_MAX_MS (or half the flush interval), until a pass finds
  * a ring a sixteenth full, a flush is asked for, or a thread rings.  Lines
  * then wait a few milliseconds in their ring rather than in the write
- * buffer, where they would wait for the flush interval anyway.  While the
+ * buffer, where they would wait for the flush interval anyway; and no doze
+ * goes past the time a buffer falls due (xlog_sinks_ms_to_due), so a
+ * formatted line still waits flush_interval_ms at most.  While the
  * sleep is longer than idle_sleep_us, xlog_bell.dozing asks a thread whose
  * ring gets half full to ring (frontend.c, "Room"), so a burst does not
  * fill its ring while the back end dozes; one that does rings too.  The
@@ -910,8 +912,11 @@ static void idle_wait(uint64_t now)
 {
     uint32_t wakes = __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
     int deep = now - be.last_work >= be.settle_ticks;
-    long ns = be.doze_ns;
-    if (ns > (long)be.cfg.idle_sleep_us * 1000) {
+    long ns = be.doze_ns, short_ns = (long)be.cfg.idle_sleep_us * 1000;
+    int64_t due_ms = xlog_sinks_ms_to_due(); /* a formatted line waits flush_interval_ms at most */
+    if (due_ms >= 0 && ns > due_ms * 1000000)
+        ns = due_ms * 1000000 > short_ns ? (long)due_ms * 1000000 : short_ns;
+    if (ns > short_ns) {
         /* Read after the futex word: a ring whose 0 this misses comes
          * after that read, and ends the sleep. */
         int flag = __atomic_load_n(&xlog_bell.dozing, __ATOMIC_SEQ_CST);
@@ -923,7 +928,7 @@ static void idle_wait(uint64_t now)
             __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
         be.doze_flag_raised = 1;
     }
-    be.doze_ns = 2 * ns < be.doze_max_ns ? 2 * ns : be.doze_max_ns;
+    be.doze_ns = 2 * be.doze_ns < be.doze_max_ns ? 2 * be.doze_ns : be.doze_max_ns;
     if (deep) {
         /* An exchange: a full barrier on this side (x86's xchg, arm's
          * dmb); membarrier puts one on the callers' side. */

@@ -694,6 +694,33 @@ static void write_if_due(xlog_file *f, void *arg)
         xlog_file_write_out(f);
 }
 
+typedef struct next_due {
+    int64_t now_ms;
+    int64_t interval_ms;
+    int64_t least_ms; /* -1: no line waits */
+} next_due;
+
+static void note_due(xlog_file *f, void *arg)
+{
+    next_due *d = arg;
+    if (f->length <= f->written)
+        return;
+    int64_t ms = f->pending_since + d->interval_ms - d->now_ms;
+    if (ms < 0)
+        ms = 0;
+    if (d->least_ms < 0 || ms < d->least_ms)
+        d->least_ms = ms;
+}
+
+/* When write_if_due will write a buffer. */
+static int64_t file_ms_to_due(xlog_sink *s)
+{
+    file_sink *fs = s->state;
+    next_due d = {coarse_ms(), fs->flush_interval_ms, -1};
+    each_file(fs, note_due, &d);
+    return d.least_ms;
+}
+
 static void check_name(xlog_file *f, void *forced)
 {
     xlog_file_check_name(f, *(int *)forced);
@@ -993,6 +1020,7 @@ const xlog_sink_ops xlog_file_sink_ops = {
     .write_run = file_write_run,
     .flush = file_flush,
     .tick = file_tick,
+    .ms_to_due = file_ms_to_due,
     .thread_ended = file_thread_ended,
     .after_fork = file_after_fork,
     .stop = file_stop,

@@ -71,10 +71,14 @@ typedef struct xlog_sink_ops {
      * message at cfg.flush_level); durable: and is made to survive a power
      * loss if the sink can (fdatasync; cfg.sync_level).  Optional. */
     void (*flush)(xlog_sink *s, int durable);
-    /* Called once per back-end pass (every idle_sleep_us under light load,
-     * every 250 ms at most when idle: backend.c, "Sleeping"): timers,
-     * reopening, announcing drops.  Optional. */
+    /* Called once per back-end pass (every idle_sleep_us under load, up to
+     * a doze apart under light load, every 250 ms at most when idle:
+     * backend.c, "Sleeping"): timers, reopening, announcing drops.
+     * Optional. */
     void (*tick)(xlog_sink *s);
+    /* Milliseconds until tick has lines to write (a buffer falls due: 0 if
+     * one has), or -1: the back end does not doze past it.  Optional. */
+    int64_t (*ms_to_due)(xlog_sink *s);
     /* A thread has ended and all its events were written.  Optional. */
     void (*thread_ended)(xlog_sink *s, int tid);
     /* In the child of fork(): forget what belongs to the parent (threads,
@@ -130,6 +134,8 @@ int xlog_sinks_routing(int *process, const xlog_rule **list, size_t *count);
  * without a filter follow while some sink has one. */
 void xlog_sinks_set_program_rules(int process, const xlog_rule *list, size_t count);
 void xlog_sinks_tick(void);
+/* The least of the sinks' ms_to_due, or -1. */
+int64_t xlog_sinks_ms_to_due(void);
 void xlog_sinks_thread_ended(int tid);
 void xlog_sinks_after_fork(void);
 /* Flushes and stops every sink, the last one started first. */

@@ -320,6 +320,17 @@ void xlog_sinks_tick(void)
             sinks.list[i].ops->tick(&sinks.list[i]);
 }
 
+int64_t xlog_sinks_ms_to_due(void)
+{
+    int64_t least = -1;
+    for (size_t i = 0; i < sinks.count; i++) {
+        int64_t ms = sinks.list[i].ops->ms_to_due ? sinks.list[i].ops->ms_to_due(&sinks.list[i]) : -1;
+        if (ms >= 0 && (least < 0 || ms < least))
+            least = ms;
+    }
+    return least;
+}
+
 void xlog_sinks_thread_ended(int tid)
 {
     for (size_t i = 0; i < sinks.count; i++)
