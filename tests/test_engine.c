@@ -839,21 +839,30 @@ static __attribute__((noinline)) void general_burst_line(long i)
     xlog_info("line %ld of a burst into a dozing back end%.*s", i, 0, "");
 }
 
+/* A configuration for dir with a 64 KiB ring in ordinary memory and a
+ * custom sink whose write is the one given (one at a time). */
+static xlog_config doze_config(const char *dir,
+                               void (*write)(void *, const xlog_event *, const char *, size_t))
+{
+    static xlog_custom_sink sink;
+    static const xlog_sink_config *sinks[2];
+    sink = xlog_custom_sink_defaults();
+    sink.write = write;
+    sinks[0] = &sink.sink;
+    xlog_config cfg = test_config_in(dir);
+    cfg.persistent = 0;
+    cfg.ring_size = 64 * 1024;
+    cfg.sinks = sinks;
+    return cfg;
+}
+
 /* Opens xlog in dir with a 64 KiB ring, full_policy as given, and the sink
  * above; logs line -1, flushes (the thread has its ring, the site is
  * known), then "hold", and returns once the back end is held. */
 static void open_and_hold(const char *dir, xlog_full_policy full_policy)
 {
-    static xlog_custom_sink gate;
-    gate = xlog_custom_sink_defaults();
-    gate.write = hold_at_gate;
-    static const xlog_sink_config *sinks[2];
-    sinks[0] = &gate.sink;
-    xlog_config cfg = test_config_in(dir);
-    cfg.persistent = 0;
-    cfg.ring_size = 64 * 1024;
+    xlog_config cfg = doze_config(dir, hold_at_gate);
     cfg.full_policy = full_policy;
-    cfg.sinks = sinks;
     assert_int_equal(xlog_open(&cfg), 0);
     burst_line(-1);
     assert_int_equal(xlog_flush(), 0);
@@ -870,6 +879,18 @@ static uint32_t rings_so_far(void)
     return __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
 }
 
+/* The message of the line at *p (a whole line of the default layout), into
+ * message; *p moves to the next line. */
+static const char *next_message(const char **p, char *message, size_t size)
+{
+    const char *nl = strchr(*p, '\n');
+    assert_non_null(nl);
+    test_line l;
+    assert_true(test_parse_line(*p, (size_t)(nl - *p), &l));
+    *p = nl + 1;
+    return test_message(&l, message, size);
+}
+
 /* The file holds line -1, "hold", then line 0 .. line count-1, with
  * "hold" again before line held_again if that is not negative; and, if notice is
  * not NULL, that line once, anywhere after "hold" (the back end announces
@@ -880,13 +901,8 @@ static void expect_lines(const char *dir, long count, long held_again, const cha
     const char *p = text;
     int notices = 0, second_hold = 0;
     for (long i = -2; i < count || (notice && !notices && *p);) { /* -2: line -1 */
-        const char *nl = strchr(p, '\n');
-        assert_non_null(nl);
-        test_line l;
-        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
-        p = nl + 1;
         char message[160], expected[160];
-        test_message(&l, message, sizeof message);
+        next_message(&p, message, sizeof message);
         if (notice && i >= 0 && strcmp(message, notice) == 0) {
             notices++;
             continue;
@@ -916,14 +932,9 @@ static void expect_burst_lines(const char *dir, long count)
     char *text = test_read_dir(dir, NULL);
     const char *p = text;
     for (long i = -1; i < count; i++) {
-        const char *nl = strchr(p, '\n');
-        assert_non_null(nl);
-        test_line l;
-        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
-        p = nl + 1;
         char message[160], expected[160];
         snprintf(expected, sizeof expected, "line %ld of a burst into a dozing back end", i);
-        assert_string_equal(test_message(&l, message, sizeof message), expected);
+        assert_string_equal(next_message(&p, message, sizeof message), expected);
     }
     assert_int_equal(*p, '\0');
     free(text);
@@ -934,6 +945,26 @@ static void release_hold(void)
     __atomic_store_n(&hold_released, 1, __ATOMIC_SEQ_CST);
 }
 
+/* With the back end held, raises the doze flag as the back end does, then
+ * logs line(*count), line(*count + 1) ... through 48 KiB of the thread's 64
+ * KiB ring: no ring on the doorbell short of half (30 KiB), exactly one by
+ * 48 KiB, and the flag back at 0. */
+static void one_ring_past_half(void (*line)(long), long *count)
+{
+    __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
+    uint32_t before = rings_so_far();
+    uint64_t start = xlog_load(&xlog_impl_my_ring->write_pos);
+    while (bytes_logged_since(start) < 30 * 1024) { /* short of half */
+        line((*count)++);
+        assert_int_equal(rings_so_far(), before);
+        assert_int_equal(xlog_load(&xlog_bell.dozing), 1);
+    }
+    while (bytes_logged_since(start) < 48 * 1024) /* past half, short of full */
+        line((*count)++);
+    assert_int_equal(rings_so_far(), before + 1);
+    assert_int_equal(xlog_load(&xlog_bell.dozing), 0);
+}
+
 /* A thread that gets past half its ring while the back end dozes rings the
  * doorbell, once however many calls follow, and not before half. */
 static void a_ring_half_full_wakes_a_dozing_back_end_once(void **state)
@@ -941,19 +972,8 @@ static void a_ring_half_full_wakes_a_dozing_back_end_once(void **state)
     (void)state;
     char *dir = test_make_dir("doze-half");
     open_and_hold(dir, XLOG_FULL_BLOCK);
-    __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
-    uint32_t before = rings_so_far();
-    uint64_t start = xlog_load(&xlog_impl_my_ring->write_pos);
     long count = 0;
-    while (bytes_logged_since(start) < 30 * 1024) { /* short of half */
-        burst_line(count++);
-        assert_int_equal(rings_so_far(), before);
-        assert_int_equal(xlog_load(&xlog_bell.dozing), 1);
-    }
-    while (bytes_logged_since(start) < 48 * 1024) /* past half, short of full */
-        burst_line(count++);
-    assert_int_equal(rings_so_far(), before + 1);
-    assert_int_equal(xlog_load(&xlog_bell.dozing), 0);
+    one_ring_past_half(burst_line, &count);
     release_hold();
     assert_int_equal(xlog_close(), 0);
     expect_lines(dir, count, -1, NULL);
@@ -980,18 +1000,7 @@ static void a_general_call_into_a_ring_read_to_its_end_does_not_wake_a_dozing_ba
     release_hold();
     assert_int_equal(xlog_flush(), 0); /* read to its end */
     hold();
-    __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
-    uint32_t before = rings_so_far();
-    start = xlog_load(&xlog_impl_my_ring->write_pos);
-    while (bytes_logged_since(start) < 30 * 1024) { /* short of half */
-        general_burst_line(count++);
-        assert_int_equal(rings_so_far(), before);
-        assert_int_equal(xlog_load(&xlog_bell.dozing), 1);
-    }
-    while (bytes_logged_since(start) < 48 * 1024) /* past half, short of full */
-        general_burst_line(count++);
-    assert_int_equal(rings_so_far(), before + 1);
-    assert_int_equal(xlog_load(&xlog_bell.dozing), 0);
+    one_ring_past_half(general_burst_line, &count);
     release_hold();
     assert_int_equal(xlog_close(), 0);
     expect_lines(dir, count, held_again, NULL);
@@ -1045,15 +1054,7 @@ static void a_ring_between_a_pass_and_its_sleep_is_answered_before_any_doze(void
 {
     (void)state;
     char *dir = test_make_dir("doze-late-ring");
-    static xlog_custom_sink noting;
-    noting = xlog_custom_sink_defaults();
-    noting.write = note_dozing_at_line_1;
-    static const xlog_sink_config *sinks[2];
-    sinks[0] = &noting.sink;
-    xlog_config cfg = test_config_in(dir);
-    cfg.persistent = 0;
-    cfg.ring_size = 64 * 1024;
-    cfg.sinks = sinks;
+    xlog_config cfg = doze_config(dir, note_dozing_at_line_1);
     cfg.wall_clock_ns = clock_held_when_armed;
     cfg.flush_interval_ms = 250;
     __atomic_store_n(&clock_reached, 0, __ATOMIC_SEQ_CST);
