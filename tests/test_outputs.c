@@ -29,6 +29,8 @@
 
 #include <xlog.h>
 
+#include "sinks/sink.h"
+
 extern char **environ;
 
 /* 2026-11-22 12:00:00 UTC */
@@ -1020,6 +1022,109 @@ static void loss_notices_add_up_to_lost(void **state)
     test_drop_dir(dir);
 }
 
+/* What a custom sink sees of the back end when "probe" comes: how long
+ * the back end may sleep for the file sink (xlog_sinks_ms_to_due), and the
+ * coarse clock after that was asked. */
+typedef struct due_probe {
+    int64_t ms_to_due;
+    int64_t asked_at_ms;
+} due_probe;
+
+static int64_t coarse_now_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+static void probe_due(void *context, const xlog_event *event, const char *bytes, size_t len)
+{
+    (void)bytes;
+    (void)len;
+    if (strcmp(event->message, "probe") != 0)
+        return;
+    due_probe *probe = context;
+    probe->ms_to_due = xlog_sinks_ms_to_due(); /* on the back end, as idle_wait asks */
+    probe->asked_at_ms = coarse_now_ms();
+}
+
+/* A write that failed is tried again 100 ms later, no sooner (never a loop
+ * on a broken disk): the line it holds back is not due before then, though
+ * its flush interval (0 here) has passed, so the back end may doze until
+ * that retry rather than wake every idle_sleep_us to find nothing it may
+ * write.  Exactly: due no sooner than 100 ms after the coarse clock read
+ * before the write failed, counted from the clock read after the back end
+ * was asked (the failure and the question come between the two).  Then
+ * the file takes every line once the limit is lifted. */
+static void a_buffer_the_disk_refused_falls_due_at_its_retry_not_before(void **state)
+{
+    (void)state;
+    char *dir = test_make_dir("retry-due");
+    char *live = test_path(dir, "2026-11-22.log");
+    int report[2];
+    assert_int_equal(pipe(report), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG */
+        due_probe probe = {-2, 0};
+        xlog_custom_sink sink = xlog_custom_sink_defaults();
+        sink.context = &probe;
+        sink.write = probe_due;
+        const xlog_sink_config *sinks[] = {&sink.sink, NULL};
+        xlog_config cfg = config_in(dir);
+        cfg.flush_interval_ms = 0;
+        cfg.sinks = sinks;
+        if (xlog_open(&cfg) != 0)
+            _exit(91);
+        xlog_info("before");
+        xlog_flush();
+        struct stat st;
+        if (stat(live, &st) != 0)
+            _exit(92);
+        limit_file_size((rlim_t)st.st_size);
+        int64_t before_failure_ms = coarse_now_ms();
+        xlog_info("held back");
+        xlog_flush(); /* the write fails */
+        xlog_info("probe");
+        xlog_flush(); /* the probe has been asked */
+        limit_file_size(RLIM_INFINITY);
+        xlog_close();
+        int64_t out[3] = {probe.ms_to_due, probe.asked_at_ms, before_failure_ms};
+        _exit(write(report[1], out, sizeof out) == sizeof out ? 0 : 93);
+    }
+    close(report[1]);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    int64_t got[3];
+    assert_int_equal(read(report[0], got, sizeof got), sizeof got);
+    close(report[0]);
+    int64_t ms_to_due = got[0], asked_at = got[1], before_failure = got[2];
+    int64_t least = before_failure + 100 - asked_at;
+    if (ms_to_due < least || ms_to_due > 100)
+        fail_msg("ms_to_due %lld, must be within [%lld, 100]", (long long)ms_to_due,
+                 (long long)least);
+
+    char *text = test_read_file(live, NULL);
+    const char *expected[] = {"before", "held back", "probe"};
+    size_t count = 0;
+    for (const char *p = text; *p; count++) {
+        const char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        test_line l;
+        char msg[256];
+        assert_true(test_parse_line(p, (size_t)(nl - p), &l));
+        assert_true(count < sizeof expected / sizeof *expected);
+        assert_string_equal(test_message(&l, msg, sizeof msg), expected[count]);
+        p = nl + 1;
+    }
+    assert_int_equal(count, 3);
+    free(text);
+    free(live);
+    test_drop_dir(dir);
+}
+
 /* A file that cannot grow: what it cannot take stays in the buffer for a
  * later try, and is given up (counted, and announced once writing works
  * again) only when the buffer is needed for newer lines.  A small buffer
@@ -1909,6 +2014,8 @@ int main(void)
         cmocka_unit_test_teardown(deleted_directory_is_created_again, close_if_open),
         cmocka_unit_test_teardown(writes_follow_the_name_without_waiting_for_the_check, close_if_open),
         cmocka_unit_test_teardown(loss_notices_add_up_to_lost, close_if_open),
+        cmocka_unit_test_teardown(a_buffer_the_disk_refused_falls_due_at_its_retry_not_before,
+                                  close_if_open),
         cmocka_unit_test_teardown(full_disk_loses_only_what_it_must_and_says_so, close_if_open),
         cmocka_unit_test_teardown(symlinked_directory_is_refused_without_follow_symlinks, close_if_open),
         cmocka_unit_test_teardown(symlinks_refused_when_asked, close_if_open),

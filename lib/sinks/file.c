@@ -504,6 +504,9 @@ uint64_t xlog_count_lines(const char *p, size_t n)
     return lines;
 }
 
+/* How long after a failed write the buffer is tried again. */
+#define RETRY_MS 100
+
 static int64_t coarse_ms(void)
 {
     struct timespec now;
@@ -596,9 +599,15 @@ void xlog_file_write_out(xlog_file *f)
     empty(f);
 }
 
+int64_t xlog_file_ms_to_retry(const xlog_file *f, int64_t now_ms)
+{
+    int64_t ms = f->failed_at ? f->failed_at + RETRY_MS - now_ms : 0;
+    return ms > 0 ? ms : 0;
+}
+
 int xlog_file_retry_due(const xlog_file *f, int64_t now_ms)
 {
-    return !f->failed_at || now_ms - f->failed_at >= 100;
+    return xlog_file_ms_to_retry(f, now_ms) == 0;
 }
 
 char *xlog_file_room(xlog_file *f, size_t need)

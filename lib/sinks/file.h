@@ -145,6 +145,8 @@ void xlog_file_write_out(xlog_file *f);
 /* Whether a write that failed may be tried again (a tenth of a second
  * later), or none failed. */
 int xlog_file_retry_due(const xlog_file *f, int64_t now_ms);
+/* Milliseconds until that try, or 0 (due, or none failed). */
+int64_t xlog_file_ms_to_retry(const xlog_file *f, int64_t now_ms);
 
 /* Opens f's name again if it no longer leads to f's file (renamed, deleted,
  * rotated by another process), or always when forced (xlog_reopen). */

@@ -706,8 +706,11 @@ static void note_due(xlog_file *f, void *arg)
     if (f->length <= f->written)
         return;
     int64_t ms = f->pending_since + d->interval_ms - d->now_ms;
-    if (ms < 0)
-        ms = 0;
+    /* A buffer a failing disk holds back is tried again only when its
+     * retry is due: no pass before that can write it. */
+    int64_t retry_ms = xlog_file_ms_to_retry(f, d->now_ms);
+    if (ms < retry_ms)
+        ms = retry_ms;
     if (d->least_ms < 0 || ms < d->least_ms)
         d->least_ms = ms;
 }
