@@ -566,8 +566,9 @@ typedef struct xlog_config {
 
     /* Longest time, in milliseconds, that a formatted line may wait in the
      * back end's buffer before it is written when the load is light.  Under
-     * load, buffers are written as they fill.  Default 20.  Above 250, the
-     * idle back end looks at it only every 250 ms (see idle_sleep_us). */
+     * load, buffers are written as they fill.  Default 20.  However long,
+     * the back end sleeps no longer than until a buffer falls due (see
+     * idle_sleep_us). */
     unsigned flush_interval_ms;
 
     /* How long the back end sleeps, in microseconds, when it finds every ring
@@ -583,9 +584,10 @@ typedef struct xlog_config {
      * flush_interval_ms (at most 250) and 30 ms more with nothing to do,
      * the back end sleeps until its next timer instead (250 ms, or
      * check_interval_ms if shorter; the flush interval too where the kernel
-     * lacks membarrier(2)), so an idle program wakes a few times a second;
-     * the first message logged then wakes it at once (one futex call, made
-     * only by that first call). */
+     * lacks membarrier(2); or when a buffer falls due, if sooner), so an
+     * idle program wakes a few times a second; the first message logged
+     * then wakes it at once (one futex call, made only by that first
+     * call). */
     unsigned idle_sleep_us;
 
     /* Non-zero: XLOG_LEVEL (a filter string: "Levels, modules and

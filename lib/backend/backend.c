@@ -845,7 +845,7 @@ static void resync_clock(uint64_t now)
  * polls every idle_sleep_us while there is traffic, and the caller's cost
  * stays one load of xlog_bell.asleep, a line that is only read.
  * After SETTLE of nothing to do, the back end sleeps until its next timer
- * (deep_sleep_ns) unless woken.  It sets asleep, then checks every ring once
+ * (deep_sleep_ns), or until a buffer falls due if sooner, unless woken.  It sets asleep, then checks every ring once
  * more; a caller publishes its record, then reads asleep and, finding it
  * set, takes it back to 0 and rings (futex wake).  So either the back end
  * sees the record or the caller sees asleep: the order of a store then a
@@ -908,15 +908,23 @@ static int requests_waiting(void)
            xlog_load_acquire(&be.stop) || xlog_load_acquire(&be.crash_signal);
 }
 
+/* A sleep of ns cut to end when a buffer falls due (due_ms, as
+ * xlog_sinks_ms_to_due says), but never shorter than a short one. */
+static long sleep_till_due(long ns, int64_t due_ms)
+{
+    long short_ns = (long)be.cfg.idle_sleep_us * 1000;
+    if (due_ms < 0 || ns <= due_ms * 1000000)
+        return ns;
+    return due_ms * 1000000 > short_ns ? (long)due_ms * 1000000 : short_ns;
+}
+
 static void idle_wait(uint64_t now)
 {
     uint32_t wakes = __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
     int deep = now - be.last_work >= be.settle_ticks;
-    long ns = be.doze_ns, short_ns = (long)be.cfg.idle_sleep_us * 1000;
     int64_t due_ms = xlog_sinks_ms_to_due(); /* a formatted line waits flush_interval_ms at most */
-    if (due_ms >= 0 && ns > due_ms * 1000000)
-        ns = due_ms * 1000000 > short_ns ? (long)due_ms * 1000000 : short_ns;
-    if (ns > short_ns) {
+    long ns = sleep_till_due(be.doze_ns, due_ms);
+    if (ns > (long)be.cfg.idle_sleep_us * 1000) {
         /* Read after the futex word: a ring whose 0 this misses comes
          * after that read, and ends the sleep. */
         int flag = __atomic_load_n(&xlog_bell.dozing, __ATOMIC_SEQ_CST);
@@ -939,7 +947,10 @@ static void idle_wait(uint64_t now)
             __atomic_store_n(&be.rings[i]->room_end, 0, __ATOMIC_SEQ_CST);
         if (be.membarrier)
             syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-        ns = be.deep_sleep_ns;
+        /* A line may wait in a buffer though the back end has had nothing
+         * to do for a while: one of its own (a thread's drop notice at the
+         * thread's end), or any when flush_interval_ms is past the settle. */
+        ns = sleep_till_due(be.deep_sleep_ns, due_ms);
     }
     if (!(deep && rings_have_work()) && !requests_waiting()) {
         xlog_bell_wait(wakes, ns);
