@@ -845,9 +845,10 @@ static void resync_clock(uint64_t now)
  * polls every idle_sleep_us while there is traffic, and the caller's cost
  * stays one load of xlog_bell.asleep, a line that is only read.
  * After SETTLE of nothing to do, the back end sleeps until its next timer
- * (deep_sleep_ns), or until a buffer falls due if sooner, unless woken.  It sets asleep, then checks every ring once
- * more; a caller publishes its record, then reads asleep and, finding it
- * set, takes it back to 0 and rings (futex wake).  So either the back end
+ * (deep_sleep_ns), or until a buffer falls due if sooner, unless woken.  It
+ * sets asleep, then checks every ring once more; a caller publishes its
+ * record, then reads asleep and, finding it set, takes it back to 0 and
+ * rings (futex wake).  So either the back end
  * sees the record or the caller sees asleep: the order of a store then a
  * load on each side needs a full barrier on both, which the back end pays
  * for the caller with membarrier(PRIVATE_EXPEDITED) (a barrier on every

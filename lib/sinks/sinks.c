@@ -324,7 +324,8 @@ int64_t xlog_sinks_ms_to_due(void)
 {
     int64_t least = -1;
     for (size_t i = 0; i < sinks.count; i++) {
-        int64_t ms = sinks.list[i].ops->ms_to_due ? sinks.list[i].ops->ms_to_due(&sinks.list[i]) : -1;
+        xlog_sink *sink = &sinks.list[i];
+        int64_t ms = sink->ops->ms_to_due ? sink->ops->ms_to_due(sink) : -1;
         if (ms >= 0 && (least < 0 || ms < least))
             least = ms;
     }
