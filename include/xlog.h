@@ -1414,9 +1414,10 @@ void xlog_stats(xlog_counters *out);
  * (docs/BENCHMARKS.md; NanoLog 40, fmtlog 42, quill 51 for the first, as
  * the issue that asked for this measured them), with no function call and
  * no atomic read-modify-write.  Timed in bursts of 20 calls on the
- * project's 2-core VM, such a call averages 10.0 ns, against 9.5 for
- * fmtlog and quill, and its 99.9th percentile is 130 to 140 ns, against
- * 80 to 140 for fmtlog and 110 to 190 for quill (docs/BENCHMARKS.md).  In that mode an
+ * project's 2-core VM, such a call averages 10.0 to 10.5 ns, against 9.5
+ * for fmtlog and quill, and its 99.9th percentile is 110 to 140 ns,
+ * against 80 to 150 for fmtlog and 110 to 290 for quill
+ * (docs/BENCHMARKS.md).  In that mode an
  * argument of a type printf has no conversion for (a struct, a union,
  * __int128, a complex number) does not compile.  Wide
  * strings, long doubles, more arguments, formats whose conversions do not
