@@ -933,6 +933,19 @@ static off_t open_small_and_write_before(const char *dir, const char *live)
     return st.st_size;
 }
 
+/* Waits for the child, which must exit 0, and reads the report of size
+ * bytes it wrote to report[1]. */
+static void child_report(pid_t child, const int report[2], void *out, size_t size)
+{
+    close(report[1]);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(read(report[0], out, size), (ssize_t)size);
+    close(report[0]);
+}
+
 /* The file may not grow at all, then by 4 KiB (a loss notice goes out, then
  * part of the batch behind it, then writing fails again), then freely: the
  * notices in the file add up to xlog_stats().lost, and every line of the
@@ -970,14 +983,8 @@ static void loss_notices_add_up_to_lost(void **state)
         uint64_t out[1] = {after.lost - before.lost};
         _exit(write(report[1], out, sizeof out) == sizeof out ? 0 : 93);
     }
-    close(report[1]);
-    int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
     uint64_t lost;
-    assert_int_equal(read(report[0], &lost, sizeof lost), sizeof lost);
-    close(report[0]);
+    child_report(child, report, &lost, sizeof lost);
 
     char *text = test_read_file(live, NULL);
     int before = 0, full_whole = 0, last_full = -1, cut = 0, after = 0, notices = 0;
@@ -1092,14 +1099,8 @@ static void a_buffer_the_disk_refused_falls_due_at_its_retry_not_before(void **s
         int64_t out[3] = {probe.ms_to_due, probe.asked_at_ms, before_failure_ms};
         _exit(write(report[1], out, sizeof out) == sizeof out ? 0 : 93);
     }
-    close(report[1]);
-    int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
     int64_t got[3];
-    assert_int_equal(read(report[0], got, sizeof got), sizeof got);
-    close(report[0]);
+    child_report(child, report, got, sizeof got);
     int64_t ms_to_due = got[0], asked_at = got[1], before_failure = got[2];
     int64_t least = before_failure + 100 - asked_at;
     if (ms_to_due < least || ms_to_due > 100)
