@@ -681,37 +681,38 @@ static void file_write(xlog_sink *s, const xlog_line_event *event)
 
 /* ---- timing --------------------------------------------------------------- */
 
+/* Milliseconds until f's buffer is written by a tick, 0 if now, or -1
+ * when no line waits: interval_ms after its first line, and no sooner
+ * than a failing disk's retry. */
+static int64_t ms_to_due(const xlog_file *f, int64_t now_ms, int64_t interval_ms)
+{
+    if (f->length <= f->written)
+        return -1;
+    int64_t ms = f->pending_since + interval_ms - now_ms;
+    int64_t retry_ms = xlog_file_ms_to_retry(f, now_ms);
+    if (ms < retry_ms)
+        ms = retry_ms;
+    return ms > 0 ? ms : 0;
+}
+
 typedef struct due {
     int64_t now_ms;
     int64_t interval_ms;
+    int64_t least_ms; /* -1: no line waits */
 } due;
 
 static void write_if_due(xlog_file *f, void *arg)
 {
     const due *d = arg;
-    if (f->length > f->written && d->now_ms - f->pending_since >= d->interval_ms &&
-        xlog_file_retry_due(f, d->now_ms))
+    if (ms_to_due(f, d->now_ms, d->interval_ms) == 0)
         xlog_file_write_out(f);
 }
 
-typedef struct next_due {
-    int64_t now_ms;
-    int64_t interval_ms;
-    int64_t least_ms; /* -1: no line waits */
-} next_due;
-
 static void note_due(xlog_file *f, void *arg)
 {
-    next_due *d = arg;
-    if (f->length <= f->written)
-        return;
-    int64_t ms = f->pending_since + d->interval_ms - d->now_ms;
-    /* A buffer a failing disk holds back is tried again only when its
-     * retry is due: no pass before that can write it. */
-    int64_t retry_ms = xlog_file_ms_to_retry(f, d->now_ms);
-    if (ms < retry_ms)
-        ms = retry_ms;
-    if (d->least_ms < 0 || ms < d->least_ms)
+    due *d = arg;
+    int64_t ms = ms_to_due(f, d->now_ms, d->interval_ms);
+    if (ms >= 0 && (d->least_ms < 0 || ms < d->least_ms))
         d->least_ms = ms;
 }
 
@@ -719,7 +720,7 @@ static void note_due(xlog_file *f, void *arg)
 static int64_t file_ms_to_due(xlog_sink *s)
 {
     file_sink *fs = s->state;
-    next_due d = {coarse_ms(), fs->flush_interval_ms, -1};
+    due d = {coarse_ms(), fs->flush_interval_ms, -1};
     each_file(fs, note_due, &d);
     return d.least_ms;
 }
@@ -733,7 +734,7 @@ static void file_tick(xlog_sink *s)
 {
     file_sink *fs = s->state;
     int64_t now = coarse_ms();
-    due d = {now, fs->flush_interval_ms};
+    due d = {now, fs->flush_interval_ms, -1};
     each_file(fs, write_if_due, &d);
     unsigned requests = __atomic_load_n(&reopen_requests, __ATOMIC_ACQUIRE);
     int asked = requests != fs->reopen_requests_seen;
