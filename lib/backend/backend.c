@@ -147,7 +147,6 @@ static struct backend {
     long deep_sleep_ns;      /* how long */
     long doze_ns;            /* the next short sleep ("Sleeping") */
     long doze_max_ns;
-    int doze_flag_raised;    /* xlog_bell.dozing was set by the last sleep */
     int ring_filling;        /* the last scan found a ring a sixteenth full */
     int membarrier;          /* MEMBARRIER_CMD_PRIVATE_EXPEDITED is ours */
 
@@ -856,9 +855,10 @@ static void resync_clock(uint64_t now)
  * membarrier (an old kernel, a filter) a record can be missed until the
  * sleep ends, so the sleep is cut to the flush interval.
  *
- * The futex word counts rings: the back end reads it before its last check,
- * and sleeps only if nobody has rung since, so a ring is never lost
- * (base/doorbell.h).
+ * The futex word counts rings: the back end reads it before each pass reads
+ * the rings, and sleeps only if nobody has rung since (nor starts to doze),
+ * so a ring is never lost, not even one that comes after the pass has read
+ * its ring (base/doorbell.h).
  *
  * Dozing: under light traffic (bursts of a few lines) each pass finds a
  * little and the next finds nothing, so the back end would wake every
@@ -876,16 +876,12 @@ static void resync_clock(uint64_t now)
  * ring gets half full to ring (frontend.c, "Room"), so a burst does not
  * fill its ring while the back end dozes; one that does rings too.  The
  * flag is set after the futex word is read, so a ring that clears it
- * always wakes the sleep it was meant for.  A ring may also come after a
- * pass has read the rings and before it sleeps (the wake then finds no
- * sleeper): so a sleep that finds the flag it raised taken back to 0 is
- * not slept, and the next pass reads the ring that rang. */
+ * always wakes the sleep it was meant for. */
 
 /* A pass found work that must not wait for a doze. */
 static void stop_dozing(void)
 {
     be.doze_ns = (long)be.cfg.idle_sleep_us * 1000;
-    be.doze_flag_raised = 0;
     if (xlog_load(&xlog_bell.dozing))
         __atomic_store_n(&xlog_bell.dozing, 0, __ATOMIC_SEQ_CST);
 }
@@ -919,24 +915,17 @@ static long sleep_till_due(long ns, int64_t due_ms)
     return due_ms * 1000000 > short_ns ? (long)due_ms * 1000000 : short_ns;
 }
 
-static void idle_wait(uint64_t now)
+/* Sleeps after a pass that wrote nothing; wakes is the futex word as it
+ * was before the pass read the rings. */
+static void idle_wait(uint64_t now, uint32_t wakes)
 {
-    uint32_t wakes = __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST) != wakes)
+        return; /* rung since: the next pass reads what rang */
     int deep = now - be.last_work >= be.settle_ticks;
     int64_t due_ms = xlog_sinks_ms_to_due(); /* a formatted line waits flush_interval_ms at most */
     long ns = sleep_till_due(be.doze_ns, due_ms);
-    if (ns > (long)be.cfg.idle_sleep_us * 1000) {
-        /* Read after the futex word: a ring whose 0 this misses comes
-         * after that read, and ends the sleep. */
-        int flag = __atomic_load_n(&xlog_bell.dozing, __ATOMIC_SEQ_CST);
-        if (be.doze_flag_raised && !flag) {
-            be.doze_flag_raised = 0; /* rung, maybe since the pass read the rings */
-            return;
-        }
-        if (!flag)
-            __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
-        be.doze_flag_raised = 1;
-    }
+    if (ns > (long)be.cfg.idle_sleep_us * 1000 && !xlog_load(&xlog_bell.dozing))
+        __atomic_store_n(&xlog_bell.dozing, 1, __ATOMIC_SEQ_CST);
     be.doze_ns = 2 * be.doze_ns < be.doze_max_ns ? 2 * be.doze_ns : be.doze_max_ns;
     if (deep) {
         /* An exchange: a full barrier on this side (x86's xchg, arm's
@@ -1069,6 +1058,7 @@ static void *backend_main(void *unused)
                 flush_target = xlog_ticks();
             }
         }
+        uint32_t wakes = __atomic_load_n(&xlog_bell.wakes, __ATOMIC_SEQ_CST);
         uint64_t watermark = scan(stopping);
         size_t written = merge(watermark);
         uint64_t now = xlog_ticks();
@@ -1109,7 +1099,7 @@ static void *backend_main(void *unused)
                 struct timespec pause = {0, 10000};
                 nanosleep(&pause, NULL);
             } else {
-                idle_wait(now);
+                idle_wait(now, wakes);
             }
         }
     }
@@ -1151,7 +1141,6 @@ static void plan_sleep(const xlog_config *cfg)
     if (be.doze_max_ns < (long)cfg->idle_sleep_us * 1000)
         be.doze_max_ns = (long)cfg->idle_sleep_us * 1000;
     be.doze_ns = (long)cfg->idle_sleep_us * 1000;
-    be.doze_flag_raised = 0;
     xlog_store(&xlog_bell.dozing, 0);
 }
 
@@ -1308,7 +1297,6 @@ void xlog_backend_after_fork(void)
     be.crash_signal = be.crash_done = 0;
     xlog_store(&xlog_bell.asleep, 0); /* the parent's back end may have slept */
     xlog_store(&xlog_bell.dozing, 0);
-    be.doze_flag_raised = 0;
 }
 
 void xlog_backend_stop(void)
