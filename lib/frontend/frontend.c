@@ -882,7 +882,10 @@ begin_site_record(xlog_ring *r, xlog_impl_site *site, uint64_t size, int level, 
     rec->level = (uint8_t)level;
     rec->flags = (uint8_t)flags;
     rec->nargs = site->nargs;
-    rec->site = site->copy;
+    /* Atomic, as in xlog_impl_log_captured: another thread's first call may
+     * be setting it (site_copy_of) while this one, which found it set,
+     * reads it. */
+    rec->site = __atomic_load_n(&site->copy, __ATOMIC_RELAXED);
     return rec;
 }
 
